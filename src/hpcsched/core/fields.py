@@ -1,0 +1,110 @@
+"""Checked conversion of JSON values into instance fields.
+
+Instance constructors use these so that every bad value ends in one
+`InvalidInstanceError` naming the field path and the reason: wrong type,
+NaN or infinity, a sign that the definition forbids, a dangling index.
+Booleans are refused where numbers are expected (JSON ``true`` is not 1).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from .errors import InvalidInstanceError
+
+
+def _type_name(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def require_int(value: Any, field: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """``value`` as an int; floats with an integral value are accepted."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInstanceError(field, f"must be an integer, got {_type_name(value)} {value!r}")
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise InvalidInstanceError(field, f"must be an integer, got {value!r}")
+        value = int(value)
+    if minimum is not None and value < minimum:
+        raise InvalidInstanceError(field, f"must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise InvalidInstanceError(field, f"must be <= {maximum}, got {value}")
+    return value
+
+
+def require_number(
+    value: Any,
+    field: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    strictly_positive: bool = False,
+) -> float:
+    """``value`` as a finite float."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidInstanceError(field, f"must be a number, got {_type_name(value)} {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise InvalidInstanceError(field, f"must be finite, got {value}")
+    if strictly_positive and value <= 0:
+        raise InvalidInstanceError(field, f"must be > 0, got {value}")
+    if minimum is not None and value < minimum:
+        raise InvalidInstanceError(field, f"must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise InvalidInstanceError(field, f"must be <= {maximum}, got {value}")
+    return value
+
+
+def require_list(value: Any, field: str, *, min_length: int = 0, length: int | None = None) -> list[Any]:
+    """``value`` as a list, optionally of a given length."""
+    if not isinstance(value, (list, tuple)):
+        raise InvalidInstanceError(field, f"must be a list, got {_type_name(value)}")
+    if length is not None and len(value) != length:
+        raise InvalidInstanceError(field, f"must have {length} entries, got {len(value)}")
+    if len(value) < min_length:
+        raise InvalidInstanceError(field, f"must have at least {min_length} entries, got {len(value)}")
+    return list(value)
+
+
+def require_dict(value: Any, field: str) -> dict[str, Any]:
+    """``value`` as a JSON object."""
+    if not isinstance(value, dict):
+        raise InvalidInstanceError(field, f"must be an object, got {_type_name(value)}")
+    return value
+
+
+def require_str(value: Any, field: str, *, choices: Sequence[str] | None = None) -> str:
+    """``value`` as a string, optionally one of ``choices``."""
+    if not isinstance(value, str):
+        raise InvalidInstanceError(field, f"must be a string, got {_type_name(value)}")
+    if choices is not None and value not in choices:
+        raise InvalidInstanceError(field, f"must be one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
+def require_key(data: dict[str, Any], key: str, field: str) -> Any:
+    """``data[key]``, or an error naming ``field.key`` as missing."""
+    if key not in data:
+        raise InvalidInstanceError(f"{field}.{key}" if field else key, "is missing")
+    return data[key]
+
+
+def require_index(value: Any, field: str, size: int, what: str = "index") -> int:
+    """``value`` as an index in ``range(size)`` (a dangling reference is an error)."""
+    index = require_int(value, field)
+    if not 0 <= index < size:
+        raise InvalidInstanceError(field, f"{what} {index} does not exist (valid: 0..{size - 1})")
+    return index
+
+
+def int_list(value: Any, field: str, *, minimum: int | None = None, length: int | None = None) -> tuple[int, ...]:
+    """A list of ints, each checked, as a tuple."""
+    items = require_list(value, field, length=length)
+    return tuple(require_int(item, f"{field}[{i}]", minimum=minimum) for i, item in enumerate(items))
+
+
+def number_list(value: Any, field: str, *, minimum: float | None = None, length: int | None = None) -> tuple[float, ...]:
+    """A list of finite floats, each checked, as a tuple."""
+    items = require_list(value, field, length=length)
+    return tuple(require_number(item, f"{field}[{i}]", minimum=minimum) for i, item in enumerate(items))

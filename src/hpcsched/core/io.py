@@ -1,0 +1,226 @@
+"""Reading and writing instance and solution files.
+
+Instance file::
+
+    {"problem": "transfers", "format": 1, "name": ..., "time_unit": ...,
+     "source": {...provenance...}, "data": {...}}
+
+Solution file::
+
+    {"problem", "format", "instance": {"name", "sha256"}, "method", "status",
+     "objective", "bound", "runtime_s", "solver", "solution": {...}}
+
+The sha256 is that of the canonical JSON of the ``data`` section (sorted keys,
+no spaces), so a solution can be matched to the data it was computed on
+whatever the formatting of the file. Every write goes to a temporary file in
+the same folder first and is then renamed, so no file is ever half-written.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .errors import FormatError, InvalidInstanceError, InvalidSolutionError
+from .registry import Problem, get_problem, problem_of
+from .result import Result, Status
+
+FORMAT_VERSION = 1
+TIME_UNITS = ("ns", "us", "ms", "s")
+
+
+def data_sha256(data: Any) -> str:
+    """sha256 of the canonical JSON of ``data``."""
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def file_sha256(path: str | os.PathLike) -> str:
+    """sha256 of a file's bytes (for the provenance of imported traces)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    atomic_write_bytes(path, text.encode())
+
+
+def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
+    """Write ``payload`` to ``path`` through a temporary file and a rename."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(payload)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def load_json(path: str | os.PathLike) -> Any:
+    """Parse a JSON (or .json.gz) file; FormatError with file and line on failure."""
+    path = Path(path)
+    try:
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "rt", encoding="utf-8") as handle:
+            return json.load(handle, parse_constant=_reject_constant)
+    except FileNotFoundError:
+        raise FormatError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise FormatError(f"{path}: is a folder, not a file") from None
+    except json.JSONDecodeError as error:
+        raise FormatError(f"{path}: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+    except (ValueError, UnicodeDecodeError, OSError, EOFError) as error:
+        raise FormatError(f"{path}: cannot read as JSON: {error}") from None
+
+
+def _require(document: Any, key: str, kind: type | tuple[type, ...], file: str) -> Any:
+    if not isinstance(document, dict):
+        raise InvalidInstanceError("(top level)", "must be a JSON object", file)
+    if key not in document:
+        raise InvalidInstanceError(key, "is missing", file)
+    value = document[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise InvalidInstanceError(key, f"must be {names}, got {type(value).__name__}", file)
+    return value
+
+
+def instance_from_document(document: Any, file: str = "<memory>") -> Any:
+    """Build the Instance described by a parsed instance document."""
+    problem_name = _require(document, "problem", str, file)
+    try:
+        problem = get_problem(problem_name)
+    except KeyError as error:
+        raise InvalidInstanceError("problem", str(error), file) from None
+    if document.get("format", FORMAT_VERSION) != FORMAT_VERSION:
+        raise InvalidInstanceError("format", f"must be {FORMAT_VERSION}, got {document.get('format')!r}", file)
+    data = _require(document, "data", dict, file)
+    name = document.get("name", Path(file).stem)
+    if not isinstance(name, str):
+        raise InvalidInstanceError("name", "must be a string", file)
+    source = document.get("source", {})
+    if not isinstance(source, dict):
+        raise InvalidInstanceError("source", "must be an object", file)
+    time_unit = document.get("time_unit")
+    if time_unit is not None and time_unit not in TIME_UNITS:
+        raise InvalidInstanceError("time_unit", f"must be one of {', '.join(TIME_UNITS)}, got {time_unit!r}", file)
+    try:
+        return problem.instance_type.from_data(data, name=name, time_unit=time_unit, source=source)
+    except InvalidInstanceError as error:
+        raise error.in_file(file) from None
+
+
+def read_instance(path: str | os.PathLike) -> Any:
+    """Read an instance file (``.json`` or ``.json.gz``) into its Instance."""
+    return instance_from_document(load_json(path), str(path))
+
+
+def instance_document(instance: Any) -> dict[str, Any]:
+    """The JSON document of ``instance`` (see module docstring)."""
+    problem = problem_of(instance)
+    document: dict[str, Any] = {"problem": problem.name, "format": FORMAT_VERSION, "name": instance.name}
+    time_unit = getattr(instance, "time_unit", None)
+    if time_unit is not None:
+        document["time_unit"] = time_unit
+    document["source"] = dict(instance.source)
+    document["data"] = instance.to_data()
+    return document
+
+
+def dumps(document: Any) -> str:
+    """JSON text as hpcsched writes it (indented, NaN refused)."""
+    return json.dumps(document, indent=1, allow_nan=False) + "\n"
+
+
+def write_instance(instance: Any, path: str | os.PathLike) -> None:
+    """Write ``instance`` to ``path`` atomically (gzip if the name ends in .gz)."""
+    text = dumps(instance_document(instance))
+    if str(path).endswith(".gz"):
+        atomic_write_bytes(path, gzip.compress(text.encode(), mtime=0))
+    else:
+        atomic_write_text(path, text)
+
+
+def instance_sha256(instance: Any) -> str:
+    """sha256 of the instance's data section (see `data_sha256`)."""
+    return data_sha256(instance.to_data())
+
+
+def _finite_or_none(value: float | None) -> float | None:
+    return None if value is None or not math.isfinite(value) else value
+
+
+def solution_document(instance: Any, result: Result) -> dict[str, Any]:
+    """The JSON document of ``result`` computed on ``instance``."""
+    return {
+        "problem": result.problem,
+        "format": FORMAT_VERSION,
+        "instance": {"name": instance.name, "sha256": instance_sha256(instance)},
+        "method": result.method,
+        "status": result.status.value,
+        "objective": _finite_or_none(result.objective),
+        "bound": _finite_or_none(result.bound),
+        "runtime_s": result.runtime_s,
+        "solver": result.solver,
+        "notes": list(result.notes),
+        "solution": None if result.solution is None else result.solution.to_data(),
+    }
+
+
+def write_solution(instance: Any, result: Result, path: str | os.PathLike) -> None:
+    """Write ``result`` as a solution file, atomically."""
+    atomic_write_text(path, dumps(solution_document(instance, result)))
+
+
+def read_solution(path: str | os.PathLike, instance: Any) -> Any:
+    """Read a solution file written for ``instance`` into its Solution.
+
+    Raises InvalidSolutionError when the file is for another problem or
+    another instance (sha256 mismatch), or when its ``solution`` is malformed.
+    """
+    file = str(path)
+    document = load_json(path)
+    problem: Problem = problem_of(instance)
+    try:
+        declared = _require(document, "problem", str, file)
+        if declared != problem.name:
+            raise InvalidSolutionError("problem", f"is '{declared}' but the instance is '{problem.name}'", file)
+        reference = document.get("instance")
+        if isinstance(reference, dict) and "sha256" in reference:
+            if reference["sha256"] != instance_sha256(instance):
+                raise InvalidSolutionError(
+                    "instance.sha256", f"does not match the instance '{instance.name}' (computed on other data)", file
+                )
+        payload = _require(document, "solution", dict, file)
+    except InvalidInstanceError as error:
+        if isinstance(error, InvalidSolutionError):
+            raise
+        raise InvalidSolutionError(error.field, error.reason, file) from None
+    try:
+        return problem.solution_type.from_data(payload, instance=instance)
+    except InvalidInstanceError as error:
+        raise InvalidSolutionError(f"solution.{error.field}", error.reason, file) from None
+
+
+def result_status(document: dict[str, Any]) -> Status:
+    """The Status recorded in a solution document."""
+    return Status(document["status"])

@@ -1,0 +1,264 @@
+"""The registry: problem name -> Problem, method name -> callable.
+
+Problem packages register themselves when imported (their ``__init__``);
+`get_problem` imports a known package on first use, so that ``hpcsched`` loads
+only what a command needs. `run_method` is the one door through which every
+method is called: it times the call, turns a proven infeasibility into an
+INFEASIBLE result, passes every returned solution through the problem's
+independent validator (an invalid one becomes ERROR with the violations),
+and recomputes the objective with the problem's ``evaluate``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from .errors import InfeasibleError, UnknownMethodError, UnknownProblemError
+from .result import Result, Status
+
+#: Problem packages shipped with hpcsched, in the order the README presents them.
+PROBLEM_PACKAGES = ("transfers", "offload", "coschedule", "burstbuffer", "locality")
+
+#: Kinds of method, in the order tables list them.
+METHOD_KINDS = ("exact", "special", "heuristic", "baseline", "brute-force")
+
+# Relative tolerance when comparing a claimed bound with the evaluated objective.
+_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered method.
+
+    Attributes
+    ----------
+    name
+        The name users type (``--method NAME``).
+    func
+        ``(instance, *, time_limit=None, seed=0, **options) -> Result``.
+    kind
+        One of `METHOD_KINDS`.
+    summary
+        One line for ``hpcsched methods``; defaults to the docstring's first line.
+    """
+
+    name: str
+    func: Callable[..., Result]
+    kind: str
+    summary: str
+
+
+@dataclass
+class Problem:
+    """Everything the generic machinery (I/O, CLI, studies) needs of a problem.
+
+    Attributes
+    ----------
+    name
+        Problem name, also the ``problem`` key of its files.
+    instance_type, solution_type
+        Frozen dataclasses with ``from_data``/``to_data`` (see ARCHITECTURE).
+    evaluate
+        ``(instance, solution) -> dict`` with at least ``"objective"``.
+    validate
+        ``(instance, solution) -> list[Violation]`` ([] means feasible).
+    default_method
+        What ``hpcsched solve`` runs without ``--method``.
+    data_schema
+        JSON Schema of the ``data`` section of an instance file.
+    generators
+        Family name -> ``(*, seed, **params) -> Instance``.
+    importers
+        Trace format -> ``(path, **options) -> Instance``.
+    plot
+        ``(instance, solution, path, **options) -> None`` or None.
+    lower_bound
+        ``instance -> float``: the best cheap lower bound, or None.
+    """
+
+    name: str
+    instance_type: type
+    solution_type: type
+    evaluate: Callable[[Any, Any], dict[str, float]]
+    validate: Callable[[Any, Any], list]
+    default_method: str
+    data_schema: dict[str, Any]
+    generators: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    importers: dict[str, Callable[..., Any]] = field(default_factory=dict)
+    plot: Callable[..., None] | None = None
+    lower_bound: Callable[[Any], float] | None = None
+    methods: dict[str, Method] = field(default_factory=dict)
+
+    def add_method(
+        self,
+        name: str,
+        func: Callable[..., Result],
+        *,
+        kind: str,
+        summary: str | None = None,
+    ) -> None:
+        """Register ``func`` under ``name``."""
+        if kind not in METHOD_KINDS:
+            raise ValueError(f"method kind must be one of {METHOD_KINDS}, got {kind!r}")
+        if summary is None:
+            doc = (func.__doc__ or "").strip()
+            summary = doc.splitlines()[0] if doc else ""
+        self.methods[name] = Method(name, func, kind, summary)
+
+    def method(self, name: str) -> Method:
+        try:
+            return self.methods[name]
+        except KeyError:
+            known = ", ".join(sorted(self.methods))
+            raise UnknownMethodError(
+                f"unknown method '{name}' for problem '{self.name}' (known: {known})"
+            ) from None
+
+
+_PROBLEMS: dict[str, Problem] = {}
+
+
+def register_problem(problem: Problem) -> Problem:
+    """Make ``problem`` known under its name (called by the package's ``__init__``)."""
+    _PROBLEMS[problem.name] = problem
+    return problem
+
+
+def get_problem(name: str) -> Problem:
+    """The registered problem ``name``, importing its package on first use."""
+    if name not in _PROBLEMS and name in PROBLEM_PACKAGES:
+        if importlib.util.find_spec(f"hpcsched.{name}") is not None:
+            importlib.import_module(f"hpcsched.{name}")
+    try:
+        return _PROBLEMS[name]
+    except KeyError:
+        raise UnknownProblemError(
+            f"unknown problem '{name}' (known: {', '.join(problem_names())})"
+        ) from None
+
+
+def problem_names() -> list[str]:
+    """Names of the problems that are installed, in README order."""
+    names = []
+    for name in PROBLEM_PACKAGES:
+        if name in _PROBLEMS or importlib.util.find_spec(f"hpcsched.{name}") is not None:
+            names.append(name)
+    return names + sorted(set(_PROBLEMS) - set(PROBLEM_PACKAGES))
+
+
+def problem_of(instance: Any) -> Problem:
+    """The problem whose Instance type ``instance`` is."""
+    for name in problem_names():
+        problem = get_problem(name)
+        if isinstance(instance, problem.instance_type):
+            return problem
+    raise UnknownProblemError(f"no problem has instances of type {type(instance).__name__}")
+
+
+def methods(problem: str) -> list[Method]:
+    """The methods of ``problem``, exact ones first."""
+    registered = get_problem(problem).methods.values()
+    return sorted(registered, key=lambda m: (METHOD_KINDS.index(m.kind), m.name))
+
+
+def run_method(
+    instance: Any,
+    method: str | None = None,
+    *,
+    problem: str | None = None,
+    time_limit: float | None = None,
+    seed: int = 0,
+    **options: Any,
+) -> Result:
+    """Run one method on one instance and return its checked Result.
+
+    Parameters
+    ----------
+    instance
+        An Instance of a registered problem.
+    method
+        Method name; the problem's default method when None.
+    problem
+        Problem name; inferred from the instance type when None.
+    time_limit
+        Seconds, passed to the method (None: the method's own default).
+    seed
+        Passed to the method.
+    **options
+        Method-specific options.
+
+    Returns
+    -------
+    Result
+        With problem and method names set, the objective recomputed by the
+        problem's ``evaluate``, and ERROR if the solution fails validation or
+        the claimed bound exceeds the objective.
+    """
+    prob = get_problem(problem) if problem else problem_of(instance)
+    entry = prob.method(method or prob.default_method)
+    started = time.perf_counter()
+    try:
+        result = entry.func(instance, time_limit=time_limit, seed=seed, **options)
+    except InfeasibleError as infeasible:
+        result = Result(prob.name, entry.name, Status.INFEASIBLE, notes=(str(infeasible),))
+    elapsed = time.perf_counter() - started
+    result = result.replace(
+        problem=prob.name,
+        method=entry.name,
+        runtime_s=result.runtime_s if result.runtime_s > 0 else elapsed,
+    )
+    return check_result(prob, instance, result)
+
+
+def check_result(problem: Problem, instance: Any, result: Result) -> Result:
+    """Validate ``result``'s solution and make its numbers consistent.
+
+    The validator is the problem's, written from the definition; nothing a
+    method says about its own solution is trusted.
+    """
+    if result.solution is None:
+        if result.status.has_solution:
+            return result.replace(
+                status=Status.ERROR,
+                notes=(*result.notes, f"method claimed {result.status} but returned no solution"),
+            )
+        return result
+    violations = problem.validate(instance, result.solution)
+    if violations:
+        shown = [str(v) for v in violations[:10]]
+        more = f" (+{len(violations) - 10} more)" if len(violations) > 10 else ""
+        return result.replace(
+            status=Status.ERROR,
+            notes=(*result.notes, f"invalid solution: {'; '.join(shown)}{more}"),
+        )
+    kpis = problem.evaluate(instance, result.solution)
+    objective = float(kpis["objective"])
+    status, bound, notes = result.status, result.bound, list(result.notes)
+    if status not in (Status.OPTIMAL, Status.FEASIBLE):
+        notes.append(f"status {status} came with a solution; reported as FEASIBLE")
+        status = Status.FEASIBLE
+    slack = _TOLERANCE * max(1.0, abs(objective))
+    if bound is not None and (math.isnan(bound) or bound > objective + slack):
+        return result.replace(
+            status=Status.ERROR,
+            objective=objective,
+            kpis=kpis,
+            notes=(*notes, f"claimed lower bound {bound} exceeds the evaluated objective {objective}"),
+        )
+    if status is Status.OPTIMAL:
+        if bound is None:
+            bound = objective
+        elif bound < objective - slack:
+            notes.append(f"optimality claimed but bound {bound} < objective {objective}: FEASIBLE")
+            status = Status.FEASIBLE
+    return result.replace(status=status, objective=objective, bound=bound, kpis=kpis, notes=tuple(notes))
+
+
+def run_methods(instance: Any, names: Iterable[str], **kwargs: Any) -> list[Result]:
+    """`run_method` for each name in turn."""
+    return [run_method(instance, name, **kwargs) for name in names]

@@ -1,0 +1,145 @@
+"""PuLP adapter: HiGHS (through highspy, the default) or CBC (bundled with PuLP 3).
+
+PuLP 3 reports ``status == Optimal`` after a time limit when an incumbent
+exists; only ``sol_status`` tells a proven optimum (LpSolutionOptimal) from an
+incumbent (LpSolutionIntegerFeasible). The best bound is read from HiGHS
+(``mip_dual_bound``); CBC through PuLP does not expose it, so a time-limited
+CBC solve reports bound None.
+
+The relative MIP gap is 0 by default: OPTIMAL means proven, not "within
+0.01%" as HiGHS' default tolerance would give.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from ..core.errors import SolverUnavailableError
+from ..core.result import Status
+from .outcome import Outcome
+
+BACKENDS = ("highs", "cbc")
+DEFAULT_THREADS = 2
+
+
+def _pulp():
+    try:
+        import pulp
+    except ImportError as error:  # pragma: no cover - pulp is a hard dependency
+        raise SolverUnavailableError("pulp", "pip install 'pulp>=3,<4'") from error
+    return pulp
+
+
+def version(backend: str = "highs") -> str:
+    pulp = _pulp()
+    if backend == "highs":
+        import highspy
+
+        try:
+            from importlib.metadata import version as dist_version
+
+            return f"pulp {pulp.__version__} + highs {dist_version('highspy')}"
+        except Exception:  # pragma: no cover
+            return f"pulp {pulp.__version__} + highs"
+    return f"pulp {pulp.__version__} + cbc"
+
+
+def _solver(backend: str, time_limit: float | None, threads: int, seed: int, gap: float):
+    pulp = _pulp()
+    if backend == "highs":
+        try:
+            import highspy  # noqa: F401
+        except ImportError as error:
+            raise SolverUnavailableError("highs", "pip install highspy") from error
+        return pulp.HiGHS(
+            msg=False,
+            timeLimit=time_limit,
+            threads=threads,
+            gapRel=gap,
+            random_seed=int(seed) % 2147483647,
+        )
+    if backend == "cbc":
+        solver = pulp.PULP_CBC_CMD(
+            msg=False,
+            timeLimit=time_limit,
+            threads=threads,
+            gapRel=gap,
+            options=[f"randomCbcSeed {int(seed) % 2147483647 + 1}"],
+        )
+        if not solver.available():
+            raise SolverUnavailableError("cbc", "PuLP 3 bundles CBC; reinstall with pip install 'pulp>=3,<4'")
+        return solver
+    raise SolverUnavailableError(backend, f"unknown MILP backend; choose one of {', '.join(BACKENDS)}")
+
+
+def solve_pulp(
+    problem: Any,
+    *,
+    backend: str = "highs",
+    time_limit: float | None = None,
+    threads: int | None = None,
+    seed: int = 0,
+    gap: float = 0.0,
+) -> Outcome:
+    """Solve a ``pulp.LpProblem`` (minimization) and return its Outcome.
+
+    Parameters
+    ----------
+    problem
+        The PuLP model.
+    backend
+        ``"highs"`` (default) or ``"cbc"``.
+    time_limit
+        Seconds; None means no limit.
+    threads
+        Solver threads; default `DEFAULT_THREADS`.
+    seed
+        Random seed passed to the backend.
+    gap
+        Relative MIP gap at which the backend may stop; 0 proves optimality.
+    """
+    pulp = _pulp()
+    solver = _solver(backend, time_limit, int(threads or DEFAULT_THREADS), seed, gap)
+    started = time.perf_counter()
+    try:
+        problem.solve(solver)
+    except pulp.PulpSolverError as error:
+        return Outcome(Status.ERROR, None, None, time.perf_counter() - started, version(backend), message=str(error))
+    runtime = time.perf_counter() - started
+    code, solution_code = problem.status, problem.sol_status
+    is_mip = any(variable.cat != pulp.LpContinuous for variable in problem.variables())
+    if solution_code == pulp.LpSolutionOptimal:
+        status = Status.OPTIMAL
+    elif solution_code == pulp.LpSolutionIntegerFeasible:
+        status = Status.FEASIBLE
+    elif code == pulp.LpStatusInfeasible or solution_code == pulp.LpSolutionInfeasible:
+        # CBC reports a time limit without incumbent as "Not Solved"/infeasible
+        # solution; only a proven infeasibility has status Infeasible.
+        status = Status.INFEASIBLE if code == pulp.LpStatusInfeasible else Status.TIME_LIMIT_NO_SOLUTION
+    elif code == pulp.LpStatusNotSolved:
+        status = Status.TIME_LIMIT_NO_SOLUTION
+    else:
+        status = Status.ERROR
+    objective = pulp.value(problem.objective) if status.has_solution else None
+    if objective is None and status.has_solution:
+        objective = 0.0  # an empty objective expression
+    bound = None
+    if status is Status.OPTIMAL and not is_mip:
+        bound = objective
+    elif backend == "highs" and getattr(problem, "solverModel", None) is not None and is_mip:
+        dual_bound = problem.solverModel.getInfo().mip_dual_bound
+        if math.isfinite(dual_bound):
+            bound = dual_bound
+    elif status is Status.OPTIMAL:
+        bound = objective
+    return Outcome(
+        status=status,
+        objective=objective,
+        bound=bound,
+        runtime_s=runtime,
+        backend=version(backend),
+        value=(lambda variable: variable.value()) if status.has_solution else None,
+        message=f"{pulp.LpStatus[code]} / {pulp.LpSolution[solution_code]}",
+    )
