@@ -1,0 +1,1 @@
+"""Studies: methods x instances -> rows of results, on a local pool or Dask."""
