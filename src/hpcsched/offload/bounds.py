@@ -1,0 +1,185 @@
+"""Lower bounds on the makespan of ``offload``.
+
+All three are valid for the problem as defined (not for a restricted model):
+
+- `compute_bound`: Σ (f_i + b_i), the compute stream alone.
+- `transfer_bound`: before F_k starts, the activations a_0..a_{k-2} that
+  are still resident, plus a_{k-1}, a_k and wf_k, fit in M; so at least
+  ``need_k = Σ_{i<=k-2} s_i + s_{k-1} + s_k + wf_k - M`` bytes of offloadable
+  a_0..a_{k-2} have finished their offload.  a_i cannot leave before
+  ``r_i = f_1 + .. + f_i``; a fluid channel of rate bandwidth_out that ships
+  released bytes as early as possible (splitting allowed, latency ignored:
+  a relaxation) needs time T_k to ship need_k bytes, so
+  ``makespan >= T_k + Σ_{j>=k} f_j + Σ b``.  Mirror argument in the backward
+  phase: at the start of B_k at least ``need'_k`` bytes of a_0..a_{k-2} are
+  absent and must be prefetched after it, a_i before B_{i+1}, i.e. at least
+  ``b_1 + .. + b_{i+1}`` before the end; in reversed time this is the same
+  fluid problem.
+- `lp_bound`: the LP "fractional offloading" relaxation (see `lp_relaxation`).
+
+`best` returns the maximum of the cheap ones (compute and transfer bounds);
+the LP is solved on demand because it costs a solver call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import Instance
+
+
+def compute_bound(instance: Instance) -> int:
+    """Σ (f_i + b_i)."""
+    return instance.compute_time
+
+
+def _fluid_time(items: list[tuple[float, int]], need: int, rate: float | None) -> float:
+    """Earliest time a fluid channel has shipped ``need`` bytes of ``items`` = [(release, bytes)] sorted."""
+    if need <= 0:
+        return 0.0
+    time, shipped = 0.0, 0
+    for release, size in items:
+        time = max(time, release)
+        if rate is None:
+            shipped += size
+            if shipped >= need:
+                return time
+            continue
+        if shipped + size >= need:
+            return time + (need - shipped) / rate
+        time += size / rate
+        shipped += size
+    return float("inf")  # cannot happen on a feasible instance (need <= offloadable bytes)
+
+
+def transfer_bound(instance: Instance) -> float:
+    """The fluid transfer bound of the module docstring (rounded up: times are integers)."""
+    import math
+
+    n, s = instance.n_layers, instance.activation
+    f, b = instance.forward, instance.backward
+    total_f, total_b = sum(f), sum(b)
+    offloadable = set(instance.offloadable)
+    prefix_f = [0] * (n + 1)
+    for k in range(n):
+        prefix_f[k + 1] = prefix_f[k] + f[k]
+    prefix_b = [0] * (n + 1)
+    for k in range(n):
+        prefix_b[k + 1] = prefix_b[k] + b[k]
+    best = 0.0
+    prefix_s = [0] * (n + 2)
+    for i in range(n + 1):
+        prefix_s[i + 1] = prefix_s[i] + s[i]
+    for k in range(2, n + 1):
+        # Forward: before F_k.
+        need = prefix_s[k - 1] + s[k - 1] + s[k] + instance.workspace_forward[k - 1] - instance.memory
+        if need > 0:
+            items = [(prefix_f[i], s[i]) for i in range(k - 1) if i in offloadable]
+            finish = _fluid_time(items, need, instance.bandwidth_out)
+            best = max(best, finish + (total_f - prefix_f[k - 1]) + total_b)
+        # Backward: at the start of B_k (reversed time, release b_1+..+b_{i+1}).
+        gradient_in = s[n] if k == n else s[k]
+        need = prefix_s[k - 1] + 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1] - instance.memory
+        if need > 0:
+            items = sorted((prefix_b[i + 1], s[i]) for i in range(k - 1) if i in offloadable)
+            finish = _fluid_time(items, need, instance.bandwidth_in)
+            before = total_f + (total_b - prefix_b[k])
+            best = max(best, before + finish)
+    return math.ceil(best - 1e-9) if math.isfinite(best) else best
+
+
+def lp_relaxation(instance: Instance, *, time_limit: float | None = None) -> tuple[float | None, dict[int, float], Any]:
+    """Solve the fractional-offloading LP; return (bound, fractional o_i, outcome).
+
+    Variables: starts SF_k, SB_k; o_i in [0, 1]; q_ik in [0, o_i], the part of
+    a_i whose offload is finished when F_k starts (i <= k-2); r_ik in
+    [0, o_i], the part of a_i absent when B_k starts (i <= k-2).  Rows:
+    - compute order and makespan = SB_1 + b_1;
+    - memory at the start of F_k and of B_k with a_i counted as s_i (1 - q)
+      and s_i (1 - r);
+    - out channel: the q-parts of a_{i0}..a_{k-2} were shipped between the
+      end of F_{i0} and SF_k (for a set of i0);
+    - in channel: the r-parts of a_{i1}..a_{k-2} arrive between SB_k and the
+      start of B_{i1+1};
+    - each offloaded a_i travels out and back between F_i and B_{i+1}.
+    Each row holds for every feasible schedule with q, r, o in {0, 1}, so the
+    LP optimum is a lower bound.  Latency is kept inside tau (exact for
+    integer o).  For L > 60 only i0 at distances 1, 2, 4, ... from k are
+    written (fewer rows: still a relaxation).
+    """
+    import pulp
+
+    from ..solvers.milp import solve_pulp
+
+    n, s = instance.n_layers, instance.activation
+    f, b = instance.forward, instance.backward
+    wf, wb, M = instance.workspace_forward, instance.workspace_backward, instance.memory
+    offloadable = list(instance.offloadable)
+    tau_out = {i: instance.offload_time(i) for i in offloadable}
+    tau_in = {i: instance.prefetch_time(i) for i in offloadable}
+    lp = pulp.LpProblem("offload_lp", pulp.LpMinimize)
+    SF = [pulp.LpVariable(f"SF{k}", lowBound=0) for k in range(1, n + 1)]
+    SB = [pulp.LpVariable(f"SB{k}", lowBound=0) for k in range(1, n + 1)]
+    o = {i: pulp.LpVariable(f"o{i}", 0, 1) for i in offloadable}
+    lp += SB[0] + b[0]
+    for k in range(1, n):
+        lp += SF[k] >= SF[k - 1] + f[k - 1]
+    lp += SB[n - 1] >= SF[n - 1] + f[n - 1]
+    for k in range(1, n):
+        lp += SB[k - 1] >= SB[k] + b[k]
+    q: dict[tuple[int, int], Any] = {}
+    r: dict[tuple[int, int], Any] = {}
+
+    def distances(k: int) -> list[int]:
+        if n <= 60:
+            return list(range(0, k - 1))
+        chosen, step = set(), 1
+        while k - 1 - step >= 0:
+            chosen.add(k - 1 - step)
+            step *= 2
+        chosen.add(0)
+        return sorted(chosen)
+
+    for k in range(2, n + 1):
+        early = [i for i in offloadable if i <= k - 2]
+        pinned = sum(s[i] for i in range(k - 1) if i not in o)
+        for i in early:
+            q[i, k] = pulp.LpVariable(f"q{i}_{k}", 0, 1)
+            lp += q[i, k] <= o[i]
+            r[i, k] = pulp.LpVariable(f"r{i}_{k}", 0, 1)
+            lp += r[i, k] <= o[i]
+        lp += pinned + pulp.lpSum(s[i] * (1 - q[i, k]) for i in early) + s[k - 1] + s[k] + wf[k - 1] <= M
+        gradient_in = s[n] if k == n else s[k]
+        lp += pinned + pulp.lpSum(s[i] * (1 - r[i, k]) for i in early) + 2 * s[k - 1] + gradient_in + wb[k - 1] <= M
+        for i0 in distances(k):
+            part = [i for i in early if i >= i0]
+            if not part:
+                continue
+            released = 0 if i0 == 0 else SF[i0 - 1] + f[i0 - 1]
+            lp += SF[k - 1] >= released + pulp.lpSum(tau_out[i] * q[i, k] for i in part)
+            # Prefetches of a_i, i >= i0, end before B_{i0+1} starts.
+            lp += SB[i0] >= SB[k - 1] + pulp.lpSum(tau_in[i] * r[i, k] for i in part)
+    for i in offloadable:
+        produced = 0 if i == 0 else SF[i - 1] + f[i - 1]
+        lp += SB[i] >= produced + (tau_out[i] + tau_in[i]) * o[i]
+    if instance.duplex == "half":
+        # One channel carries every transfer, all within [0, start of B_1].
+        lp += SB[0] >= pulp.lpSum((tau_out[i] + tau_in[i]) * o[i] for i in offloadable)
+    outcome = solve_pulp(lp, time_limit=time_limit)
+    if outcome.status.name != "OPTIMAL":
+        return None, {}, outcome
+    fractions = {i: float(o[i].value() or 0.0) for i in offloadable}
+    return float(outcome.objective), fractions, outcome
+
+
+def lp_bound(instance: Instance, *, time_limit: float | None = None) -> float | None:
+    """The LP relaxation bound rounded up to an integer (times are integers), or None."""
+    import math
+
+    value, _, _ = lp_relaxation(instance, time_limit=time_limit)
+    return None if value is None else math.ceil(value * (1 - 1e-9) - 1e-6)
+
+
+def best(instance: Instance) -> float:
+    """max(compute bound, transfer bound): cheap, valid for every instance."""
+    return max(compute_bound(instance), transfer_bound(instance))

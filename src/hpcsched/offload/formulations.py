@@ -1,0 +1,430 @@
+"""Exact formulations of ``offload``: CP-SAT, fixed-order MILP, brute force.
+
+CP-SAT (`build_cpsat`, methods ``cpsat`` and ``cpsat-plain``) is the model of
+the spec: fixed-size intervals for F/B, optional intervals for offloads and
+prefetches (presence = offloaded), residency intervals (kept / out-part /
+in-part with matching presence), one Cumulative of capacity M, NoOverlap per
+channel, minimize the end of B_1.  The out-part ends at a variable
+``e_i >= max(end offload_i, end F_{i+1})``: a larger e_i only wastes memory,
+so the optimum is unchanged and every solution is valid.
+
+Time scaling (``resolution = q``): durations are rounded *up* to multiples of
+q and starts restricted to multiples of q.  Every interval of the original
+schedule with the same starts is contained in its scaled counterpart, so a
+scaled solution is a valid schedule of the original instance (its makespan
+is evaluated on the original); the scaled optimum and bound say nothing
+about the original optimum, so a scaled solve never claims OPTIMAL nor
+returns its bound.
+
+``cpsat`` (default method) = coarse-to-fine: heuristics give an incumbent,
+a coarse CP-SAT improves it, the full-resolution CP-SAT is warm-started with
+a complete hint and a proven lower bound (max of compute, transfer and LP
+bounds) as a constraint on the makespan.  OPTIMAL is claimed only when the
+full-resolution model proves it or the incumbent meets a proven bound.
+
+MILP ``milp-fixed-order`` (restricted, not exact): offloads in increasing i
+on the out channel, prefetches in decreasing i on the in channel (on a half
+duplex link all offloads before all prefetches), prefetches not before B_L
+starts, and a prefetch counted as resident from the start of the backward
+step during which it starts.  Fixing the order is *not* w.l.o.g.: two
+offloads of different sizes can free memory earlier in the other order, so
+the method is an upper-bound method; its MILP bound is a bound of the
+restricted model only and is not reported.
+
+Brute force (``brute-force``): every offload set O (L <= 12), each timed
+exactly by CP-SAT with O fixed; the minimum is the optimum.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import InfeasibleError
+from ..core.result import Result, Status
+from ..solvers.cpsat import new_model, solve_cpsat
+from .model import Instance, Solution, check_feasible, evaluate
+
+PROBLEM = "offload"
+
+
+@dataclass
+class _CpVars:
+    scale: int
+    sf: list
+    sb: list
+    offloaded: dict
+    out_start: dict
+    in_start: dict
+    makespan: Any
+
+
+def _up(value: int, scale: int) -> int:
+    return -(-value // scale)
+
+
+def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[int] | None = None,
+                hint: Solution | None = None, lower: int | None = None) -> tuple[Any, _CpVars]:
+    """The CP-SAT model of the module docstring at resolution ``scale``.
+
+    Parameters
+    ----------
+    horizon
+        Upper bound on the makespan (original units), e.g. a heuristic's.
+    fixed
+        If given, the offload set is fixed to it (exact timing of O).
+    hint
+        A solution of the original instance used as a complete hint.
+    lower
+        A proven lower bound on the makespan (original units).
+    """
+    n, s = instance.n_layers, instance.activation
+    f = [_up(x, scale) for x in instance.forward]
+    b = [_up(x, scale) for x in instance.backward]
+    wf, wb = instance.workspace_forward, instance.workspace_backward
+    H = _up(horizon, scale) + 1
+    model = new_model()
+    sf = [model.new_int_var(0, H, f"sf{k}") for k in range(1, n + 1)]
+    sb = [model.new_int_var(0, H, f"sb{k}") for k in range(1, n + 1)]
+    f_end = [sf[k] + f[k] for k in range(n)]
+    b_end = [sb[k] + b[k] for k in range(n)]
+    for k in range(n - 1):
+        model.add(sf[k + 1] >= f_end[k])
+    model.add(sb[n - 1] >= f_end[n - 1])
+    for k in range(n - 1):
+        model.add(sb[k] >= b_end[k + 1])
+    intervals, demands = [], []
+
+    def resident(start, end, size: int, presence=None, label: str = "") -> None:
+        if size <= 0:
+            return
+        length = model.new_int_var(0, H, f"len_{label}")
+        if presence is None:
+            interval = model.new_interval_var(start, length, end, f"res_{label}")
+        else:
+            interval = model.new_optional_interval_var(start, length, end, presence, f"res_{label}")
+        intervals.append(interval)
+        demands.append(size)
+
+    for k in range(n):
+        if wf[k]:
+            intervals.append(model.new_fixed_size_interval_var(sf[k], f[k], f"F{k + 1}"))
+            demands.append(wf[k])
+        if wb[k]:
+            intervals.append(model.new_fixed_size_interval_var(sb[k], b[k], f"B{k + 1}"))
+            demands.append(wb[k])
+    offloadable = set(instance.offloadable)
+    offloaded, out_start, in_start = {}, {}, {}
+    out_intervals, in_intervals = [], []
+    zero = model.new_constant(0)
+    for i in range(n + 1):
+        born = zero if i == 0 else sf[i - 1]
+        last_use = b_end[n - 1] if i == n else b_end[i]
+        if i not in offloadable:
+            resident(born, last_use, s[i], None, f"a{i}")
+            continue
+        o = model.new_bool_var(f"o{i}")
+        offloaded[i] = o
+        if fixed is not None:
+            model.add(o == (1 if i in fixed else 0))
+        tau_out = _up(instance.offload_time(i), scale)
+        tau_in = _up(instance.prefetch_time(i), scale)
+        xo = model.new_int_var(0, H, f"xo{i}")
+        xp = model.new_int_var(0, H, f"xp{i}")
+        out_start[i], in_start[i] = xo, xp
+        out_intervals.append(model.new_optional_fixed_size_interval_var(xo, tau_out, o, f"out{i}"))
+        in_intervals.append(model.new_optional_fixed_size_interval_var(xp, tau_in, o, f"in{i}"))
+        if i >= 1:
+            model.add(xo >= f_end[i - 1]).only_enforce_if(o)
+        model.add(xp >= xo + tau_out).only_enforce_if(o)
+        model.add(xp + tau_in <= sb[i]).only_enforce_if(o)
+        leave = model.new_int_var(0, H, f"leave{i}")
+        model.add(leave >= xo + tau_out).only_enforce_if(o)
+        model.add(leave >= f_end[i]).only_enforce_if(o)
+        resident(born, last_use, s[i], ~o, f"a{i}_kept")
+        resident(born, leave, s[i], o, f"a{i}_out")
+        resident(xp, last_use, s[i], o, f"a{i}_in")
+    for i in range(n):
+        resident(sb[i], b_end[i - 1] if i >= 1 else b_end[0], s[i], None, f"grad{i}")
+    model.add_cumulative(intervals, demands, instance.memory)
+    if instance.duplex == "full":
+        model.add_no_overlap(out_intervals)
+        model.add_no_overlap(in_intervals)
+    else:
+        model.add_no_overlap(out_intervals + in_intervals)
+    makespan = b_end[0]
+    if lower is not None:
+        # A proven bound of the original; at a coarser scale the scaled makespan is >= the original one.
+        model.add(makespan >= _up(int(lower), scale) if scale == 1 else makespan >= int(lower) // scale)
+    model.minimize(makespan)
+    handles = _CpVars(scale, sf, sb, offloaded, out_start, in_start, makespan)
+    if hint is not None:
+        for k in range(n):
+            model.add_hint(sf[k], hint.forward_start[k] // scale)
+            model.add_hint(sb[k], hint.backward_start[k] // scale)
+        for i, o in offloaded.items():
+            chosen = i in hint.offloaded
+            model.add_hint(o, chosen)
+            if chosen:
+                model.add_hint(out_start[i], hint.offload_start[i] // scale)
+                model.add_hint(in_start[i], hint.prefetch_start[i] // scale)
+    return model, handles
+
+
+def _extract(instance: Instance, handles: _CpVars, value) -> Solution:
+    q = handles.scale
+    chosen = [i for i, o in handles.offloaded.items() if value(o) > 0.5]
+    return Solution(
+        offloaded=tuple(chosen),
+        forward_start=tuple(int(value(v)) * q for v in handles.sf),
+        backward_start=tuple(int(value(v)) * q for v in handles.sb),
+        offload_start={i: int(value(handles.out_start[i])) * q for i in chosen},
+        prefetch_start={i: int(value(handles.in_start[i])) * q for i in chosen},
+    )
+
+
+def _makespan(instance: Instance, solution: Solution) -> int:
+    return int(evaluate(instance, solution)["objective"])
+
+
+def _incumbent(instance: Instance, time_limit: float, seed: int) -> Solution:
+    from .heuristics import best_heuristic_solution
+
+    return best_heuristic_solution(instance, time_limit=time_limit, seed=seed)
+
+
+def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, seed: int = 0, resolution: int = 1,
+                      workers: int = 2, offloaded: list[int] | None = None, log: bool = False) -> Result:
+    """CP-SAT model of the spec alone (no warm start; horizon from offload-all).
+
+    ``resolution`` > 1 solves the time-scaled model (valid schedules, no
+    optimality claim).  ``offloaded`` fixes O (exact timing of that set).
+    """
+    from .simulate import simulate
+
+    check_feasible(instance)
+    reference = simulate(instance, instance.offloadable)  # always fits on a feasible instance
+    horizon = _makespan(instance, reference)
+    model, handles = build_cpsat(instance, horizon=horizon, scale=resolution,
+                                 fixed=None if offloaded is None else set(offloaded))
+    outcome = solve_cpsat(model, time_limit=time_limit, workers=workers, seed=seed, log=log)
+    notes = [f"resolution {resolution} {instance.time_unit or ''}".strip(), f"cp-sat {outcome.message}"]
+    if outcome.status is Status.INFEASIBLE:
+        if offloaded is None:
+            raise InfeasibleError("CP-SAT proved the instance infeasible")
+        return Result(PROBLEM, "cpsat-plain", Status.INFEASIBLE, notes=("the fixed offload set cannot fit",),
+                      solver=outcome.backend)
+    if not outcome.has_solution:
+        return Result(PROBLEM, "cpsat-plain", Status.TIME_LIMIT_NO_SOLUTION, notes=tuple(notes), solver=outcome.backend)
+    solution = _extract(instance, handles, outcome.value)
+    exact = resolution == 1
+    status = Status.OPTIMAL if exact and outcome.status is Status.OPTIMAL else Status.FEASIBLE
+    bound = math.ceil(outcome.bound - 1e-6) if exact and outcome.bound is not None and offloaded is None else None
+    if not exact:
+        notes.append("scaled model: its bound is not a bound of the original instance")
+    if offloaded is not None:
+        notes.append("offload set fixed: optimal timing of that set only")
+        status = Status.FEASIBLE if status is Status.OPTIMAL else status
+    return Result(PROBLEM, "cpsat-plain", status, objective=_makespan(instance, solution), bound=bound,
+                  solution=solution, notes=tuple(notes), solver=outcome.backend)
+
+
+def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, seed: int = 0, workers: int = 2,
+                     coarse_fraction: float = 0.3, heuristic_fraction: float = 0.15, use_lp: bool = True,
+                     log: bool = False) -> Result:
+    """Coarse-to-fine CP-SAT warm-started by heuristics, with proven bounds (best exact method)."""
+    from . import bounds
+
+    started = time.perf_counter()
+    check_feasible(instance)
+    limit = 60.0 if time_limit is None else float(time_limit)
+    notes = []
+    lower = bounds.best(instance)
+    if use_lp:
+        lp = bounds.lp_bound(instance, time_limit=max(1.0, 0.15 * limit))
+        if lp is not None:
+            lower = max(lower, lp)
+    best = _incumbent(instance, max(0.2, heuristic_fraction * limit), seed)
+    best_value = _makespan(instance, best)
+    backend = None
+
+    def remaining() -> float:
+        return limit - (time.perf_counter() - started)
+
+    if best_value > lower and remaining() > 1.0:
+        # Coarse phase: resolution chosen so that the horizon has ~2,000 steps.
+        scale = max(1, best_value // 2000)
+        if scale > 1:
+            model, handles = build_cpsat(instance, horizon=best_value, scale=scale, hint=best)
+            outcome = solve_cpsat(model, time_limit=max(0.5, coarse_fraction * remaining()), workers=workers,
+                                  seed=seed, log=log)
+            backend = outcome.backend
+            if outcome.has_solution:
+                candidate = _extract(instance, handles, outcome.value)
+                from .model import validate
+
+                if not validate(instance, candidate) and _makespan(instance, candidate) < best_value:
+                    best, best_value = candidate, _makespan(instance, candidate)
+            notes.append(f"coarse CP-SAT at resolution {scale}: {outcome.message}")
+    status = Status.FEASIBLE
+    if best_value > lower and remaining() > 0.5:
+        model, handles = build_cpsat(instance, horizon=best_value, scale=1, hint=best, lower=lower)
+        outcome = solve_cpsat(model, time_limit=remaining(), workers=workers, seed=seed, log=log)
+        backend = outcome.backend
+        if outcome.has_solution:
+            candidate = _extract(instance, handles, outcome.value)
+            if _makespan(instance, candidate) <= best_value:
+                best, best_value = candidate, _makespan(instance, candidate)
+            if outcome.status is Status.OPTIMAL:
+                status = Status.OPTIMAL
+        if outcome.bound is not None and math.isfinite(outcome.bound):
+            lower = max(lower, math.ceil(outcome.bound - 1e-6))
+        notes.append(f"full-resolution CP-SAT: {outcome.message}")
+    if best_value <= lower:
+        status = Status.OPTIMAL
+        lower = best_value
+    return Result(PROBLEM, "cpsat", status, objective=best_value, bound=lower, solution=best,
+                  notes=tuple(notes), solver=backend)
+
+
+def exact_timing(instance: Instance, offloaded: set[int], *, time_limit: float | None = 10.0,
+                 seed: int = 0) -> tuple[Solution | None, bool]:
+    """Optimal timing of a fixed offload set by CP-SAT: (solution or None, proven)."""
+    from .simulate import simulate
+
+    reference = simulate(instance, instance.offloadable)
+    horizon = _makespan(instance, reference)
+    own = simulate(instance, offloaded)
+    model, handles = build_cpsat(instance, horizon=max(horizon, _makespan(instance, own) if own else 0),
+                                 fixed=offloaded, hint=own)
+    outcome = solve_cpsat(model, time_limit=time_limit, workers=1, seed=seed)
+    if outcome.status is Status.INFEASIBLE:
+        return None, True
+    if not outcome.has_solution:
+        return None, False
+    return _extract(instance, handles, outcome.value), outcome.status is Status.OPTIMAL
+
+
+def solve_brute_force(instance: Instance, *, time_limit: float | None = None, seed: int = 0,
+                      max_layers: int = 12) -> Result:
+    """Every offload set, each timed exactly by CP-SAT (L <= 12)."""
+    check_feasible(instance)
+    if instance.n_layers > max_layers:
+        return Result(PROBLEM, "brute-force", Status.NOT_APPLICABLE,
+                      notes=(f"{instance.n_layers} layers > {max_layers}",))
+    started = time.perf_counter()
+    candidates = list(instance.offloadable)
+    best, best_value, proven = None, math.inf, True
+    for size in range(len(candidates) + 1):
+        for subset in itertools.combinations(candidates, size):
+            if time_limit is not None and time.perf_counter() - started > time_limit:
+                proven = False
+                break
+            solution, exact = exact_timing(instance, set(subset), seed=seed)
+            proven = proven and exact
+            if solution is not None and _makespan(instance, solution) < best_value:
+                best, best_value = solution, _makespan(instance, solution)
+    if best is None:
+        return Result(PROBLEM, "brute-force", Status.TIME_LIMIT_NO_SOLUTION)
+    from ..solvers.cpsat import version
+
+    status = Status.OPTIMAL if proven else Status.FEASIBLE
+    return Result(PROBLEM, "brute-force", status, objective=best_value, bound=best_value if proven else None,
+                  solution=best, solver=version(), notes=(f"{2 ** len(candidates)} offload sets",))
+
+
+def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.0, seed: int = 0,
+                           backend: str = "highs", threads: int = 2) -> Result:
+    """Fixed transfer orders MILP (restricted model: an upper-bound method)."""
+    import pulp
+
+    from ..solvers.milp import solve_pulp
+    from .heuristics import best_heuristic_solution
+    from .simulate import simulate
+
+    check_feasible(instance)
+    n, s = instance.n_layers, instance.activation
+    f, b = instance.forward, instance.backward
+    wf, wb, M = instance.workspace_forward, instance.workspace_backward, instance.memory
+    reference = simulate(instance, instance.offloadable)
+    big = _makespan(instance, reference)  # every start of an optimal restricted schedule is below it
+    offloadable = list(instance.offloadable)
+    tau_out = {i: instance.offload_time(i) for i in offloadable}
+    tau_in = {i: instance.prefetch_time(i) for i in offloadable}
+    lp = pulp.LpProblem("offload_fixed_order", pulp.LpMinimize)
+    SF = [pulp.LpVariable(f"SF{k}", 0, big) for k in range(1, n + 1)]
+    SB = [pulp.LpVariable(f"SB{k}", 0, big) for k in range(1, n + 1)]
+    o = {i: pulp.LpVariable(f"o{i}", cat="Binary") for i in offloadable}
+    X = {i: pulp.LpVariable(f"X{i}", 0, big) for i in offloadable}
+    P = {i: pulp.LpVariable(f"P{i}", 0, big) for i in offloadable}
+    lp += SB[0] + b[0]
+    for k in range(1, n):
+        lp += SF[k] >= SF[k - 1] + f[k - 1]
+    lp += SB[n - 1] >= SF[n - 1] + f[n - 1]
+    for k in range(1, n):
+        lp += SB[k - 1] >= SB[k] + b[k]
+    end_out = {i: X[i] + tau_out[i] * o[i] for i in offloadable}
+    for position, i in enumerate(offloadable):
+        if i >= 1:
+            lp += X[i] >= SF[i - 1] + f[i - 1]
+        if position > 0:
+            lp += X[i] >= end_out[offloadable[position - 1]]
+        lp += P[i] >= end_out[i]
+        lp += P[i] >= SB[n - 1]  # restriction: prefetches in the backward phase
+        lp += P[i] + tau_in[i] <= SB[i] + big * (1 - o[i])
+    for position in range(len(offloadable) - 1, 0, -1):
+        later, earlier = offloadable[position], offloadable[position - 1]
+        lp += P[earlier] >= P[later] + tau_in[later] * o[later]
+    if instance.duplex == "half" and offloadable:
+        lp += P[offloadable[-1]] >= end_out[offloadable[-1]]
+    # Memory at the start of F_k: a_i (i <= k-2) resident unless its offload is done.
+    for k in range(1, n + 1):
+        terms = []
+        for i in range(0, k - 1):
+            if i not in o:
+                terms.append(s[i])
+                continue
+            y = pulp.LpVariable(f"y{i}_{k}", cat="Binary")  # 1: a_i still resident at SF_k
+            lp += end_out[i] <= SF[k - 1] + big * (y + 1 - o[i])
+            terms.append(s[i] * (1 - o[i] + y))
+        lp += pulp.lpSum(terms) + s[k - 1] + s[k] + wf[k - 1] <= M
+    # Memory at the start of B_k, counting every prefetch started before B_{k-1} starts.
+    for k in range(n, 0, -1):
+        terms = []
+        for i in range(0, k - 1):
+            if i not in o:
+                terms.append(s[i])
+                continue
+            w = pulp.LpVariable(f"w{i}_{k}", cat="Binary")  # 1: counted resident during B_k
+            lp += w >= 1 - o[i]
+            if k >= 2:
+                lp += P[i] >= SB[k - 2] - big * w
+            else:
+                lp += w >= o[i]
+            lp += end_out[i] <= SB[k - 1] + big * (w + 1 - o[i])
+            terms.append(s[i] * w)
+        gradient_in = s[n] if k == n else s[k]
+        lp += pulp.lpSum(terms) + 2 * s[k - 1] + gradient_in + wb[k - 1] <= M
+    # Warm start from a heuristic whose schedule satisfies the restrictions is not attempted
+    # (PuLP's HiGHS interface does not pass MIP starts reliably); the heuristic is a fallback.
+    outcome = solve_pulp(lp, backend=backend, time_limit=time_limit, threads=threads, seed=seed)
+    notes = ["restricted model (fixed transfer orders, prefetches in the backward phase): "
+             "an upper bound; its MILP bound is not reported", f"milp {outcome.message}"]
+    if not outcome.has_solution:
+        if outcome.status is Status.INFEASIBLE:
+            notes.append("restricted model infeasible")
+        return Result(PROBLEM, "milp-fixed-order", Status.TIME_LIMIT_NO_SOLUTION if outcome.status is not Status.INFEASIBLE
+                      else Status.NOT_APPLICABLE, notes=tuple(notes), solver=outcome.backend)
+    chosen = {i for i in offloadable if outcome.value(o[i]) > 0.5}
+    # Rebuild integer start times: exact timing of the chosen set (CP-SAT), falling back to ASAP.
+    solution, _ = exact_timing(instance, chosen, time_limit=max(1.0, (time_limit or 60) * 0.2), seed=seed)
+    if solution is None:
+        solution = simulate(instance, chosen) or best_heuristic_solution(instance, time_limit=1.0, seed=seed)
+        notes.append("MILP set timed by the simulator")
+    from . import bounds
+
+    return Result(PROBLEM, "milp-fixed-order", Status.FEASIBLE, objective=_makespan(instance, solution),
+                  bound=bounds.best(instance), solution=solution, notes=tuple(notes), solver=outcome.backend)

@@ -1,0 +1,330 @@
+"""Heuristics and baselines of ``offload``.
+
+Every heuristic chooses an offload set O; the ASAP simulator
+(`simulate.simulate`) times it.  Sets that do not fit are *repaired*: the
+candidates not yet chosen are added in the heuristic's priority order, the
+shortest feasible prefix being found by bisection (feasibility is monotone
+in practice; a linear scan finishes the job when it is not).
+
+- ``no-offload``: the framework default; NOT_APPLICABLE when it does not fit.
+- ``offload-all``: vDNN-all; always fits on a feasible instance.
+- ``vdnn-conv``: offload the inputs of convolution layers (by name when the
+  instance has layer names, else the layers whose f_{i+1}/s_i is in the top
+  half), then repair by size.
+- ``greedy-size``: largest activations first, shortest feasible prefix, then
+  each further candidate kept if it shortens the makespan (time-limited).
+- ``greedy-hideability``: priority ``(f_{i+1} + b_{i+1}) / (tau_out_i + tau_in_i)``
+  (compute that can hide the copies per unit of copy time), same procedure.
+- ``lp-rounding``: the LP relaxation of `bounds.lp_relaxation` gives
+  fractional o_i; priority = o_i (ties by size), same procedure.
+- ``dp``: POFO-style dynamic program over discretized memory.  The state
+  after deciding a_0..a_i is the (rounded up) number of kept bytes; the
+  memory floors of F_{i+2} and B_{i+2} with that prefix kept are checked
+  exactly (rounding up is conservative), the cost of offloading a_i is its
+  exposed copy time ``max(0, tau_out - f_{i+1}) + max(0, tau_in - b_{i+1})``
+  plus alpha times its copy time.  Anytime: finer grids and several alpha
+  until the time limit; each DP set is simulated and the best kept.
+- ``local-search``: from the best of the greedy sets, flip/swap moves,
+  first improvement, random order (seeded), until the time limit.
+
+All heuristics report ``bounds.best`` as their bound (valid, cheap).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+
+from ..core.result import Result, Status
+from . import bounds
+from .model import Instance, Solution, check_feasible, evaluate
+from .simulate import makespan_of, simulate
+
+PROBLEM = "offload"
+
+
+def _value(instance: Instance, solution: Solution | None) -> float:
+    return makespan_of(instance, solution)
+
+
+def shortest_feasible_prefix(instance: Instance, base: Iterable[int], priority: Sequence[int]) -> tuple[set[int], Solution]:
+    """Smallest p such that base + priority[:p] fits (bisection, then linear scan)."""
+    base = set(base)
+    order = [i for i in priority if i not in base]
+    solution = simulate(instance, base)
+    if solution is not None:
+        return base, solution
+    low, high = 0, len(order)  # invariant: prefix of length high fits (offload-all fits)
+    full = simulate(instance, base | set(order))
+    if full is None:
+        full = simulate(instance, instance.offloadable)
+        return set(instance.offloadable), full
+    best = full
+    while high - low > 1:
+        middle = (low + high) // 2
+        candidate = simulate(instance, base | set(order[:middle]))
+        if candidate is None:
+            low = middle
+        else:
+            high, best = middle, candidate
+    return base | set(order[:high]), best
+
+
+def improve_by_adding(instance: Instance, chosen: set[int], solution: Solution, priority: Sequence[int],
+                      deadline: float) -> tuple[set[int], Solution]:
+    """Add further candidates in priority order when that shortens the makespan."""
+    value = _value(instance, solution)
+    for i in priority:
+        if time.perf_counter() > deadline:
+            break
+        if i in chosen:
+            continue
+        candidate = simulate(instance, chosen | {i})
+        if candidate is not None and _value(instance, candidate) < value:
+            chosen, solution, value = chosen | {i}, candidate, _value(instance, candidate)
+    return chosen, solution
+
+
+def _result(instance: Instance, method: str, solution: Solution | None, notes: Sequence[str] = ()) -> Result:
+    if solution is None:
+        return Result(PROBLEM, method, Status.NOT_APPLICABLE, notes=tuple(notes))
+    return Result(PROBLEM, method, Status.FEASIBLE, objective=_value(instance, solution),
+                  bound=bounds.best(instance), solution=solution, notes=tuple(notes))
+
+
+def _deadline(time_limit: float | None, default: float) -> float:
+    return time.perf_counter() + (default if time_limit is None else float(time_limit))
+
+
+def size_priority(instance: Instance) -> list[int]:
+    return sorted(instance.offloadable, key=lambda i: (-instance.activation[i], i))
+
+
+def hideability_priority(instance: Instance) -> list[int]:
+    def score(i: int) -> float:
+        copy = instance.offload_time(i) + instance.prefetch_time(i)
+        window = instance.forward[i] + instance.backward[i]  # layer i+1 reads a_i in F and B
+        return window / copy if copy else float("inf")
+
+    return sorted(instance.offloadable, key=lambda i: (-score(i), -instance.activation[i], i))
+
+
+# ---------------------------------------------------------------- baselines
+def no_offload(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """Keep every activation (framework default)."""
+    check_feasible(instance)
+    solution = simulate(instance, ())
+    return _result(instance, "no-offload", solution,
+                   () if solution else ("the budget is too small to keep every activation",))
+
+
+def offload_all(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """Offload every offloadable activation (vDNN-all)."""
+    check_feasible(instance)
+    return _result(instance, "offload-all", simulate(instance, instance.offloadable))
+
+
+def vdnn_conv(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """Offload the inputs of convolution layers (vDNN-conv), repaired by size if needed."""
+    check_feasible(instance)
+    n = instance.n_layers
+    if instance.layers and any("conv" in name.lower() for name in instance.layers):
+        chosen = {k - 1 for k in range(1, n + 1) if "conv" in instance.layers[k - 1].lower()}
+        note = "inputs of layers named Conv*"
+    else:
+        ratio = {i: instance.forward[i] / max(1, instance.activation[i]) for i in instance.offloadable}
+        threshold = float(np.median(list(ratio.values()))) if ratio else 0.0
+        chosen = {i for i, value in ratio.items() if value >= threshold}
+        note = "no layer names: inputs of the layers with f_{i+1}/s_i above the median"
+    chosen &= set(instance.offloadable)
+    chosen, solution = shortest_feasible_prefix(instance, chosen, size_priority(instance))
+    return _result(instance, "vdnn-conv", solution, (note,))
+
+
+def _greedy(instance: Instance, method: str, priority: list[int], time_limit: float | None, default: float) -> Result:
+    check_feasible(instance)
+    deadline = _deadline(time_limit, default)
+    chosen, solution = shortest_feasible_prefix(instance, (), priority)
+    chosen, solution = improve_by_adding(instance, chosen, solution, priority, deadline)
+    return _result(instance, method, solution)
+
+
+def greedy_size(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """Largest activations first, then additions that shorten the makespan."""
+    return _greedy(instance, "greedy-size", size_priority(instance), time_limit, 2.0)
+
+
+def greedy_hideability(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """Best compute-to-copy ratio first, then additions that shorten the makespan."""
+    return _greedy(instance, "greedy-hideability", hideability_priority(instance), time_limit, 2.0)
+
+
+def lp_rounding(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """LP relaxation (fractional offloading), rounded by priority, repaired by the simulator."""
+    check_feasible(instance)
+    limit = 30.0 if time_limit is None else float(time_limit)
+    started = time.perf_counter()
+    value, fractions, outcome = bounds.lp_relaxation(instance, time_limit=0.7 * limit)
+    notes = []
+    bound = bounds.best(instance)
+    if value is None:
+        notes.append(f"LP not solved ({outcome.message}); priority by size")
+        priority = size_priority(instance)
+    else:
+        bound = max(bound, math.ceil(value * (1 - 1e-9) - 1e-6))
+        priority = sorted(instance.offloadable, key=lambda i: (-round(fractions[i], 6), -instance.activation[i], i))
+    chosen, solution = shortest_feasible_prefix(instance, {i for i in priority if fractions.get(i, 0) >= 0.999}, priority)
+    deadline = started + limit
+    chosen, solution = improve_by_adding(instance, chosen, solution, priority, deadline)
+    return Result(PROBLEM, "lp-rounding", Status.FEASIBLE, objective=_value(instance, solution), bound=bound,
+                  solution=solution, notes=tuple(notes), solver=outcome.backend)
+
+
+# ---------------------------------------------------------------- dynamic program
+def dp_offload_set(instance: Instance, buckets: int, alpha: float) -> set[int] | None:
+    """One POFO-style DP pass (see module docstring); None if no set satisfies the rounded floors."""
+    n, s, M = instance.n_layers, instance.activation, instance.memory
+    unit = max(1, -(-M // buckets))
+    size_units = [-(-x // unit) for x in s]  # rounded up: conservative
+    cap = M // unit
+    offloadable = set(instance.offloadable)
+    inf = float("inf")
+    cost = np.full(cap + 1, inf)
+    cost[0] = 0.0
+    choices = []  # per item: boolean array "offloaded" per resulting state
+    for i in range(n):
+        keep = np.full(cap + 1, inf)
+        w = size_units[i]
+        if w <= cap:
+            keep[w:] = cost[: cap + 1 - w]
+        if i in offloadable:
+            penalty = (max(0, instance.offload_time(i) - instance.forward[i])
+                       + max(0, instance.prefetch_time(i) - instance.backward[i])
+                       + alpha * (instance.offload_time(i) + instance.prefetch_time(i)))
+            off = cost + penalty
+            take_off = off < keep
+            new = np.where(take_off, off, keep)
+        else:
+            take_off = np.zeros(cap + 1, dtype=bool)
+            new = keep
+        # Floors of F_{i+2} and B_{i+2} with the kept prefix a_0..a_i.
+        k = i + 2
+        if k <= n:
+            forward_need = s[k - 1] + s[k] + instance.workspace_forward[k - 1]
+            gradient_in = s[n] if k == n else s[k]
+            backward_need = 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1]
+            room = (M - max(forward_need, backward_need)) // unit
+            if room < 0:
+                return None
+            new[room + 1:] = inf
+        choices.append(take_off)
+        cost = new
+    if not np.isfinite(cost).any():
+        return None
+    state = int(np.argmin(cost))
+    chosen = set()
+    for i in range(n - 1, -1, -1):
+        if choices[i][state]:
+            chosen.add(i)
+        else:
+            state -= size_units[i]
+    return chosen
+
+
+def dp(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """POFO-style DP over discretized memory (anytime: finer grids while time remains)."""
+    check_feasible(instance)
+    deadline = _deadline(time_limit, 5.0)
+    best, best_value, tried = None, float("inf"), []
+    for buckets in (64, 256, 1024, 4096):
+        for alpha in (0.0, 0.05, 0.2, 1.0):
+            if best is not None and time.perf_counter() > deadline:
+                break
+            chosen = dp_offload_set(instance, buckets, alpha)
+            if chosen is None:
+                continue
+            solution = simulate(instance, chosen)
+            if solution is None:
+                chosen, solution = shortest_feasible_prefix(instance, chosen, hideability_priority(instance))
+            tried.append(buckets)
+            if _value(instance, solution) < best_value:
+                best, best_value = solution, _value(instance, solution)
+    if best is None:
+        best = simulate(instance, instance.offloadable)
+    return _result(instance, "dp", best, (f"{len(tried)} DP passes, finest grid {max(tried, default=0)} buckets",))
+
+
+# ---------------------------------------------------------------- local search
+def local_search_from(instance: Instance, start: set[int], deadline: float, seed: int) -> Solution:
+    rng = random.Random(seed)
+    chosen = set(start)
+    current = simulate(instance, chosen)
+    if current is None:
+        chosen, current = shortest_feasible_prefix(instance, chosen, hideability_priority(instance))
+    value = _value(instance, current)
+    candidates = list(instance.offloadable)
+    improved = True
+    while improved and time.perf_counter() < deadline:
+        improved = False
+        moves = [("flip", i, None) for i in candidates]
+        rng.shuffle(moves)
+        for _, i, _ in moves:
+            if time.perf_counter() > deadline:
+                break
+            trial = chosen ^ {i}
+            solution = simulate(instance, trial)
+            if solution is not None and _value(instance, solution) < value:
+                chosen, current, value, improved = trial, solution, _value(instance, solution), True
+        if improved or time.perf_counter() > deadline:
+            continue
+        inside, outside = sorted(chosen), [i for i in candidates if i not in chosen]
+        pairs = [(a, b) for a in inside for b in outside]
+        rng.shuffle(pairs)
+        for a, b in pairs:
+            if time.perf_counter() > deadline:
+                break
+            trial = (chosen - {a}) | {b}
+            solution = simulate(instance, trial)
+            if solution is not None and _value(instance, solution) < value:
+                chosen, current, value, improved = trial, solution, _value(instance, solution), True
+                break
+    return current
+
+
+def _starting_sets(instance: Instance, deadline: float) -> list[Solution]:
+    starts = []
+    for priority in (hideability_priority(instance), size_priority(instance)):
+        chosen, solution = shortest_feasible_prefix(instance, (), priority)
+        starts.append(solution)
+    conv = vdnn_conv(instance).solution
+    if conv is not None:
+        starts.append(conv)
+    for buckets in (256, 1024):
+        chosen = dp_offload_set(instance, buckets, 0.05)
+        if chosen is not None:
+            solution = simulate(instance, chosen)
+            if solution is not None:
+                starts.append(solution)
+    return starts
+
+
+def local_search(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """Flip/swap local search over O from the best greedy/DP set (time-limited, seeded)."""
+    check_feasible(instance)
+    deadline = _deadline(time_limit, 5.0)
+    starts = _starting_sets(instance, deadline)
+    start = min(starts, key=lambda sol: _value(instance, sol))
+    solution = local_search_from(instance, set(start.offloaded), deadline, seed)
+    return _result(instance, "local-search", solution)
+
+
+def best_heuristic_solution(instance: Instance, *, time_limit: float = 2.0, seed: int = 0) -> Solution:
+    """Best schedule of the fast heuristics within ``time_limit`` (warm start of the exact methods)."""
+    deadline = time.perf_counter() + time_limit
+    starts = _starting_sets(instance, deadline)
+    start = min(starts, key=lambda sol: _value(instance, sol))
+    return local_search_from(instance, set(start.offloaded), deadline, seed)

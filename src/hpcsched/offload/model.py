@@ -1,0 +1,461 @@
+"""Data model of ``offload``: activation offloading during DNN training.
+
+A chain of L layers is trained with one serial compute stream in the fixed
+order F_1..F_L, B_L..B_1.  Activations a_0..a_L (a_0 is the input of layer 1)
+may be copied to host memory after the forward step that produced them and
+copied back before the backward step that reads them; copies share the PCIe
+or NVLink link ("full" duplex: one channel per direction, "half": one shared
+channel).  The question is which activations to offload and when, so that the
+step ends as early as possible within the memory budget M.
+
+Modelling choices where ``offload.md`` leaves room (a scheduling researcher's
+reading, written down once here):
+
+- Transfer durations are integers: ``tau = ceil(s / bandwidth) + latency``
+  computed exactly with fractions; ``bandwidth: null`` means infinite
+  bandwidth (``tau = latency``).
+- a_L is never offloadable (B_L reads it right after F_L); a_0's offload may
+  start at time 0 (it is "produced" by the data loader before F_1).
+- Residency intervals are half-open and the memory sweep applies releases
+  before allocations at equal times:
+  a_i kept ``[start F_i, end B_{i+1})`` (a_0 from 0, a_L until end B_L);
+  a_i offloaded ``[start F_i, max(end offload_i, end F_{i+1}))`` and
+  ``[start prefetch_i, end B_{i+1})``;
+  δ_i (gradient of a_i, size s_i, written by B_{i+1}) ``[start B_{i+1}, end B_i)``
+  for 1 <= i < L, δ_0 ``[start B_1, end B_1)``; B_L reads the loss, so there is
+  no δ_L; workspaces during their step.
+- Feasibility: during F_k the memory must hold a_{k-1}, a_k, wf_k and every
+  non-offloadable a_i (i <= k-2); during B_k it must hold a_{k-1}, δ_{k-1},
+  δ_k (a_L when k = L), wb_k and every non-offloadable a_i (i <= k-2).  These
+  floors are necessary for any offload decision, and sufficient: offloading
+  everything offloadable and waiting for each transfer fits (see
+  `memory_floors`).  `check_feasible` raises `InfeasibleError` naming the
+  first step whose floor exceeds M.
+
+The validator (`validate`) is written from the definition above and shares
+no code with the simulator, the formulations or the heuristics.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from ..core.errors import InfeasibleError, InvalidInstanceError, InvalidSolutionError
+from ..core.fields import int_list, require_dict, require_int, require_key, require_list, require_number, require_str
+from ..core.violation import Violation
+
+DUPLEX_MODES = ("full", "half")
+
+
+def _transfer_time(size: int, bandwidth: float | None, latency: int) -> int:
+    if bandwidth is None:
+        return latency
+    return math.ceil(Fraction(size) / Fraction(bandwidth)) + latency
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A chain of layers to train under a memory budget.
+
+    Attributes
+    ----------
+    forward, backward
+        f_1..f_L and b_1..b_L (index 0 is layer 1), integers in `time_unit`.
+    activation
+        s_0..s_L in bytes (s_0: input of layer 1).
+    workspace_forward, workspace_backward
+        wf_i, wb_i in bytes, length L.
+    memory
+        M, bytes available for activations, gradients and workspaces.
+    bandwidth_out, bandwidth_in
+        Bytes per time unit (None: infinite).
+    latency
+        λ, added to every transfer (time units).
+    duplex
+        "full" or "half".
+    offloadable
+        Sorted indices i in 0..L-1 whose a_i may be offloaded.
+    layers
+        Layer names (length L) or empty.
+    """
+
+    name: str
+    forward: tuple[int, ...]
+    backward: tuple[int, ...]
+    activation: tuple[int, ...]
+    memory: int
+    bandwidth_out: float | None
+    bandwidth_in: float | None
+    latency: int = 0
+    duplex: str = "full"
+    workspace_forward: tuple[int, ...] = ()
+    workspace_backward: tuple[int, ...] = ()
+    offloadable: tuple[int, ...] | None = None
+    layers: tuple[str, ...] = ()
+    time_unit: str | None = "us"
+    source: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Normalise and check through the same path as files (one place).
+        data = self.to_data(raw=True)
+        checked = _check_data(data)
+        for key, value in checked.items():
+            object.__setattr__(self, key, value)
+        object.__setattr__(self, "source", MappingProxyType(dict(self.source)))
+
+    # ------------------------------------------------------------------ I/O
+    @classmethod
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None, source: dict) -> "Instance":
+        """Build an Instance from the ``data`` section of an instance file."""
+        data = require_dict(data, "data")
+        checked = _check_data(data)
+        return cls(name=name, time_unit=time_unit, source=dict(source), **checked)
+
+    def to_data(self, raw: bool = False) -> dict:
+        """The ``data`` section of the file format."""
+        data: dict[str, Any] = {}
+        if self.layers:
+            data["layers"] = list(self.layers)
+        data["forward"] = list(self.forward)
+        data["backward"] = list(self.backward)
+        data["activation"] = list(self.activation)
+        if any(self.workspace_forward) or (raw and self.workspace_forward):
+            data["workspace_forward"] = list(self.workspace_forward)
+        if any(self.workspace_backward) or (raw and self.workspace_backward):
+            data["workspace_backward"] = list(self.workspace_backward)
+        data["memory"] = self.memory
+        data["bandwidth_out"] = self.bandwidth_out
+        data["bandwidth_in"] = self.bandwidth_in
+        data["latency"] = self.latency
+        data["duplex"] = self.duplex
+        if raw or self.offloadable is None or tuple(self.offloadable) != tuple(range(len(self.forward))):
+            data["offloadable"] = None if self.offloadable is None else list(self.offloadable)
+        return data
+
+    def with_memory(self, memory: int, name: str | None = None) -> "Instance":
+        """The same chain under another budget."""
+        import dataclasses
+
+        return dataclasses.replace(self, memory=int(memory), name=name or self.name)
+
+    # ------------------------------------------------------------ derived
+    @property
+    def n_layers(self) -> int:
+        return len(self.forward)
+
+    @property
+    def compute_time(self) -> int:
+        """Σ (f_i + b_i): the makespan without any stall."""
+        return sum(self.forward) + sum(self.backward)
+
+    def offload_time(self, i: int) -> int:
+        """τout_i, duration of the offload of a_i."""
+        return _transfer_time(self.activation[i], self.bandwidth_out, self.latency)
+
+    def prefetch_time(self, i: int) -> int:
+        """τin_i, duration of the prefetch of a_i."""
+        return _transfer_time(self.activation[i], self.bandwidth_in, self.latency)
+
+    def layer_name(self, k: int) -> str:
+        """Readable name of layer k (1-based)."""
+        return f"layer {k} ({self.layers[k - 1]})" if self.layers else f"layer {k}"
+
+
+def _check_data(data: dict) -> dict:
+    """Every check of an instance's data; returns the constructor fields."""
+    forward = int_list(require_key(data, "forward", "data"), "data.forward", minimum=0)
+    n = len(forward)
+    if n < 1:
+        raise InvalidInstanceError("data.forward", "must have at least 1 layer")
+    backward = int_list(require_key(data, "backward", "data"), "data.backward", minimum=0, length=n)
+    activation = int_list(require_key(data, "activation", "data"), "data.activation", minimum=0, length=n + 1)
+    wf = data.get("workspace_forward")
+    wb = data.get("workspace_backward")
+    workspace_forward = (0,) * n if wf is None else int_list(wf, "data.workspace_forward", minimum=0, length=n)
+    workspace_backward = (0,) * n if wb is None else int_list(wb, "data.workspace_backward", minimum=0, length=n)
+    memory = require_int(require_key(data, "memory", "data"), "data.memory", minimum=0)
+    bandwidths = []
+    for key in ("bandwidth_out", "bandwidth_in"):
+        value = require_key(data, key, "data")
+        bandwidths.append(None if value is None else require_number(value, f"data.{key}", strictly_positive=True))
+    latency = require_int(data.get("latency", 0), "data.latency", minimum=0)
+    duplex = require_str(data.get("duplex", "full"), "data.duplex", choices=DUPLEX_MODES)
+    raw_offloadable = data.get("offloadable")
+    if raw_offloadable is None:
+        offloadable = tuple(range(n))
+    else:
+        items = require_list(raw_offloadable, "data.offloadable")
+        seen = set()
+        for position, item in enumerate(items):
+            index = require_int(item, f"data.offloadable[{position}]")
+            if not 0 <= index < n:
+                raise InvalidInstanceError(
+                    f"data.offloadable[{position}]",
+                    f"activation {index} cannot be offloaded (valid: 0..{n - 1}; a_{n} is read by B_{n} at once)",
+                )
+            if index in seen:
+                raise InvalidInstanceError(f"data.offloadable[{position}]", f"activation {index} is listed twice")
+            seen.add(index)
+        offloadable = tuple(sorted(seen))
+    layers_raw = data.get("layers")
+    if layers_raw is None:
+        layers: tuple[str, ...] = ()
+    else:
+        items = require_list(layers_raw, "data.layers", length=n)
+        layers = tuple(require_str(item, f"data.layers[{k}]") for k, item in enumerate(items))
+    return {
+        "forward": forward,
+        "backward": backward,
+        "activation": activation,
+        "workspace_forward": workspace_forward,
+        "workspace_backward": workspace_backward,
+        "memory": memory,
+        "bandwidth_out": bandwidths[0],
+        "bandwidth_in": bandwidths[1],
+        "latency": latency,
+        "duplex": duplex,
+        "offloadable": offloadable,
+        "layers": layers,
+    }
+
+
+# ---------------------------------------------------------------- feasibility
+def memory_floors(instance: Instance) -> list[tuple[str, int]]:
+    """Memory that step F_k / B_k needs whatever is offloaded, in compute order.
+
+    Returns ``[("F1", bytes), ..., ("FL", ...), ("BL", ...), ..., ("B1", ...)]``.
+    Necessary: a step's inputs, outputs and workspace are resident while it
+    runs, and so is every non-offloadable activation still to be read.
+    Sufficient when every floor is <= M: offload everything offloadable, let
+    F_k wait until the offloads of a_0..a_{k-2} are done, and let each
+    prefetch of a_{k-1} start after B_{k+1} ends; memory is then at most the
+    floor of the running step.
+    """
+    s, n = instance.activation, instance.n_layers
+    pinned = [0] * (n + 1)  # pinned[i] = Σ_{j<i, j not offloadable} s_j
+    offloadable = set(instance.offloadable)
+    for i in range(n):
+        pinned[i + 1] = pinned[i] + (0 if i in offloadable else s[i])
+    floors = []
+    for k in range(1, n + 1):
+        floors.append((f"F{k}", pinned[max(k - 1, 0)] + s[k - 1] + s[k] + instance.workspace_forward[k - 1]))
+    for k in range(n, 0, -1):
+        gradient_in = s[n] if k == n else s[k]
+        floors.append((f"B{k}", pinned[max(k - 1, 0)] + 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1]))
+    return floors
+
+
+def check_feasible(instance: Instance) -> None:
+    """Raise `InfeasibleError` naming the first step that cannot fit in M."""
+    for step, need in memory_floors(instance):
+        if need > instance.memory:
+            k = int(step[1:])
+            raise InfeasibleError(
+                f"step {step} ({'forward' if step[0] == 'F' else 'backward'} of {instance.layer_name(k)}) "
+                f"needs at least {need} bytes whatever is offloaded, budget is {instance.memory}"
+            )
+
+
+# ---------------------------------------------------------------- solution
+@dataclass(frozen=True)
+class Solution:
+    """Offload decisions and start times.
+
+    Attributes
+    ----------
+    offloaded
+        Sorted indices i of offloaded activations a_i.
+    forward_start, backward_start
+        Start of F_k and B_k at index k-1.
+    offload_start, prefetch_start
+        Activation index -> start of its offload / prefetch (keys = offloaded).
+    """
+
+    offloaded: tuple[int, ...]
+    forward_start: tuple[int, ...]
+    backward_start: tuple[int, ...]
+    offload_start: Mapping[int, int]
+    prefetch_start: Mapping[int, int]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "offloaded", tuple(sorted(int(i) for i in self.offloaded)))
+        object.__setattr__(self, "forward_start", tuple(int(t) for t in self.forward_start))
+        object.__setattr__(self, "backward_start", tuple(int(t) for t in self.backward_start))
+        object.__setattr__(self, "offload_start", MappingProxyType({int(k): int(v) for k, v in self.offload_start.items()}))
+        object.__setattr__(self, "prefetch_start", MappingProxyType({int(k): int(v) for k, v in self.prefetch_start.items()}))
+
+    def to_data(self) -> dict:
+        return {
+            "offloaded": list(self.offloaded),
+            "forward_start": list(self.forward_start),
+            "backward_start": list(self.backward_start),
+            "offload_start": {str(i): t for i, t in sorted(self.offload_start.items())},
+            "prefetch_start": {str(i): t for i, t in sorted(self.prefetch_start.items())},
+        }
+
+    @classmethod
+    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+        """Parse a ``solution`` section (structure only; feasibility is `validate`'s job)."""
+        try:
+            data = require_dict(data, "solution")
+            n = instance.n_layers
+            offloaded_raw = require_list(require_key(data, "offloaded", ""), "offloaded")
+            offloaded = []
+            for position, item in enumerate(offloaded_raw):
+                index = require_int(item, f"offloaded[{position}]")
+                if index not in instance.offloadable:
+                    raise InvalidInstanceError(f"offloaded[{position}]", f"activation {index} is not offloadable")
+                if index in offloaded:
+                    raise InvalidInstanceError(f"offloaded[{position}]", f"activation {index} is listed twice")
+                offloaded.append(index)
+            forward_start = int_list(require_key(data, "forward_start", ""), "forward_start", length=n)
+            backward_start = int_list(require_key(data, "backward_start", ""), "backward_start", length=n)
+            starts = {}
+            for key in ("offload_start", "prefetch_start"):
+                table = require_dict(require_key(data, key, ""), key)
+                parsed = {}
+                for raw_index, value in table.items():
+                    try:
+                        index = int(raw_index)
+                    except (TypeError, ValueError):
+                        raise InvalidInstanceError(f"{key}.{raw_index}", "key must be an activation index") from None
+                    if index not in offloaded:
+                        raise InvalidInstanceError(f"{key}.{raw_index}", f"activation {index} is not offloaded")
+                    parsed[index] = require_int(value, f"{key}.{raw_index}")
+                missing = sorted(set(offloaded) - set(parsed))
+                if missing:
+                    raise InvalidInstanceError(key, f"missing start of offloaded activation {missing[0]}")
+                starts[key] = parsed
+        except InvalidSolutionError:
+            raise
+        except InvalidInstanceError as error:
+            raise InvalidSolutionError(error.field, error.reason) from None
+        return cls(tuple(offloaded), forward_start, backward_start, starts["offload_start"], starts["prefetch_start"])
+
+
+# ---------------------------------------------------------------- evaluation
+def _residency(instance: Instance, solution: Solution) -> list[tuple[int, int, int, str]]:
+    """Every residency interval ``(start, end, bytes, what)`` from the definition."""
+    n, s = instance.n_layers, instance.activation
+    fs, bs = solution.forward_start, solution.backward_start
+    f_end = [fs[k] + instance.forward[k] for k in range(n)]
+    b_end = [bs[k] + instance.backward[k] for k in range(n)]
+    offloaded = set(solution.offloaded)
+    intervals = []
+    for i in range(n + 1):
+        born = 0 if i == 0 else fs[i - 1]
+        last_use = b_end[n - 1] if i == n else b_end[i]  # a_i is read by B_{i+1} (a_L by B_L)
+        if i in offloaded:
+            out_end = max(solution.offload_start[i] + instance.offload_time(i), f_end[i])
+            intervals.append((born, out_end, s[i], f"a{i} (before offload)"))
+            intervals.append((solution.prefetch_start[i], last_use, s[i], f"a{i} (prefetched)"))
+        else:
+            intervals.append((born, last_use, s[i], f"a{i}"))
+    for i in range(n):  # δ_i written by B_{i+1}, read by B_i (δ_0 dies with B_1)
+        intervals.append((bs[i], b_end[i - 1] if i >= 1 else b_end[0], s[i], f"grad{i}"))
+    for k in range(n):
+        intervals.append((fs[k], f_end[k], instance.workspace_forward[k], f"workspace F{k + 1}"))
+        intervals.append((bs[k], b_end[k], instance.workspace_backward[k], f"workspace B{k + 1}"))
+    return [interval for interval in intervals if interval[2] > 0 and interval[1] > interval[0]]
+
+
+def memory_profile(instance: Instance, solution: Solution) -> list[tuple[int, int]]:
+    """Step function ``[(time, bytes in use from that time on), ...]``."""
+    events: dict[int, int] = {}
+    for start, end, size, _ in _residency(instance, solution):
+        events[start] = events.get(start, 0) + size
+        events[end] = events.get(end, 0) - size
+    profile, usage = [], 0
+    for time in sorted(events):
+        usage += events[time]  # releases and allocations at one time are summed: release first
+        profile.append((time, usage))
+    return profile
+
+
+def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
+    """Makespan (objective), overhead, offloaded bytes/count, peak memory."""
+    n = instance.n_layers
+    makespan = max(
+        [solution.backward_start[k] + instance.backward[k] for k in range(n)]
+        + [solution.forward_start[k] + instance.forward[k] for k in range(n)]
+    )
+    peak = max((usage for _, usage in memory_profile(instance, solution)), default=0)
+    offloaded_bytes = sum(instance.activation[i] for i in solution.offloaded)
+    return {
+        "objective": float(makespan),
+        "makespan": float(makespan),
+        "overhead": float(makespan - instance.compute_time),
+        "offloaded_bytes": float(offloaded_bytes),
+        "offloaded_count": float(len(solution.offloaded)),
+        "peak_memory": float(peak),
+    }
+
+
+def validate(instance: Instance, solution: Solution) -> list[Violation]:
+    """Every rule of the definition that ``solution`` breaks ([] = feasible)."""
+    violations: list[Violation] = []
+    n = instance.n_layers
+    if len(solution.forward_start) != n or len(solution.backward_start) != n:
+        return [Violation("structure", f"expected {n} forward and backward starts")]
+    offloaded = set(solution.offloaded)
+    for i in offloaded:
+        if i not in instance.offloadable:
+            violations.append(Violation("structure", f"a{i} is offloaded but not offloadable"))
+    for table_name, table in (("offload_start", solution.offload_start), ("prefetch_start", solution.prefetch_start)):
+        if set(table) != offloaded:
+            violations.append(Violation("structure", f"{table_name} keys {sorted(table)} differ from offloaded {sorted(offloaded)}"))
+    if violations:
+        return violations
+    fs, bs = solution.forward_start, solution.backward_start
+    f, b = instance.forward, instance.backward
+    # Compute order F_1..F_L, B_L..B_1 on one stream.
+    sequence = [(f"F{k + 1}", fs[k], f[k]) for k in range(n)] + [(f"B{k}", bs[k - 1], b[k - 1]) for k in range(n, 0, -1)]
+    if sequence[0][1] < 0:
+        violations.append(Violation("order", f"F1 starts at {sequence[0][1]} < 0"))
+    for (name_a, start_a, dur_a), (name_b, start_b, _) in zip(sequence, sequence[1:]):
+        if start_b < start_a + dur_a:
+            violations.append(Violation("order", f"{name_b} starts at {start_b} before {name_a} ends at {start_a + dur_a}"))
+    # Transfers: release, offload before prefetch, prefetch before use.
+    transfers = []
+    for i in sorted(offloaded):
+        out_start, in_start = solution.offload_start[i], solution.prefetch_start[i]
+        out_end, in_end = out_start + instance.offload_time(i), in_start + instance.prefetch_time(i)
+        produced = 0 if i == 0 else fs[i - 1] + f[i - 1]
+        if out_start < produced:
+            violations.append(Violation("offload-release", f"offload of a{i} starts at {out_start} before a{i} exists ({produced})"))
+        if in_start < out_end:
+            violations.append(Violation("prefetch-after-offload", f"prefetch of a{i} starts at {in_start} before its offload ends at {out_end}"))
+        if in_end > bs[i]:
+            violations.append(Violation("prefetch-deadline", f"prefetch of a{i} ends at {in_end} after B{i + 1} starts at {bs[i]}"))
+        transfers.append(("out", f"offload a{i}", out_start, out_end))
+        transfers.append(("in", f"prefetch a{i}", in_start, in_end))
+    channels: dict[str, list] = {}
+    for direction, label, start, end in transfers:
+        channel = direction if instance.duplex == "full" else "link"
+        channels.setdefault(channel, []).append((start, end, label))
+    for channel, items in channels.items():
+        items = sorted(item for item in items if item[1] > item[0])  # empty transfers occupy nothing
+        latest = None  # the transfer seen so far that ends last
+        for start, end, label in items:
+            if latest is not None and start < latest[1]:
+                violations.append(Violation(
+                    "channel", f"{latest[2]} [{latest[0]},{latest[1]}) overlaps {label} [{start},{end}) on the {channel} channel"))
+            if latest is None or end > latest[1]:
+                latest = (start, end, label)
+    # Memory sweep over all residency intervals, releases before allocations.
+    events = []
+    for start, end, size, what in _residency(instance, solution):
+        events.append((start, 1, size, what))
+        events.append((end, 0, -size, what))
+    events.sort(key=lambda e: (e[0], e[1]))
+    usage, reported = 0, 0
+    for time, kind, delta, what in events:
+        usage += delta
+        if kind == 1 and usage > instance.memory and reported < 5:
+            violations.append(Violation("memory", f"{usage} bytes in use at time {time} (allocating {what}) > budget {instance.memory}"))
+            reported += 1
+    return violations

@@ -1,0 +1,178 @@
+"""As-early-as-possible simulator for a given offload set O.
+
+Used by the heuristics to turn a set O into a schedule (the validator in
+``model.py`` does not use it).  Decisions are taken in this fixed priority
+order, each as early as possible given the ones already taken:
+
+1. F_1..F_L: F_k starts at the first time >= end F_{k-1} at which a_k and
+   wf_k fit; the offload of a_i (i in O) starts when F_i ends and the channel
+   is free (offloads in production order).  In the forward phase memory is
+   only allocated by F steps, so waiting for offloads to finish is the only
+   reason to idle.
+2. For k = L..1: first the prefetch of a_{k-1} (if offloaded) at the first
+   time >= max(channel free, end of its offload) from which s_{k-1} fits for
+   good (prefetches in order of use), then B_k as soon as B_{k+1} and that
+   prefetch are done.
+
+Memory is tracked as a sorted list of (time, delta) events; an interval whose
+end is not decided yet counts until infinity, which is exact for the checks
+made here because every such interval ends at the end of a step not yet
+placed.  The simulator returns None when O does not fit (a step can never
+start); it never returns an invalid schedule (the tests check this through
+the validator).  ASAP timing is not optimal for a fixed O in general (the
+exact timing is `formulations.solve_cpsat` with ``offloaded`` fixed).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right, insort
+from typing import Iterable
+
+from .model import Instance, Solution
+
+
+class _Profile:
+    """Memory in use as a sorted event list; open intervals count forever."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.times: list[int] = []
+        self.deltas: list[int] = []
+
+    def add(self, time: int, delta: int) -> None:
+        index = bisect_right(self.times, time)
+        self.times.insert(index, time)
+        self.deltas.insert(index, delta)
+
+    def earliest_fit(self, t0: int, lasting: int, extra: int = 0, duration: int = 0) -> int | None:
+        """First t >= t0 with usage + lasting <= M on [t, inf) and usage + lasting + extra <= M on [t, t+duration)."""
+        times, deltas = self.times, self.deltas
+        start = bisect_right(times, t0)
+        usage = sum(deltas[:start])
+        points_t = [t0]
+        points_u = [usage]
+        index = start
+        while index < len(times):
+            time = times[index]
+            while index < len(times) and times[index] == time:
+                usage += deltas[index]
+                index += 1
+            points_t.append(time)
+            points_u.append(usage)
+        room = self.capacity - lasting
+        # Condition "fits for good" is monotone: find the first point after the last violation.
+        first = 0
+        for position in range(len(points_u) - 1, -1, -1):
+            if points_u[position] > room:
+                first = position + 1
+                break
+        if first >= len(points_t):
+            return None
+        if extra == 0 or duration == 0:
+            return points_t[first]
+        room_extra = room - extra
+        for position in range(first, len(points_t)):
+            t = points_t[position]
+            end = t + duration
+            ok = True
+            for other in range(position, len(points_t)):
+                if points_t[other] >= end:
+                    break
+                if points_u[other] > room_extra:
+                    ok = False
+                    break
+            if ok:
+                return t
+        return None
+
+
+def simulate(instance: Instance, offloaded: Iterable[int]) -> Solution | None:
+    """The ASAP schedule of offload set ``offloaded``, or None if it cannot fit."""
+    chosen = sorted(set(offloaded))
+    n, s = instance.n_layers, instance.activation
+    f, b = instance.forward, instance.backward
+    wf, wb = instance.workspace_forward, instance.workspace_backward
+    is_offloaded = [False] * (n + 1)
+    for i in chosen:
+        is_offloaded[i] = True
+    profile = _Profile(instance.memory)
+    half = instance.duplex == "half"
+    out_free = 0
+    in_free = 0
+    offload_start: dict[int, int] = {}
+    offload_end: dict[int, int] = {}
+    prefetch_start: dict[int, int] = {}
+
+    def start_offload(i: int, ready: int) -> None:
+        nonlocal out_free, in_free
+        begin = max(ready, out_free)
+        offload_start[i] = begin
+        offload_end[i] = begin + instance.offload_time(i)
+        out_free = offload_end[i]
+        if half:
+            in_free = out_free
+
+    profile.add(0, s[0])
+    if s[0] > instance.memory:
+        return None
+    if is_offloaded[0]:
+        start_offload(0, 0)
+    forward_start = [0] * n
+    clock = 0
+    for k in range(1, n + 1):
+        start = profile.earliest_fit(clock, s[k], wf[k - 1], f[k - 1])
+        if start is None:
+            return None
+        forward_start[k - 1] = start
+        end = start + f[k - 1]
+        profile.add(start, s[k])
+        if wf[k - 1]:
+            profile.add(start, wf[k - 1])
+            profile.add(end, -wf[k - 1])
+        if is_offloaded[k - 1]:  # a_{k-1} leaves when its offload and F_k are both done
+            profile.add(max(offload_end[k - 1], end), -s[k - 1])
+        if k < n and is_offloaded[k]:
+            start_offload(k, end)
+        clock = end
+    backward_start = [0] * n
+    for k in range(n, 0, -1):
+        ready = clock
+        if is_offloaded[k - 1]:
+            i = k - 1
+            begin = profile.earliest_fit(max(in_free, offload_end[i]), s[i])
+            if begin is None:
+                return None
+            prefetch_start[i] = begin
+            profile.add(begin, s[i])
+            in_free = begin + instance.prefetch_time(i)
+            if half:
+                out_free = in_free
+            ready = max(ready, in_free)
+        start = profile.earliest_fit(ready, s[k - 1], wb[k - 1], b[k - 1])
+        if start is None:
+            return None
+        backward_start[k - 1] = start
+        end = start + b[k - 1]
+        profile.add(start, s[k - 1])  # δ_{k-1}
+        if wb[k - 1]:
+            profile.add(start, wb[k - 1])
+            profile.add(end, -wb[k - 1])
+        profile.add(end, -s[k - 1])  # a_{k-1} (kept or prefetched) is read for the last time
+        profile.add(end, -(s[n] if k == n else s[k]))  # a_L, or δ_k
+        if k == 1:
+            profile.add(end, -s[0])  # δ_0
+        clock = end
+    return Solution(
+        offloaded=tuple(chosen),
+        forward_start=tuple(forward_start),
+        backward_start=tuple(backward_start),
+        offload_start=offload_start,
+        prefetch_start=prefetch_start,
+    )
+
+
+def makespan_of(instance: Instance, solution: Solution | None) -> float:
+    """End of B_1, or infinity for None."""
+    if solution is None:
+        return float("inf")
+    return solution.backward_start[0] + instance.backward[0]
