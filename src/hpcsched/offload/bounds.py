@@ -88,7 +88,8 @@ def transfer_bound(instance: Instance) -> float:
     return math.ceil(best - 1e-9) if math.isfinite(best) else best
 
 
-def lp_relaxation(instance: Instance, *, time_limit: float | None = None) -> tuple[float | None, dict[int, float], Any]:
+def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
+                  integer: bool = False) -> tuple[float | None, dict[int, float], Any]:
     """Solve the fractional-offloading LP; return (bound, fractional o_i, outcome).
 
     Variables: starts SF_k, SB_k; o_i in [0, 1]; q_ik in [0, o_i], the part of
@@ -103,7 +104,9 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None) -> tup
       start of B_{i1+1};
     - each offloaded a_i travels out and back between F_i and B_{i+1}.
     Each row holds for every feasible schedule with q, r, o in {0, 1}, so the
-    LP optimum is a lower bound.  Latency is kept inside tau (exact for
+    LP optimum is a lower bound.  With ``integer=True`` o, q, r are binary
+    (the "relaxation MILP": still a relaxation, much tighter); then the
+    returned value is the MILP's proven dual bound (valid at a time limit).  Latency is kept inside tau (exact for
     integer o).  For L > 60 only i0 at distances 1, 2, 4, ... from k are
     written (fewer rows: still a relaxation).
     """
@@ -120,7 +123,8 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None) -> tup
     lp = pulp.LpProblem("offload_lp", pulp.LpMinimize)
     SF = [pulp.LpVariable(f"SF{k}", lowBound=0) for k in range(1, n + 1)]
     SB = [pulp.LpVariable(f"SB{k}", lowBound=0) for k in range(1, n + 1)]
-    o = {i: pulp.LpVariable(f"o{i}", 0, 1) for i in offloadable}
+    category = pulp.LpBinary if integer else pulp.LpContinuous
+    o = {i: pulp.LpVariable(f"o{i}", 0, 1, cat=category) for i in offloadable}
     lp += SB[0] + b[0]
     for k in range(1, n):
         lp += SF[k] >= SF[k - 1] + f[k - 1]
@@ -144,9 +148,9 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None) -> tup
         early = [i for i in offloadable if i <= k - 2]
         pinned = sum(s[i] for i in range(k - 1) if i not in o)
         for i in early:
-            q[i, k] = pulp.LpVariable(f"q{i}_{k}", 0, 1)
+            q[i, k] = pulp.LpVariable(f"q{i}_{k}", 0, 1, cat=category)
             lp += q[i, k] <= o[i]
-            r[i, k] = pulp.LpVariable(f"r{i}_{k}", 0, 1)
+            r[i, k] = pulp.LpVariable(f"r{i}_{k}", 0, 1, cat=category)
             lp += r[i, k] <= o[i]
         lp += pinned + pulp.lpSum(s[i] * (1 - q[i, k]) for i in early) + s[k - 1] + s[k] + wf[k - 1] <= M
         gradient_in = s[n] if k == n else s[k]
@@ -166,6 +170,10 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None) -> tup
         # One channel carries every transfer, all within [0, start of B_1].
         lp += SB[0] >= pulp.lpSum((tau_out[i] + tau_in[i]) * o[i] for i in offloadable)
     outcome = solve_pulp(lp, time_limit=time_limit)
+    if integer:
+        # Any proven bound of this relaxation is a bound of the problem.
+        fractions = {i: float(o[i].value() or 0.0) for i in offloadable} if outcome.has_solution else {}
+        return outcome.bound, fractions, outcome
     if outcome.status.name != "OPTIMAL":
         return None, {}, outcome
     fractions = {i: float(o[i].value() or 0.0) for i in offloadable}
@@ -178,6 +186,14 @@ def lp_bound(instance: Instance, *, time_limit: float | None = None) -> float | 
 
     value, _, _ = lp_relaxation(instance, time_limit=time_limit)
     return None if value is None else math.ceil(value * (1 - 1e-9) - 1e-6)
+
+
+def relaxation_milp_bound(instance: Instance, *, time_limit: float | None = 10.0) -> float | None:
+    """Proven bound of the relaxation MILP (binary o, q, r), rounded up, or None."""
+    import math
+
+    value, _, _ = lp_relaxation(instance, time_limit=time_limit, integer=True)
+    return None if value is None or not math.isfinite(value) else math.ceil(value * (1 - 1e-9) - 1e-6)
 
 
 def best(instance: Instance) -> float:

@@ -350,7 +350,10 @@ def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.
     f, b = instance.forward, instance.backward
     wf, wb, M = instance.workspace_forward, instance.workspace_backward, instance.memory
     reference = simulate(instance, instance.offloadable)
-    big = _makespan(instance, reference)  # every start of an optimal restricted schedule is below it
+    # Big-M: offload-all's makespan plus every transfer once more bounds every start of an
+    # optimal restricted schedule (the restriction may cost up to the serialized transfers).
+    big = _makespan(instance, reference) + sum(instance.offload_time(i) + instance.prefetch_time(i)
+                                               for i in instance.offloadable)
     offloadable = list(instance.offloadable)
     tau_out = {i: instance.offload_time(i) for i in offloadable}
     tau_in = {i: instance.prefetch_time(i) for i in offloadable}
@@ -391,23 +394,31 @@ def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.
             lp += end_out[i] <= SF[k - 1] + big * (y + 1 - o[i])
             terms.append(s[i] * (1 - o[i] + y))
         lp += pulp.lpSum(terms) + s[k - 1] + s[k] + wf[k - 1] <= M
-    # Memory at the start of B_k, counting every prefetch started before B_{k-1} starts.
+    # Backward phase, two rows per step: "during B_k" counts every prefetch started before B_k
+    # ends; "gap after B_k" (B_k's inputs released) counts every prefetch started before B_{k-1}.
+    # An offload still running at the start of the row's window keeps a_i resident (conservative).
     for k in range(n, 0, -1):
-        terms = []
+        during, gap = [], []
         for i in range(0, k - 1):
             if i not in o:
-                terms.append(s[i])
+                during.append(s[i])
+                gap.append(s[i])
                 continue
-            w = pulp.LpVariable(f"w{i}_{k}", cat="Binary")  # 1: counted resident during B_k
+            w = pulp.LpVariable(f"w{i}_{k}", cat="Binary")  # 1: a_i counted resident during B_k
             lp += w >= 1 - o[i]
-            if k >= 2:
-                lp += P[i] >= SB[k - 2] - big * w
-            else:
-                lp += w >= o[i]
+            lp += P[i] >= SB[k - 1] + b[k - 1] - big * w
             lp += end_out[i] <= SB[k - 1] + big * (w + 1 - o[i])
-            terms.append(s[i] * w)
+            during.append(s[i] * w)
+            if k >= 2:
+                g = pulp.LpVariable(f"g{i}_{k}", cat="Binary")  # 1: counted in the gap after B_k
+                lp += g >= 1 - o[i]
+                lp += P[i] >= SB[k - 2] - big * g
+                lp += end_out[i] <= SB[k - 1] + b[k - 1] + big * (g + 1 - o[i])
+                gap.append(s[i] * g)
         gradient_in = s[n] if k == n else s[k]
-        lp += pulp.lpSum(terms) + 2 * s[k - 1] + gradient_in + wb[k - 1] <= M
+        lp += pulp.lpSum(during) + 2 * s[k - 1] + gradient_in + wb[k - 1] <= M
+        if k >= 2:
+            lp += pulp.lpSum(gap) + s[k - 1] <= M
     # Warm start from a heuristic whose schedule satisfies the restrictions is not attempted
     # (PuLP's HiGHS interface does not pass MIP starts reliably); the heuristic is a fallback.
     outcome = solve_pulp(lp, backend=backend, time_limit=time_limit, threads=threads, seed=seed)

@@ -37,10 +37,10 @@ def no_offload_suffices(instance: Instance, *, time_limit: float | None = None, 
 
 def zero_transfer(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
     """Zero transfer times: offload everything as soon as possible, makespan Σ(f+b), OPTIMAL."""
+    check_feasible(instance)
     if instance.latency != 0 or instance.bandwidth_out is not None or instance.bandwidth_in is not None:
         return Result(PROBLEM, "zero-transfer", Status.NOT_APPLICABLE,
                       notes=("transfers take time (finite bandwidth or latency > 0)",))
-    check_feasible(instance)
     solution = simulate(instance, instance.offloadable)
     value = makespan_of(instance, solution)
     status = Status.OPTIMAL if value == instance.compute_time else Status.FEASIBLE

@@ -1,0 +1,130 @@
+"""Exact methods agree with brute force; special cases, heuristics and bounds stay consistent."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hpcsched.core.registry import methods, run_method
+from hpcsched.core.result import Status
+from hpcsched.offload import bounds, generate_random
+from hpcsched.offload.heuristics import dp_offload_set
+
+from offload_helpers import small_instance
+
+
+@st.composite
+def chains(draw, max_layers=4):
+    n = draw(st.integers(1, max_layers))
+    forward = draw(st.lists(st.integers(1, 6), min_size=n, max_size=n))
+    backward = draw(st.lists(st.integers(1, 8), min_size=n, max_size=n))
+    activation = draw(st.lists(st.integers(1, 12), min_size=n + 1, max_size=n + 1))
+    fraction = draw(st.sampled_from([0.0, 0.3, 0.7]))
+    bandwidth = draw(st.sampled_from([1.0, 2.0, 4.0]))
+    latency = draw(st.integers(0, 1))
+    duplex = draw(st.sampled_from(["full", "half"]))
+    return small_instance(forward, backward, activation, fraction=fraction, bandwidth=bandwidth,
+                          latency=latency, duplex=duplex)
+
+
+HEURISTICS = [m.name for m in methods("offload") if m.kind in ("heuristic", "baseline")]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(chains())
+def test_exact_methods_agree_with_brute_force(instance):
+    brute = run_method(instance, "brute-force")
+    assert brute.status is Status.OPTIMAL, brute.notes
+    optimum = brute.objective
+    plain = run_method(instance, "cpsat-plain", time_limit=10)
+    warm = run_method(instance, "cpsat", time_limit=10)
+    assert plain.status is Status.OPTIMAL and plain.objective == optimum
+    assert warm.status is Status.OPTIMAL and warm.objective == optimum
+    assert bounds.best(instance) <= optimum
+    lp = bounds.lp_bound(instance)
+    assert lp is not None and lp <= optimum
+    for name in HEURISTICS + ["milp-fixed-order"]:
+        result = run_method(instance, name, time_limit=1)
+        assert result.status is not Status.ERROR, (name, result.notes)
+        if result.status.has_solution:
+            assert result.objective >= optimum, name
+            assert result.bound is None or result.bound <= optimum, name
+
+
+def test_fixed_order_milp_matches_cpsat_on_a_chain_where_order_is_free():
+    # Homogeneous chain: all transfers are equal, so any order is as good as the fixed one.
+    instance = small_instance([3] * 4, [5] * 4, [6] * 5, fraction=0.2, bandwidth=2.0)
+    exact = run_method(instance, "cpsat", time_limit=10)
+    milp = run_method(instance, "milp-fixed-order", time_limit=10)
+    assert exact.status is Status.OPTIMAL
+    assert milp.status is Status.FEASIBLE and milp.objective == exact.objective
+
+
+@settings(max_examples=10, deadline=None)
+@given(chains(max_layers=4))
+def test_special_cases_agree_with_exact_inside_their_class(instance):
+    roomy = instance.with_memory(10**9)
+    special = run_method(roomy, "no-offload-suffices")
+    assert special.status is Status.OPTIMAL
+    assert special.objective == roomy.compute_time == run_method(roomy, "brute-force").objective
+    import dataclasses
+
+    free = dataclasses.replace(instance, bandwidth_out=None, bandwidth_in=None, latency=0)
+    zero = run_method(free, "zero-transfer")
+    assert zero.status is Status.OPTIMAL
+    assert zero.objective == run_method(free, "brute-force").objective == free.compute_time
+    outside = run_method(instance, "zero-transfer")
+    assert outside.status is Status.NOT_APPLICABLE
+
+
+def test_no_offload_suffices_outside_its_class():
+    instance = small_instance([2, 2, 2], [3, 3, 3], [5, 5, 5, 5], fraction=0.0, bandwidth=1.0)
+    assert run_method(instance, "no-offload-suffices").status is Status.NOT_APPLICABLE
+    assert run_method(instance, "no-offload").status is Status.NOT_APPLICABLE
+
+
+def test_infeasible_budget_gives_infeasible_from_every_method():
+    instance = small_instance([2, 2, 2], [3, 3, 3], [5, 9, 5, 5], fraction=0.0).with_memory(10)
+    for method in methods("offload"):
+        result = run_method(instance, method.name, time_limit=2)
+        assert result.status is Status.INFEASIBLE, method.name
+        assert "F1" in result.notes[0] or "F2" in result.notes[0] or "B" in result.notes[0]
+    # By hand: F_1 holds a_0 + a_1 = 5 + 9 = 14 bytes > 13, the first step that cannot fit.
+    result = run_method(instance.with_memory(13), "cpsat")
+    assert "step F1" in result.notes[0]
+
+
+def test_time_limited_solve_is_feasible_not_optimal():
+    instance = generate_random(seed=3, n=40, budget=0.5)
+    result = run_method(instance, "cpsat-plain", time_limit=0.5)
+    assert result.status in (Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION)
+
+
+def test_scaled_cpsat_never_claims_optimal():
+    instance = small_instance([30, 20, 40], [50, 60, 80], [10, 20, 30, 5], fraction=0.2, bandwidth=0.5)
+    result = run_method(instance, "cpsat-plain", time_limit=5, resolution=7)
+    assert result.status is Status.FEASIBLE and result.bound is None
+
+
+def test_heuristics_on_a_large_chain_are_fast():
+    import time
+
+    instance = generate_random(seed=1, n=300, budget=0.4)
+    for name in ["offload-all", "vdnn-conv", "greedy-size", "greedy-hideability", "dp", "local-search"]:
+        started = time.perf_counter()
+        result = run_method(instance, name, time_limit=1.0)
+        assert result.status is Status.FEASIBLE, name
+        assert time.perf_counter() - started < 8, name
+
+
+def test_dp_sets_respect_the_memory_floors_they_check():
+    instance = generate_random(seed=5, n=30, budget=0.4)
+    chosen = dp_offload_set(instance, 512, 0.05)
+    assert chosen is not None
+    kept = 0
+    s = instance.activation
+    for i in range(instance.n_layers - 1):
+        kept += 0 if i in chosen else s[i]
+        k = i + 2
+        assert kept + s[k - 1] + s[k] <= instance.memory
