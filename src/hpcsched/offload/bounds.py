@@ -89,7 +89,7 @@ def transfer_bound(instance: Instance) -> float:
 
 
 def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
-                  integer: bool = False) -> tuple[float | None, dict[int, float], Any]:
+                  integer: bool = False, volume_rows: bool = False) -> tuple[float | None, dict[int, float], Any]:
     """Solve the fractional-offloading LP; return (bound, fractional o_i, outcome).
 
     Variables: starts SF_k, SB_k; o_i in [0, 1]; q_ik in [0, o_i], the part of
@@ -102,7 +102,9 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
       end of F_{i0} and SF_k (for a set of i0);
     - in channel: the r-parts of a_{i1}..a_{k-2} arrive between SB_k and the
       start of B_{i1+1};
-    - each offloaded a_i travels out and back between F_i and B_{i+1}.
+    - each offloaded a_i travels out and back between F_i and B_{i+1}, and
+      all offloaded a_i, i >= i1, travel out (and back) between the end of
+      F_{i1} and the start of B_{i1+1}.
     Each row holds for every feasible schedule with q, r, o in {0, 1}, so the
     LP optimum is a lower bound.  With ``integer=True`` o, q, r are binary
     (the "relaxation MILP": still a relaxation, much tighter); then the
@@ -166,6 +168,24 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
     for i in offloadable:
         produced = 0 if i == 0 else SF[i - 1] + f[i - 1]
         lp += SB[i] >= produced + (tau_out[i] + tau_in[i]) * o[i]
+    # Every offloaded a_i, i >= i1, travels out and back between the end of F_{i1} and the
+    # start of B_{i1+1} (a_i's prefetch ends before B_{i+1}, which precedes B_{i1+1}).
+    # Suffix sums through auxiliary variables keep the rows sparse.
+    suffix_out: dict[int, Any] = {}
+    suffix_in: dict[int, Any] = {}
+    following = None
+    for i1 in reversed(offloadable if volume_rows else []):
+        suffix_out[i1] = pulp.LpVariable(f"U{i1}", lowBound=0)
+        suffix_in[i1] = pulp.LpVariable(f"V{i1}", lowBound=0)
+        lp += suffix_out[i1] == tau_out[i1] * o[i1] + (suffix_out[following] if following is not None else 0)
+        lp += suffix_in[i1] == tau_in[i1] * o[i1] + (suffix_in[following] if following is not None else 0)
+        following = i1
+        produced = 0 if i1 == 0 else SF[i1 - 1] + f[i1 - 1]
+        if instance.duplex == "full":
+            lp += SB[i1] >= produced + suffix_out[i1]
+            lp += SB[i1] >= produced + suffix_in[i1]
+        else:
+            lp += SB[i1] >= produced + suffix_out[i1] + suffix_in[i1]
     if instance.duplex == "half":
         # One channel carries every transfer, all within [0, start of B_1].
         lp += SB[0] >= pulp.lpSum((tau_out[i] + tau_in[i]) * o[i] for i in offloadable)

@@ -237,17 +237,23 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
                      log: bool = False) -> Result:
     """Coarse-to-fine CP-SAT warm-started by heuristics, with proven bounds (best exact method)."""
     from . import bounds
+    from .simulate import simulate
 
     started = time.perf_counter()
     check_feasible(instance)
     limit = 60.0 if time_limit is None else float(time_limit)
     notes = []
     lower = bounds.best(instance)
+    fractions = None
     if use_lp:
-        lp = bounds.lp_bound(instance, time_limit=max(1.0, 0.15 * limit))
-        if lp is not None:
-            lower = max(lower, lp)
-    best = _incumbent(instance, max(0.2, heuristic_fraction * limit), seed)
+        value, fractions, _ = bounds.lp_relaxation(instance, time_limit=max(1.0, 0.15 * limit))
+        if value is not None:
+            lower = max(lower, math.ceil(value * (1 - 1e-9) - 1e-6))
+            notes.append(f"LP relaxation bound {value:.1f}")
+    from .heuristics import best_heuristic_solution
+
+    best = best_heuristic_solution(instance, time_limit=max(0.2, heuristic_fraction * limit), seed=seed,
+                                   fractions=fractions)
     best_value = _makespan(instance, best)
     backend = None
 
@@ -257,8 +263,10 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     if best_value > lower and remaining() > 1.0:
         # Coarse phase: resolution chosen so that the horizon has ~2,000 steps.
         scale = max(1, best_value // 2000)
-        if scale > 1:
-            model, handles = build_cpsat(instance, horizon=best_value, scale=scale, hint=best)
+        coarse_hint = simulate(instance, best.offloaded, scale=scale) if scale > 1 else None
+        if coarse_hint is not None:
+            model, handles = build_cpsat(instance, horizon=_makespan(instance, coarse_hint) + scale, scale=scale,
+                                         hint=coarse_hint)
             outcome = solve_cpsat(model, time_limit=max(0.5, coarse_fraction * remaining()), workers=workers,
                                   seed=seed, log=log)
             backend = outcome.backend

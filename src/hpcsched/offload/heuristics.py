@@ -16,7 +16,8 @@ in practice; a linear scan finishes the job when it is not).
 - ``greedy-hideability``: priority ``(f_{i+1} + b_{i+1}) / (tau_out_i + tau_in_i)``
   (compute that can hide the copies per unit of copy time), same procedure.
 - ``lp-rounding``: the LP relaxation of `bounds.lp_relaxation` gives
-  fractional o_i; priority = o_i (ties by size), same procedure.
+  fractional o_i; the best of the roundings {o_i >= theta} for several
+  theta, each repaired in the order of decreasing o_i, then additions.
 - ``dp``: POFO-style dynamic program over discretized memory.  The state
   after deciding a_0..a_i is the (rounded up) number of kept bytes; the
   memory floors of F_{i+2} and B_{i+2} with that prefix kept are checked
@@ -24,8 +25,9 @@ in practice; a linear scan finishes the job when it is not).
   exposed copy time ``max(0, tau_out - f_{i+1}) + max(0, tau_in - b_{i+1})``
   plus alpha times its copy time.  Anytime: finer grids and several alpha
   until the time limit; each DP set is simulated and the best kept.
-- ``local-search``: from the best of the greedy sets, flip/swap moves,
-  first improvement, random order (seeded), until the time limit.
+- ``local-search``: from the best of the greedy/DP/vDNN sets, flip/swap
+  moves, first improvement, random order (seeded); then iterated: kicks of
+  2-4 random flips followed by local search, until the time limit.
 
 All heuristics report ``bounds.best`` as their bound (valid, cheap).
 """
@@ -163,6 +165,17 @@ def greedy_hideability(instance: Instance, *, time_limit: float | None = None, s
     return _greedy(instance, "greedy-hideability", hideability_priority(instance), time_limit, 2.0)
 
 
+def round_fractions(instance: Instance, fractions: dict[int, float], priority: Sequence[int]) -> Solution:
+    """Best of the threshold roundings {i: o_i >= theta}, each repaired along ``priority``."""
+    best = None
+    for theta in (0.999, 0.9, 0.7, 0.5, 0.3, 0.1, 1e-6):
+        chosen = {i for i in instance.offloadable if fractions.get(i, 0.0) >= theta}
+        _, solution = shortest_feasible_prefix(instance, chosen, priority)
+        if best is None or _value(instance, solution) < _value(instance, best):
+            best = solution
+    return best
+
+
 def lp_rounding(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
     """LP relaxation (fractional offloading), rounded by priority, repaired by the simulator."""
     check_feasible(instance)
@@ -177,9 +190,9 @@ def lp_rounding(instance: Instance, *, time_limit: float | None = None, seed: in
     else:
         bound = max(bound, math.ceil(value * (1 - 1e-9) - 1e-6))
         priority = sorted(instance.offloadable, key=lambda i: (-round(fractions[i], 6), -instance.activation[i], i))
-    chosen, solution = shortest_feasible_prefix(instance, {i for i in priority if fractions.get(i, 0) >= 0.999}, priority)
+    solution = round_fractions(instance, fractions, priority)
     deadline = started + limit
-    chosen, solution = improve_by_adding(instance, chosen, solution, priority, deadline)
+    chosen, solution = improve_by_adding(instance, set(solution.offloaded), solution, priority, deadline)
     return Result(PROBLEM, "lp-rounding", Status.FEASIBLE, objective=_value(instance, solution), bound=bound,
                   solution=solution, notes=tuple(notes), solver=outcome.backend)
 
@@ -295,8 +308,8 @@ def local_search_from(instance: Instance, start: set[int], deadline: float, seed
     return current
 
 
-def _starting_sets(instance: Instance, deadline: float) -> list[Solution]:
-    starts = []
+def _starting_sets(instance: Instance, deadline: float, extra: Sequence[Solution] = ()) -> list[Solution]:
+    starts = list(extra)
     for priority in (hideability_priority(instance), size_priority(instance)):
         chosen, solution = shortest_feasible_prefix(instance, (), priority)
         starts.append(solution)
@@ -312,19 +325,39 @@ def _starting_sets(instance: Instance, deadline: float) -> list[Solution]:
     return starts
 
 
+def iterated_local_search(instance: Instance, deadline: float, seed: int, extra: Sequence[Solution] = ()) -> Solution:
+    """Local search from the best starting set, then kicks of 2-4 random flips until the deadline."""
+    rng = random.Random(seed)
+    starts = _starting_sets(instance, deadline, extra)
+    start = min(starts, key=lambda sol: _value(instance, sol))
+    best = local_search_from(instance, set(start.offloaded), deadline, seed)
+    best_value = _value(instance, best)
+    candidates = list(instance.offloadable)
+    rounds = 0
+    while time.perf_counter() < deadline and candidates:
+        rounds += 1
+        kicked = set(best.offloaded) ^ set(rng.sample(candidates, min(len(candidates), rng.randint(2, 4))))
+        candidate = local_search_from(instance, kicked, deadline, seed + rounds)
+        if _value(instance, candidate) < best_value:
+            best, best_value = candidate, _value(instance, candidate)
+    return best
+
+
 def local_search(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
-    """Flip/swap local search over O from the best greedy/DP set (time-limited, seeded)."""
+    """Iterated flip/swap local search over O from the best greedy/DP set (time-limited, seeded)."""
     check_feasible(instance)
     deadline = _deadline(time_limit, 5.0)
-    starts = _starting_sets(instance, deadline)
-    start = min(starts, key=lambda sol: _value(instance, sol))
-    solution = local_search_from(instance, set(start.offloaded), deadline, seed)
-    return _result(instance, "local-search", solution)
+    return _result(instance, "local-search", iterated_local_search(instance, deadline, seed))
 
 
-def best_heuristic_solution(instance: Instance, *, time_limit: float = 2.0, seed: int = 0) -> Solution:
-    """Best schedule of the fast heuristics within ``time_limit`` (warm start of the exact methods)."""
-    deadline = time.perf_counter() + time_limit
-    starts = _starting_sets(instance, deadline)
-    start = min(starts, key=lambda sol: _value(instance, sol))
-    return local_search_from(instance, set(start.offloaded), deadline, seed)
+def best_heuristic_solution(instance: Instance, *, time_limit: float = 2.0, seed: int = 0,
+                            fractions: dict[int, float] | None = None) -> Solution:
+    """Best schedule of the fast heuristics within ``time_limit`` (warm start of the exact methods).
+
+    ``fractions``: LP values of o_i, whose roundings are extra starting sets.
+    """
+    extra = []
+    if fractions:
+        priority = sorted(instance.offloadable, key=lambda i: (-round(fractions[i], 6), -instance.activation[i], i))
+        extra.append(round_fractions(instance, fractions, priority))
+    return iterated_local_search(instance, time.perf_counter() + time_limit, seed, extra)

@@ -86,11 +86,22 @@ class _Profile:
         return None
 
 
-def simulate(instance: Instance, offloaded: Iterable[int]) -> Solution | None:
-    """The ASAP schedule of offload set ``offloaded``, or None if it cannot fit."""
+def simulate(instance: Instance, offloaded: Iterable[int], *, scale: int = 1) -> Solution | None:
+    """The ASAP schedule of offload set ``offloaded``, or None if it cannot fit.
+
+    ``scale`` > 1 rounds every duration up to a multiple of ``scale`` (all times are then
+    multiples of it): the schedule of the time-scaled CP-SAT model, still valid here.
+    """
     chosen = sorted(set(offloaded))
     n, s = instance.n_layers, instance.activation
-    f, b = instance.forward, instance.backward
+
+    def up(value: int) -> int:
+        return -(-value // scale) * scale
+
+    f = [up(x) for x in instance.forward]
+    b = [up(x) for x in instance.backward]
+    offload_time = [up(instance.offload_time(i)) if i < n else 0 for i in range(n + 1)]
+    prefetch_time = [up(instance.prefetch_time(i)) if i < n else 0 for i in range(n + 1)]
     wf, wb = instance.workspace_forward, instance.workspace_backward
     is_offloaded = [False] * (n + 1)
     for i in chosen:
@@ -107,7 +118,7 @@ def simulate(instance: Instance, offloaded: Iterable[int]) -> Solution | None:
         nonlocal out_free, in_free
         begin = max(ready, out_free)
         offload_start[i] = begin
-        offload_end[i] = begin + instance.offload_time(i)
+        offload_end[i] = begin + offload_time[i]
         out_free = offload_end[i]
         if half:
             in_free = out_free
@@ -144,7 +155,7 @@ def simulate(instance: Instance, offloaded: Iterable[int]) -> Solution | None:
                 return None
             prefetch_start[i] = begin
             profile.add(begin, s[i])
-            in_free = begin + instance.prefetch_time(i)
+            in_free = begin + prefetch_time[i]
             if half:
                 out_free = in_free
             ready = max(ready, in_free)

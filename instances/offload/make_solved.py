@@ -1,0 +1,57 @@
+"""Solve every shipped offload instance with the default exact method and write solved.json.
+
+Run from the repository root (takes about N x time limit):
+    PYTHONPATH=src python instances/offload/make_solved.py --time-limit 20
+Existing entries are kept unless the new run is better (lower objective or higher bound);
+the bound and the objective of an entry may come from different runs of the same method.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from hpcsched.core.io import atomic_write_text, read_instance
+from hpcsched.core.registry import run_method
+
+HERE = Path(__file__).resolve().parent
+DATE = "2026-11-21"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--time-limit", type=float, default=20.0)
+    parser.add_argument("--method", default="cpsat")
+    parser.add_argument("--only", default="", help="substring of the file names to (re)solve")
+    args = parser.parse_args()
+    target = HERE / "solved.json"
+    solved = json.loads(target.read_text()) if target.exists() else {}
+    for path in sorted(HERE.glob("*.json")):
+        if path.name == "solved.json" or args.only not in path.name:
+            continue
+        instance = read_instance(path)
+        result = run_method(instance, args.method, time_limit=args.time_limit, seed=0)
+        entry = {
+            "objective": result.objective,
+            "bound": result.bound,
+            "status": result.status.value,
+            "method": result.method,
+            "solver": result.solver,
+            "date": DATE,
+            "runtime_s": round(result.runtime_s, 2),
+            "time_limit_s": args.time_limit,
+            "compute_time": instance.compute_time,
+        }
+        old = solved.get(path.name)
+        if old is not None and old.get("objective") is not None and result.objective is not None:
+            if old["status"] == "OPTIMAL" or (old["objective"] <= result.objective and (old["bound"] or 0) >= (result.bound or 0)):
+                entry = old
+        solved[path.name] = entry
+        gap = None if not entry["bound"] else (entry["objective"] - entry["bound"]) / entry["objective"]
+        print(f"{path.name:32s} {entry['status']:9s} obj={entry['objective']} bound={entry['bound']} gap={gap}", flush=True)
+        atomic_write_text(target, json.dumps(solved, indent=1, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    main()
