@@ -110,7 +110,9 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
     (the "relaxation MILP": still a relaxation, much tighter); then the
     returned value is the MILP's proven dual bound (valid at a time limit).  Latency is kept inside tau (exact for
     integer o).  For L > 60 only i0 at distances 1, 2, 4, ... from k are
-    written (fewer rows: still a relaxation).
+    written (fewer rows: still a relaxation); for L > 120 the q, r variables
+    exist only for the 60 (16 when L > 400) activations before k, older offloaded ones count
+    as absent (optimistic: still a relaxation).
     """
     import pulp
 
@@ -146,9 +148,13 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
         chosen.add(0)
         return sorted(chosen)
 
+    window = n if n <= 120 else (60 if n <= 400 else 16)
     for k in range(2, n + 1):
-        early = [i for i in offloadable if i <= k - 2]
-        pinned = sum(s[i] for i in range(k - 1) if i not in o)
+        early = [i for i in offloadable if k - 2 - window < i <= k - 2]
+        # Activations older than the window count as gone as soon as they are offloaded
+        # (optimistic, so still a relaxation): this keeps the LP at O(L * window) variables.
+        old = [i for i in offloadable if i <= k - 2 - window]
+        pinned = sum(s[i] for i in range(k - 1) if i not in o) + pulp.lpSum(s[i] * (1 - o[i]) for i in old)
         for i in early:
             q[i, k] = pulp.LpVariable(f"q{i}_{k}", 0, 1, cat=category)
             lp += q[i, k] <= o[i]
@@ -158,6 +164,8 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
         gradient_in = s[n] if k == n else s[k]
         lp += pinned + pulp.lpSum(s[i] * (1 - r[i, k]) for i in early) + 2 * s[k - 1] + gradient_in + wb[k - 1] <= M
         for i0 in distances(k):
+            if early and i0 < early[0]:
+                continue
             part = [i for i in early if i >= i0]
             if not part:
                 continue

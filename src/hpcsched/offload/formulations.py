@@ -246,7 +246,7 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     lower = bounds.best(instance)
     fractions = None
     if use_lp:
-        value, fractions, _ = bounds.lp_relaxation(instance, time_limit=max(1.0, 0.15 * limit))
+        value, fractions, _ = bounds.lp_relaxation(instance, time_limit=max(1.0, 0.35 * limit))
         if value is not None:
             lower = max(lower, math.ceil(value * (1 - 1e-9) - 1e-6))
             notes.append(f"LP relaxation bound {value:.1f}")

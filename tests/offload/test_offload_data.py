@@ -1,0 +1,119 @@
+"""PipeDream importer, generators, shipped instances and solved.json regression."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from hpcsched.core.errors import FormatError, InvalidInstanceError
+from hpcsched.core.io import file_sha256, read_instance
+from hpcsched.core.registry import get_problem, run_method
+from hpcsched.core.result import Status
+from hpcsched.offload import import_pipedream, no_offload_peak
+from hpcsched.offload.generate import LINKS
+
+from offload_helpers import INSTANCES
+
+SHIPPED = sorted(p for p in INSTANCES.glob("*.json") if p.name != "solved.json")
+SOLVED = json.loads((INSTANCES / "solved.json").read_text()) if (INSTANCES / "solved.json").exists() else {}
+
+
+@pytest.mark.data
+def test_vgg16_import_matches_the_file(pipedream_dir):
+    path = pipedream_dir / "vgg16.graph.txt"
+    text = path.read_text()
+    nodes = re.findall(r"^(node\d+) -- (\w+).*?forward_compute_time=([\d.]+), backward_compute_time=([\d.]+), "
+                       r"activation_size=([\d.]+)", text, flags=re.M)
+    inputs = [n for n in nodes if n[1] == "Input"]
+    layers = [n for n in nodes if n[1] != "Input" and (float(n[2]) > 0 or float(n[3]) > 0)]
+    instance = import_pipedream(path, budget=0.6, link="pcie3")
+    assert instance.n_layers == len(layers) == 36
+    assert instance.activation[0] == int(float(inputs[0][4]))  # the Input's output is a_0
+    # Σ f excludes the Input's data-loading time; ms rounded to us.
+    assert abs(sum(instance.forward) - 1000 * sum(float(n[2]) for n in layers)) <= len(layers)
+    assert instance.source["skip_edges"] == 0  # VGG16 is a chain
+    assert instance.source["sha256"] == file_sha256(path)
+    assert instance.bandwidth_out == LINKS["pcie3"] == 12_000.0
+    assert instance.memory == int(0.6 * no_offload_peak(instance.with_memory(10**18)))
+
+
+@pytest.mark.data
+def test_resnet50_skip_connections_are_counted(pipedream_dir):
+    instance = import_pipedream(pipedream_dir / "resnet50.graph.txt", budget=0.9, link="pcie5")
+    assert instance.source["skip_edges"] >= 16  # one shortcut per bottleneck block
+    assert instance.bandwidth_in == 50_000.0
+
+
+@pytest.mark.data
+def test_infeasible_imported_budget_is_reported(pipedream_dir):
+    instance = import_pipedream(pipedream_dir / "vgg16.graph.txt", budget=0.2)
+    result = run_method(instance, "greedy-size")
+    assert result.status is Status.INFEASIBLE and "needs at least" in result.notes[0]
+
+
+def test_malformed_graph_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.graph.txt"
+    bad.write_text("node1 -- Input -- forward_compute_time=1.0, backward_compute_time=0.0, "
+                   "activation_size=10.0, parameter_size=0.0\nthis is not a line\n")
+    with pytest.raises(FormatError, match=r"bad.graph.txt:2"):
+        import_pipedream(bad)
+    bad.write_text("node1 -- Conv -- forward_compute_time=x, backward_compute_time=0.0, "
+                   "activation_size=10.0, parameter_size=0.0\n")
+    with pytest.raises(FormatError, match="forward_compute_time"):
+        import_pipedream(bad)
+    bad.write_text("node1 -- Conv -- forward_compute_time=1.0, backward_compute_time=1.0, "
+                   "activation_size=10.0, parameter_size=0.0\n\tnode1 -- node9\n")
+    with pytest.raises(FormatError, match="node9"):
+        import_pipedream(bad)
+    with pytest.raises(FormatError):
+        import_pipedream(tmp_path / "missing.txt")
+
+
+def test_unknown_link_is_an_instance_error(tmp_path):
+    good = tmp_path / "g.graph.txt"
+    good.write_text("node1 -- Input -- forward_compute_time=1.0, backward_compute_time=0.0, "
+                    "activation_size=10.0, parameter_size=0.0\n"
+                    "node2 -- Conv -- forward_compute_time=1.0, backward_compute_time=2.0, "
+                    "activation_size=20.0, parameter_size=0.0\n\tnode1 -- node2\n")
+    instance = import_pipedream(good, budget=1.0)
+    assert instance.forward == (1000,) and instance.backward == (2000,) and instance.activation == (10, 20)
+    with pytest.raises(InvalidInstanceError, match="link"):
+        import_pipedream(good, link="carrier-pigeon")
+
+
+@pytest.mark.parametrize("family", ["homogeneous", "random", "cnn", "transformer"])
+def test_generators_are_seeded_and_feasible(family):
+    generator = get_problem("offload").generators[family]
+    first, again = generator(seed=4, n=15), generator(seed=4, n=15)
+    assert first == again
+    result = run_method(first, "offload-all")
+    assert result.status is Status.FEASIBLE
+
+
+def test_shipped_instances_load_without_shared_data():
+    assert len(SHIPPED) >= 30
+    for path in SHIPPED:
+        instance = read_instance(path)
+        assert instance.source["importer"] == "pipedream" and len(instance.source["sha256"]) == 64
+
+
+def test_solved_json_is_consistent_with_baselines():
+    assert set(SOLVED) == {p.name for p in SHIPPED}
+    for path in SHIPPED:
+        entry = SOLVED[path.name]
+        assert entry["bound"] is not None and entry["bound"] <= entry["objective"]
+        instance = read_instance(path)
+        assert entry["bound"] >= instance.compute_time
+        for method in ("offload-all", "vdnn-conv"):
+            result = run_method(instance, method)
+            assert result.objective >= entry["bound"], (path.name, method)
+
+
+def test_exact_method_reproduces_proven_optima():
+    proven = [name for name, entry in SOLVED.items() if entry["status"] == "OPTIMAL" and name.startswith("gnmt")]
+    for name in proven[:2]:
+        result = run_method(read_instance(INSTANCES / name), "cpsat", time_limit=10)
+        assert result.status is Status.OPTIMAL
+        assert result.objective == SOLVED[name]["objective"]
