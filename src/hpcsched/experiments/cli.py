@@ -10,6 +10,7 @@ used, 2 for bad arguments (unknown method, problem or executor).
 
 from __future__ import annotations
 
+import contextlib
 import signal
 from pathlib import Path
 from typing import Any, List, Optional
@@ -27,16 +28,23 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
     return typer.Exit(code)
 
 
-def _terminate_cleanly() -> None:
-    """Turn SIGTERM into SystemExit so that runner children are killed on the way out."""
+@contextlib.contextmanager
+def _sigterm_as_exit():
+    """Turn SIGTERM into SystemExit while running, so that the runner children
+    are killed on the way out (the rows already written stay)."""
 
     def handler(signum, frame):  # noqa: ARG001
         raise SystemExit(128 + signum)
 
     try:
-        signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread (e.g. inside a test runner thread)
-        pass
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _format(value: Any, kind: str = "") -> str:
@@ -105,9 +113,9 @@ def compare(
                 raise _fail(f"{file}: problem '{problem.name}' has no method '{name}' (known: {known})", 2)
         for name in names:
             tasks.append(make_task(instance, name, seed=seed, time_limit=time_limit, grace=grace, plugins=plugins, file=file))
-    _terminate_cleanly()
     try:
-        summary = run_tasks(tasks, executor=executor, jobs=jobs, scheduler=scheduler, description="compare")
+        with _sigterm_as_exit():
+            summary = run_tasks(tasks, executor=executor, jobs=jobs, scheduler=scheduler, description="compare")
     except HpcschedError as error:
         raise _fail(str(error)) from None
     from .runs import row_key, task_key
@@ -151,10 +159,10 @@ def study_run(
 
     if executor is not None and executor not in EXECUTORS:
         raise _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got '{executor}'", 2)
-    _terminate_cleanly()
     try:
         study = load_study(study_file)
-        summary = run_study(study, executor=executor, jobs=jobs, scheduler=scheduler, results=results, progress=progress)
+        with _sigterm_as_exit():
+            summary = run_study(study, executor=executor, jobs=jobs, scheduler=scheduler, results=results, progress=progress)
     except HpcschedError as error:
         raise _fail(str(error)) from None
     where = results or study.results

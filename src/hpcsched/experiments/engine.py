@@ -34,6 +34,9 @@ from .runs import canonical_options, canonical_time_limit, instance_size, task_k
 
 EXECUTORS = ("local", "dask")
 
+#: Seconds to wait for a Dask scheduler given by address.
+DASK_CONNECT_TIMEOUT_S = 30.0
+
 
 class ExecutorError(HpcschedError):
     """An executor cannot be used (unknown name, Dask missing or unreachable)."""
@@ -179,7 +182,7 @@ def _dask_client(scheduler: Any, jobs: int):
         return scheduler, None  # an existing Client
     if scheduler:
         try:
-            return Client(scheduler, timeout="30s"), None
+            return Client(scheduler, timeout=f"{DASK_CONNECT_TIMEOUT_S}s"), None
         except (OSError, TimeoutError) as error:
             raise ExecutorError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
     # Runs happen in runner child processes, so worker *threads* suffice locally.

@@ -333,9 +333,14 @@ class Runner:
                 f"{time_limit} s + grace {grace:g} s",
             )
         except (_ChildDied, BrokenPipeError, OSError, ValueError) as error:
-            code = self._process.poll() if self._process is not None else None
+            code = None
+            if self._process is not None:
+                try:  # after end-of-file the exit status follows shortly
+                    code = self._process.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    pass
             tail = self._discard()
-            how = f"exit code {code}" if code is None or code >= 0 else f"signal {-code}"
+            how = "still running" if code is None else f"exit code {code}" if code >= 0 else f"signal {-code}"
             detail = f" ({error})" if str(error) else ""
             return _outcome(
                 "ERROR",
@@ -407,4 +412,8 @@ def make_row(task: Mapping[str, Any], outcome: Mapping[str, Any]) -> dict[str, A
         "time_limit": task.get("time_limit"),
     }
     row.update(outcome)
-    return {column: row.get(column) for column in COLUMNS}
+    # Text columns are "" rather than None, as they read back from a file.
+    return {column: ("" if row.get(column) is None and column in _TEXT_COLUMNS else row.get(column)) for column in COLUMNS}
+
+
+_TEXT_COLUMNS = ("instance", "problem", "method", "options", "status", "solver", "host", "error", "notes")

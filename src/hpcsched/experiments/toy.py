@@ -14,6 +14,7 @@ value (minimize). Methods:
 ``sleep``      sleeps ``seconds`` (option, default 0.05), then as ``exact``.
 ``hang``       ignores its time limit and sleeps for a day (a misbehaving backend).
 ``boom``       raises RuntimeError (a crashing method).
+``die``        kills its own process (a crashing backend: segfault, out of memory).
 ``bad``        returns an out-of-range pick (the validator turns it into ERROR).
 ``seeded``     a random pick drawn with ``seed`` (FEASIBLE; results depend on the seed).
 """
@@ -123,6 +124,13 @@ def solve_boom(instance: Instance, *, time_limit: float | None = None, seed: int
     raise RuntimeError(f"boom: deliberate failure on {instance.name}")
 
 
+def solve_die(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+    """End the process abruptly, as a crashing native library would."""
+    import os
+
+    os._exit(7)
+
+
 def solve_bad(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
     """Return an out-of-range pick (the validator must catch it)."""
     return Result(NAME, "bad", Status.FEASIBLE, solution=Solution(len(instance.values)))
@@ -154,3 +162,4 @@ PROBLEM.add_method("sleep", solve_sleep, kind="exact")
 PROBLEM.add_method("hang", solve_hang, kind="exact")
 PROBLEM.add_method("boom", solve_boom, kind="heuristic")
 PROBLEM.add_method("bad", solve_bad, kind="heuristic")
+PROBLEM.add_method("die", solve_die, kind="heuristic")
