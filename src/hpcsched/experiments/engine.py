@@ -134,8 +134,9 @@ class RunSummary:
 # ----------------------------------------------------------------- executors
 
 
-def _local_rows(tasks: list[dict[str, Any]], jobs: int, stop: threading.Event) -> Iterator[dict[str, Any]]:
-    """Rows in completion order, from ``jobs`` threads each owning a runner."""
+def _local_rows(tasks: list[dict[str, Any]], jobs: int, stop: threading.Event) -> Iterator[list[dict[str, Any]]]:
+    """Batches of rows in completion order (the rows that finished since the
+    last batch), from ``jobs`` threads each owning a runner."""
     runners: queue.SimpleQueue[Runner] = queue.SimpleQueue()
     owned = [Runner() for _ in range(jobs)]
     for runner in owned:
@@ -155,10 +156,9 @@ def _local_rows(tasks: list[dict[str, Any]], jobs: int, stop: threading.Event) -
         pending = {pool.submit(work, task) for task in tasks}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                row = future.result()
-                if row is not None:
-                    yield row
+            batch = [row for row in (future.result() for future in done) if row is not None]
+            if batch:
+                yield batch
     finally:
         stop.set()
         pool.shutdown(wait=False, cancel_futures=True)
@@ -192,18 +192,16 @@ def _dask_client(scheduler: Any, jobs: int):
     return Client(cluster), cluster
 
 
-def _dask_rows(tasks: list[dict[str, Any]], jobs: int, scheduler: Any, stop: threading.Event) -> Iterator[dict[str, Any]]:
+def _dask_rows(tasks: list[dict[str, Any]], jobs: int, scheduler: Any, stop: threading.Event) -> Iterator[list[dict[str, Any]]]:
     from distributed import as_completed
 
     client, cluster = _dask_client(scheduler, jobs)
     owns_client = cluster is not None or isinstance(scheduler, str)
     futures = []
     try:
-        futures = [client.submit(execute, task, pure=False, key=f"hpcsched-run-{index}-{os.urandom(4).hex()}")
-                   for index, task in enumerate(tasks)]
-        for future in as_completed(futures):
-            row = future.result()
-            yield row
+        futures = client.map(execute, tasks, pure=False)
+        for batch in as_completed(futures).batches():
+            yield [future.result() for future in batch]
     finally:
         stop.set()
         for future in futures:
@@ -280,21 +278,22 @@ def run_tasks(
         check_oversubscription(todo, jobs, cores)
 
     stop = threading.Event()
-    rows = _local_rows(todo, jobs, stop) if executor == "local" else _dask_rows(todo, jobs, scheduler, stop)
+    batches = _local_rows(todo, jobs, stop) if executor == "local" else _dask_rows(todo, jobs, scheduler, stop)
     bar = _progress(progress, len(todo), description)
     try:
         with bar:
             task_id = bar.add_task(description, total=len(todo))
-            for row in rows:
+            for batch in batches:
                 if store is not None:
-                    store.append(row)
-                summary.rows.append(row)
+                    store.append_many(batch)
+                summary.rows.extend(batch)
                 if on_row is not None:
-                    on_row(row)
-                bar.advance(task_id)
+                    for row in batch:
+                        on_row(row)
+                bar.advance(task_id, len(batch))
     finally:
         stop.set()
-        rows.close()
+        batches.close()
     return summary
 
 
