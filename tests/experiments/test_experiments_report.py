@@ -57,6 +57,16 @@ def test_performance_ratios_and_profile_by_hand():
     assert runtime["heur"] == [1.0, 1.0]
 
 
+def test_not_applicable_runs_are_counted_apart():
+    rows = ROWS + [row("X", "special", "NOT_APPLICABLE"), row("Y", "special", "OPTIMAL", 18.0, 18.0)]
+    special = {line["configuration"]: line for line in summary_table(rows)}["special"]
+    assert special["runs"] == 2 and special["not_applicable"] == 1
+    assert special["solved"] == 1.0 and special["proven_optimal"] == 1.0
+    # Y's best bound is now 18, so the heuristic's gap on Y is (20-18)/20.
+    heur = {line["configuration"]: line for line in summary_table(rows)}["heur"]
+    assert heur["worst_gap"] == pytest.approx(2 / 12)
+
+
 def test_several_time_limits_are_separate_configurations():
     rows = [row("X", "exact", "OPTIMAL", 10.0, 10.0, time_limit=1.0), row("X", "exact", "OPTIMAL", 10.0, 10.0, time_limit=5.0)]
     assert sorted(line["configuration"] for line in summary_table(rows)) == ["exact @1s", "exact @5s"]
@@ -66,12 +76,12 @@ def test_report_writes_markdown_csv_and_pngs(tmp_path):
     write_csv(ROWS, tmp_path / "results.csv")
     written = report(tmp_path / "results.csv", tmp_path / "report")
     text = written.markdown.read_text()
-    assert "| heur | 2 | 100.0% | 0.0% | 18.3% | 20.0% | 1.0954 |" in text
+    assert "| heur | 2 | 0 | 100.0% | 0.0% | 18.3% | 20.0% | 1.0954 |" in text
     assert "profile_objective.png" in text and "gap_vs_size.png" in text
     for figure in written.figures:
         assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(written.figures) == 3
-    assert written.summary_csv.read_text().startswith("configuration,runs,solved")
+    assert written.summary_csv.read_text().startswith("configuration,runs,not_applicable,solved")
 
 
 def test_report_of_an_empty_file_is_an_error(tmp_path):

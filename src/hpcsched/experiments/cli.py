@@ -47,6 +47,14 @@ def _sigterm_as_exit():
         signal.signal(signal.SIGTERM, previous)
 
 
+def _console():
+    """A console that never squeezes a table: natural width when not a terminal."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=250)
+
+
 def _format(value: Any, kind: str = "") -> str:
     if value is None:
         return "-"
@@ -75,7 +83,6 @@ def compare(
     plugin: List[str] = typer.Option([], "--plugin", help="Module or .py file registering an extra problem (repeatable)."),
 ) -> None:
     """Run several methods on several instance files and print one aligned table."""
-    from rich.console import Console
     from rich.table import Table
 
     from ..core.io import read_instance
@@ -129,7 +136,7 @@ def compare(
     for row in rows:
         table.add_row(row["instance"], row["method"], _format(row["objective"]), _format(row["bound"]),
                       _format(row["gap"], "gap"), row["status"], _format(row["runtime_s"], "time"))
-    Console(width=max(100, Console().width)).print(table)
+    _console().print(table)
     for row in rows:
         if row["error"]:
             typer.echo(f"{row['instance']} / {row['method']}: {row['error']}", err=True)
@@ -179,7 +186,6 @@ def study_report(
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default: RESULTS-report beside it)."),
 ) -> None:
     """Gap tables, performance profiles and gap-versus-size plots, as Markdown and PNG."""
-    from rich.console import Console
     from rich.table import Table
 
     from .report import report
@@ -190,15 +196,15 @@ def study_report(
     except (HpcschedError, ValueError) as error:
         raise _fail(str(error)) from None
     table = Table(title=f"{results}")
-    for column in ("configuration", "runs", "solved", "optimal", "mean gap", "worst gap", "geo-mean ratio", "mean time (s)"):
+    for column in ("configuration", "runs", "n/a", "solved", "optimal", "mean gap", "worst gap", "geo-mean ratio", "mean time (s)"):
         table.add_column(column, justify="left" if column == "configuration" else "right")
     for line in written.table:
         table.add_row(
-            line["configuration"], str(line["runs"]), _format(line["solved"], "gap"), _format(line["proven_optimal"], "gap"),
+            line["configuration"], str(line["runs"]), str(line["not_applicable"]), _format(line["solved"], "gap"), _format(line["proven_optimal"], "gap"),
             _format(line["mean_gap"], "gap"), _format(line["worst_gap"], "gap"),
             "-" if line["geomean_ratio"] is None else f"{line['geomean_ratio']:.4f}", _format(line["mean_runtime_s"], "time"),
         )
-    Console(width=max(100, Console().width)).print(table)
+    _console().print(table)
     typer.echo(f"report: {written.markdown}")
 
 

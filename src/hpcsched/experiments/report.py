@@ -15,7 +15,9 @@ when they say what they measure):
 - *ratio* = objective / best known (≥ 1); its geometric mean is over runs with
   a solution (an instance whose best known is 0 counts ratio 1 when the run
   also found 0, and is left out otherwise).
-- *proven optimal* = fraction of runs whose status is OPTIMAL.
+- *proven optimal* = fraction of runs whose status is OPTIMAL; this and
+  *solved* (fraction with a solution) are over the applicable runs (a special
+  case asked outside its class answers NOT_APPLICABLE, counted apart).
 - Performance profiles (Dolan & Moré, Math. Program. 91, 2002): for each
   configuration s, ρ_s(τ) = fraction of problems p (an instance with a seed,
   and a time limit unless it is part of the configuration) with
@@ -41,7 +43,7 @@ _HAS_SOLUTION = ("OPTIMAL", "FEASIBLE")
 _RUNTIME_FLOOR_S = 1e-3
 
 SUMMARY_COLUMNS = (
-    "configuration", "runs", "solved", "proven_optimal", "mean_gap", "worst_gap",
+    "configuration", "runs", "not_applicable", "solved", "proven_optimal", "mean_gap", "worst_gap",
     "geomean_ratio", "errors", "time_limit_no_solution", "mean_runtime_s",
 )
 
@@ -100,6 +102,9 @@ def summary_table(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     table = []
     for label in sorted(groups):
         group = groups[label]
+        # A special case outside its class (NOT_APPLICABLE) is neither a
+        # success nor a failure: fractions are over the applicable runs.
+        applicable = [r for r in group if r["status"] != "NOT_APPLICABLE"]
         solved = [r for r in group if r["status"] in _HAS_SOLUTION and r["objective"] is not None]
         gaps = [g for g in (gap_of(r["objective"], best_bound.get(r["instance_sha256"])) for r in solved) if g is not None]
         ratios = [q for q in (_ratio(r["objective"], best_known[r["instance_sha256"]]) for r in solved) if q is not None]
@@ -107,8 +112,9 @@ def summary_table(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
         table.append({
             "configuration": label,
             "runs": len(group),
-            "solved": len(solved) / len(group),
-            "proven_optimal": sum(r["status"] == "OPTIMAL" for r in group) / len(group),
+            "not_applicable": len(group) - len(applicable),
+            "solved": len(solved) / len(applicable) if applicable else None,
+            "proven_optimal": sum(r["status"] == "OPTIMAL" for r in group) / len(applicable) if applicable else None,
             "mean_gap": sum(gaps) / len(gaps) if gaps else None,
             "worst_gap": max(gaps) if gaps else None,
             "geomean_ratio": math.exp(sum(math.log(q) for q in ratios) / len(ratios)) if ratios and all(q > 0 for q in ratios) else None,
@@ -238,11 +244,11 @@ def _cell(value: Any, kind: str = "") -> str:
 
 def markdown_table(table: list[dict[str, Any]]) -> str:
     """The summary table as Markdown."""
-    header = "| configuration | runs | solved | proven optimal | mean gap | worst gap | geo-mean ratio | errors | no solution in time | mean time (s) |"
-    lines = [header, "|" + "---|" * 10]
+    header = "| configuration | runs | not applicable | solved | proven optimal | mean gap | worst gap | geo-mean ratio | errors | no solution in time | mean time (s) |"
+    lines = [header, "|" + "---|" * 11]
     for line in table:
         lines.append(
-            f"| {line['configuration']} | {line['runs']} | {_cell(line['solved'], 'percent')} | "
+            f"| {line['configuration']} | {line['runs']} | {line['not_applicable']} | {_cell(line['solved'], 'percent')} | "
             f"{_cell(line['proven_optimal'], 'percent')} | {_cell(line['mean_gap'], 'percent')} | "
             f"{_cell(line['worst_gap'], 'percent')} | {_cell(line['geomean_ratio'], 'ratio')} | "
             f"{line['errors']} | {line['time_limit_no_solution']} | {_cell(line['mean_runtime_s'], 'seconds')} |"
