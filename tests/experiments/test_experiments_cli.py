@@ -134,3 +134,10 @@ def test_study_bad_file_and_missing_results_are_one_line(tmp_path):
     assert one_error_line(result) == f"error: {study}: time_limits[0]: must be a positive number of seconds, got 'ten'"
     result = invoke("study", "report", tmp_path / "none.csv")
     assert result.exit_code == 1 and "no such results file" in one_error_line(result)
+
+
+def test_compare_warns_in_one_line_when_oversubscribed(files, monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 1)
+    result = invoke("compare", *files, "--methods", "exact", "--plugin", TOY, "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    assert "warning: 2 workers x 2 solver threads per run = 4 threads on 1 cores" in result.stderr

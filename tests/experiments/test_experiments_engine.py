@@ -160,10 +160,11 @@ def test_parquet_needs_pyarrow_and_says_how_to_get_it(tmp_path):
 
 def test_oversubscription_warns_only_when_threads_times_workers_exceed_cores(instances):
     with pytest.warns(OversubscriptionWarning, match="2 workers x 2 solver threads"):
-        run_tasks(tasks_for(instances[:1], ["exact"]), jobs=2, cores=2, progress=False)  # exact: 2 threads
+        run_tasks(tasks_for(instances[:2], ["exact"]), jobs=2, cores=2, progress=False)  # exact: 2 threads
     with warnings.catch_warnings():
         warnings.simplefilter("error", OversubscriptionWarning)
-        run_tasks(tasks_for(instances[:1], ["first"]), jobs=2, cores=2, progress=False)  # baseline: 1 thread
+        run_tasks(tasks_for(instances[:2], ["first"]), jobs=2, cores=2, progress=False)  # baseline: 1 thread
+        run_tasks(tasks_for(instances[:1], ["exact"]), jobs=2, cores=2, progress=False)  # one run: one worker
     with pytest.warns(OversubscriptionWarning, match="x 4 solver threads"):
         run_tasks(tasks_for(instances[:1], ["first"], options={"threads": 4}), jobs=1, cores=2, progress=False)
 
@@ -203,3 +204,14 @@ def test_dask_with_an_unreachable_scheduler_is_a_clear_error(instances, monkeypa
     monkeypatch.setattr(engine, "DASK_CONNECT_TIMEOUT_S", 1.0)
     with pytest.raises(ExecutorError, match="cannot reach the Dask scheduler"):
         run_tasks(tasks_for(instances[:1], ["exact"]), executor="dask", scheduler="tcp://127.0.0.1:1", progress=False)
+
+
+@pytest.mark.slow
+def test_dask_cluster_with_worker_processes_gives_the_same_rows(instances):
+    distributed = pytest.importorskip("distributed")
+    tasks = tasks_for(instances, ["exact", "first", "boom"]) + tasks_for(instances[:1], ["hang"], time_limit=0.2, grace=0.2)
+    local = run_tasks(tasks, progress=False).rows
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            remote = run_tasks(tasks, executor="dask", scheduler=client, progress=False).rows
+    assert stable(local) == stable(remote)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import warnings
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -30,21 +31,28 @@ def _fail(message: str, code: int = 1) -> typer.Exit:
 
 @contextlib.contextmanager
 def _sigterm_as_exit():
-    """Turn SIGTERM into SystemExit while running, so that the runner children
-    are killed on the way out (the rows already written stay)."""
+    """While running: SIGTERM becomes SystemExit, so that the runner children
+    are killed on the way out (the rows already written stay); warnings (e.g.
+    oversubscription) print as one ``warning: ...`` line on stderr."""
 
     def handler(signum, frame):  # noqa: ARG001
         raise SystemExit(128 + signum)
 
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ARG001
+        typer.echo(f"warning: {message}", err=True)
+
+    previous_show = warnings.showwarning
+    warnings.showwarning = show
     try:
         previous = signal.signal(signal.SIGTERM, handler)
     except ValueError:  # not the main thread
-        yield
-        return
+        previous = None
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        warnings.showwarning = previous_show
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _console():

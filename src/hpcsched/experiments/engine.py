@@ -293,8 +293,10 @@ def run_tasks(
             todo.append(task)
     if not todo:
         return summary
+    if executor == "local":
+        jobs = min(jobs, len(todo))  # no idle runners
     if executor == "local" or not scheduler:
-        check_oversubscription(todo, jobs, cores)
+        check_oversubscription(todo, min(jobs, len(todo)), cores)
 
     stop = threading.Event()
     batches = _local_rows(todo, jobs, stop) if executor == "local" else _dask_rows(todo, jobs, scheduler, stop)
