@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from ..core.errors import HpcschedError
-from .runner import Runner, default_grace, execute, make_row
+from .runner import Runner, close_idle_runners, default_grace, execute, make_row
 from .runs import canonical_options, canonical_time_limit, instance_size, task_key
 
 EXECUTORS = ("local", "dask")
@@ -225,6 +225,10 @@ def _dask_rows(tasks: list[dict[str, Any]], jobs: int, scheduler: Any, stop: thr
         stop.set()
         for future in futures:
             future.cancel()
+        try:
+            client.run(close_idle_runners)
+        except Exception:  # workers gone or unreachable: their children exit with them
+            pass
         if owns_client:
             client.close()
             if cluster is not None:

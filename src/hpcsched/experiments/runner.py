@@ -187,6 +187,7 @@ class Runner:
         self._process: subprocess.Popen | None = None
         self._stderr = None
         self._buffer = b""
+        self.busy = threading.Lock()  # held while a run is in flight
         _LIVE_RUNNERS.add(self)
 
     # -- lifecycle
@@ -301,6 +302,20 @@ class Runner:
     def run(self, task: Mapping[str, Any]) -> dict[str, Any]:
         """Execute ``task`` in the child and return its outcome (never raises
         for a misbehaving run: a hang or a crash is an outcome too)."""
+        with self.busy:
+            return self._run(task)
+
+    def close_if_idle(self) -> bool:
+        """Stop the child unless a run is in flight; True if stopped."""
+        if not self.busy.acquire(blocking=False):
+            return False
+        try:
+            self._discard()
+            return True
+        finally:
+            self.busy.release()
+
+    def _run(self, task: Mapping[str, Any]) -> dict[str, Any]:
         time_limit = task.get("time_limit")
         grace = task.get("grace")
         if grace is None:
@@ -394,7 +409,25 @@ def execute(task: Mapping[str, Any]) -> dict[str, Any]:
     runner = getattr(_THREAD_RUNNER, "runner", None)
     if runner is None:
         runner = _THREAD_RUNNER.runner = Runner()
+        with _EXECUTE_LOCK:
+            _EXECUTE_RUNNERS.add(runner)
     return make_row(task, runner.run(task))
+
+
+_EXECUTE_RUNNERS: set[Runner] = set()
+_EXECUTE_LOCK = threading.Lock()
+
+
+def close_idle_runners() -> int:
+    """Stop the idle runner children that `execute` started in this process.
+
+    The Dask executor calls it on every worker (``client.run``) when a study
+    ends, so that workers do not keep idle children; a runner busy with
+    another study's run is left alone (and restarts by itself when next used).
+    """
+    with _EXECUTE_LOCK:
+        runners = list(_EXECUTE_RUNNERS)
+    return sum(runner.close_if_idle() for runner in runners)
 
 
 def make_row(task: Mapping[str, Any], outcome: Mapping[str, Any]) -> dict[str, Any]:
