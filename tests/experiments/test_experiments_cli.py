@@ -8,7 +8,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from conftest import TOY, toy_instance
+from experiments_helpers import TOY, toy_instance
 from hpcsched.core.io import write_instance
 from hpcsched.experiments.cli import register
 
@@ -141,3 +141,13 @@ def test_compare_warns_in_one_line_when_oversubscribed(files, monkeypatch):
     result = invoke("compare", *files, "--methods", "exact", "--plugin", TOY, "--jobs", "2")
     assert result.exit_code == 0, result.output
     assert "warning: 2 workers x 2 solver threads per run = 4 threads on 1 cores" in result.stderr
+
+
+def test_the_main_cli_has_compare_and_study(files, tmp_path):
+    from hpcsched.cli import app as main_app
+
+    result = runner.invoke(main_app, ["compare", str(files[0]), "-m", "exact", "--plugin", TOY, "--csv", str(tmp_path / "c.csv")])
+    assert result.exit_code == 0, result.output
+    assert "OPTIMAL" in result.stdout and (tmp_path / "c.csv").exists()
+    result = runner.invoke(main_app, ["study", "--help"])
+    assert result.exit_code == 0 and "run" in result.stdout and "report" in result.stdout

@@ -8,7 +8,7 @@ import warnings
 
 import pytest
 
-from conftest import TOY, stable, toy_instance
+from experiments_helpers import TOY, stable, toy_instance
 from hpcsched.experiments import (
     COLUMNS,
     ExecutorError,

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, TOY, stable, subprocess_env
+from experiments_helpers import PYTHON, TOY, stable, subprocess_env
 from hpcsched.core.io import write_instance
 from hpcsched.experiments import StudyFileError, load_study, read_rows, run_study
 
-from conftest import toy_instance
+from experiments_helpers import toy_instance
 
 HERE = Path(__file__).resolve().parent
 
