@@ -134,7 +134,7 @@ def execute_here(task: Mapping[str, Any], instance: Any | None = None) -> dict[s
         "bound": _finite(result.bound),
         "gap": _finite(result.gap),
         "runtime_s": float(result.runtime_s),
-        "solver": result.solver,
+        "solver": None if result.solver is None else str(result.solver),
         "host": host,
         "error": error_text,
         "notes": one_line("; ".join(result.notes)),
@@ -166,7 +166,12 @@ def child_main() -> None:
                 "error": one_line(f"{type(error).__name__}: {error}"), "notes": ""}})
             continue
         send({"event": "started"})
-        send({"event": "done", "outcome": execute_here(task, instance)})
+        outcome = execute_here(task, instance)
+        try:
+            send({"event": "done", "outcome": outcome})
+        except (TypeError, ValueError) as error:  # e.g. a solver name that is not text
+            outcome = _outcome("ERROR", outcome.get("runtime_s") or 0.0, f"cannot report the result: {error}")
+            send({"event": "done", "outcome": outcome})
 
 
 # -------------------------------------------------------------------- parent
