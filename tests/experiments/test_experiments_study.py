@@ -16,6 +16,7 @@ from hpcsched.experiments import StudyFileError, load_study, read_rows, run_stud
 from experiments_helpers import toy_instance
 
 HERE = Path(__file__).resolve().parent
+SQUARE = HERE / "plugin_square.py"
 
 
 def write_study(folder: Path, body: str, name: str = "study.toml") -> Path:
@@ -120,6 +121,10 @@ BAD_STUDIES = [
     (f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\noptions = {{}}\n',
      "methods[0].name", "is missing"),
     ('results = "r.csv"\ntime_limits = [1\n', "", "malformed TOML"),
+    (f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\nname = "exact"\nproblem = "nope"\n',
+     "methods[0].problem", "unknown problem 'nope'"),
+    (f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}", "{SQUARE}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\nname = "clamp"\nproblem = "square"\n',
+     "instances[0]", "no method applies to problem 'toy'"),
 ]
 
 

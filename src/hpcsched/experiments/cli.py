@@ -95,7 +95,7 @@ def compare(
 
     from ..core.io import read_instance
     from ..core.registry import problem_of
-    from .engine import EXECUTORS, make_task, run_tasks
+    from .engine import EXECUTORS, instance_fields, make_task, run_tasks
     from .runs import load_plugins
     from .store import write_csv
 
@@ -126,8 +126,9 @@ def compare(
             if name not in problem.methods:
                 known = ", ".join(sorted(problem.methods))
                 raise _fail(f"{file}: problem '{problem.name}' has no method '{name}' (known: {known})", 2)
+        prepared = instance_fields(instance, file)
         for name in names:
-            tasks.append(make_task(instance, name, seed=seed, time_limit=time_limit, grace=grace, plugins=plugins, file=file))
+            tasks.append(make_task(instance, name, seed=seed, time_limit=time_limit, grace=grace, plugins=plugins, prepared=prepared))
     try:
         with _sigterm_as_exit():
             summary = run_tasks(tasks, executor=executor, jobs=jobs, scheduler=scheduler, description="compare")

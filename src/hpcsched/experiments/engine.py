@@ -46,6 +46,22 @@ class OversubscriptionWarning(UserWarning):
     """Solver threads × workers exceed the cores of the machine."""
 
 
+def instance_fields(instance: Any, file: str | None = None) -> dict[str, Any]:
+    """The instance part of a task (document, sha256, size): computed once per
+    instance and shared by all its runs (see `make_task`'s ``prepared``)."""
+    from ..core.io import instance_document, instance_sha256
+    from ..core.registry import problem_of
+
+    return {
+        "instance_name": instance.name,
+        "instance_file": file,
+        "sha256": instance_sha256(instance),
+        "problem": problem_of(instance).name,
+        "size": instance_size(instance),
+        "instance": instance_document(instance),
+    }
+
+
 def make_task(
     instance: Any,
     method: str,
@@ -56,31 +72,26 @@ def make_task(
     grace: float | None = None,
     plugins: Iterable[str] = (),
     file: str | None = None,
+    prepared: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON-able task of running ``method`` on ``instance``.
 
     ``plugins`` are imported by the process that executes the task before it
     rebuilds the instance (see `hpcsched.experiments.runs.load_plugin`).
+    ``prepared`` is `instance_fields(instance, file)` when the caller makes
+    many tasks of one instance.
     """
-    from ..core.io import instance_document, instance_sha256
-    from ..core.registry import problem_of
-
-    problem = problem_of(instance)
     time_limit = canonical_time_limit(time_limit)
-    return {
-        "instance_name": instance.name,
-        "instance_file": file,
-        "sha256": instance_sha256(instance),
-        "problem": problem.name,
-        "size": instance_size(instance),
-        "instance": instance_document(instance),
-        "method": method,
-        "options": canonical_options(options or {}),
-        "seed": int(seed),
-        "time_limit": time_limit,
-        "grace": default_grace(time_limit) if grace is None else float(grace),
-        "plugins": list(plugins),
-    }
+    task = dict(prepared) if prepared is not None else instance_fields(instance, file)
+    task.update(
+        method=method,
+        options=canonical_options(options or {}),
+        seed=int(seed),
+        time_limit=time_limit,
+        grace=default_grace(time_limit) if grace is None else float(grace),
+        plugins=list(plugins),
+    )
+    return task
 
 
 def threads_per_run(task: Mapping[str, Any]) -> int:

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import HpcschedError
-from .engine import EXECUTORS, make_task
+from .engine import EXECUTORS, instance_fields, make_task
 from .runs import PluginError, canonical_options, load_plugins
 
 
@@ -331,7 +331,6 @@ def expand(study: Study) -> list[dict[str, Any]]:
 
     check = _Checker(study.file)
     tasks = []
-    problems_with_methods: set[str] = set()
     for instance, file, instance_key in _instances(study):
         problem = problem_of(instance)
         applicable = [m for m in study.methods if m.problem in (None, problem.name)]
@@ -345,13 +344,19 @@ def expand(study: Study) -> list[dict[str, Any]]:
                     f"problem '{problem.name}' (instance {instance.name}, {instance_key}) has no method "
                     f"'{method.name}' (known: {known}); set methods[{index}].problem to restrict it",
                 )
+        if not applicable:
+            raise check.fail(
+                instance_key,
+                f"no method applies to problem '{problem.name}' (instance {instance.name}): "
+                f"every [[methods]] entry is restricted to another problem",
+            )
+        prepared = instance_fields(instance, file)
         for method in applicable:
-            problems_with_methods.add(problem.name)
             for time_limit in method.time_limits or study.time_limits:
                 for seed in method.seeds or study.seeds:
                     tasks.append(make_task(
                         instance, method.name, options=method.options, seed=seed, time_limit=time_limit,
-                        grace=study.grace, plugins=study.plugins, file=file,
+                        grace=study.grace, plugins=study.plugins, prepared=prepared,
                     ))
     return tasks
 
