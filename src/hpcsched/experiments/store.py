@@ -57,7 +57,8 @@ def _format(value: Any) -> str:
         return ""
     if isinstance(value, float):
         return repr(value)
-    return str(value)
+    # One row, one physical line: resumption cuts at the last newline.
+    return str(value).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
 
 
 class CsvStore:
