@@ -190,6 +190,7 @@ class Runner:
 
     def __init__(self) -> None:
         self._process: subprocess.Popen | None = None
+        self._poll = None
         self._stderr = None
         self._buffer = b""
         self.busy = threading.Lock()  # held while a run is in flight
@@ -214,6 +215,7 @@ class Runner:
     def _start(self) -> None:
         self._stderr = tempfile.TemporaryFile()
         self._buffer = b""
+        self._poll = None
         self._process = subprocess.Popen(
             [sys.executable, "-c", _BOOT],
             stdin=subprocess.PIPE,
@@ -290,11 +292,14 @@ class Runner:
     def _read_message(self, deadline: float | None) -> dict[str, Any]:
         assert self._process is not None and self._process.stdout is not None
         fd = self._process.stdout.fileno()
+        if self._poll is None:  # poll, not select: no limit on descriptor numbers
+            self._poll = select.poll()
+            self._poll.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         while b"\n" not in self._buffer:
             timeout = None if deadline is None else deadline - time.monotonic()
             if timeout is not None and timeout <= 0:
                 raise _Deadline()
-            ready, _, _ = select.select([fd], [], [], timeout)
+            ready = self._poll.poll(None if timeout is None else max(1, int(timeout * 1000)))
             if not ready:
                 raise _Deadline()
             chunk = os.read(fd, 1 << 16)
