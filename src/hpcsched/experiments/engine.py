@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import queue
-import sys
 import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
