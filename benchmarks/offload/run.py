@@ -18,7 +18,7 @@ from pathlib import Path
 
 from hpcsched.core.io import read_instance
 from hpcsched.core.registry import run_method
-from hpcsched.offload import generate_random, import_pipedream
+from hpcsched.offload import generate_random, import_pipedream, memory_floors, no_offload_peak
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -54,6 +54,9 @@ def gaps(args) -> None:
         row = [path.stem, instance.n_layers, entry["objective"], entry["bound"],
                round(100 * (entry["objective"] - entry["bound"]) / entry["objective"], 2)]
         for method in methods:
+            if method == "milp-fixed-order" and instance.n_layers > args.milp_max_layers:
+                row.append("skipped")  # O(L^2) binaries: PuLP model building alone takes minutes
+                continue
             result = run_method(instance, method, time_limit=args.time_limit, seed=0)
             # Gap of the method's value to the best proven lower bound, in %.
             row.append("-" if result.objective is None else round(100 * (result.objective - entry["bound"]) / result.objective, 2))
@@ -63,14 +66,19 @@ def gaps(args) -> None:
 
 
 def scaling(args) -> None:
-    """Largest L each exact method proves optimal within the time limit (random chains, budget 0.5)."""
+    """Largest L each exact method proves optimal within the time limit (random chains)."""
     header = ["method", "L", "seed", "status", "objective", "bound", "runtime_s"]
     rows = []
     for method in args.methods.split(",") if args.methods else ["cpsat", "cpsat-plain", "brute-force"]:
         for n in [int(x) for x in args.sizes.split(",")]:
             proven = 0
             for seed in range(args.seeds):
-                instance = generate_random(seed=seed, n=n, budget=0.5, max_time=200, max_activation=2000, bandwidth=50.0)
+                instance = generate_random(seed=seed, n=n, budget=1.0, max_time=200, max_activation=2000, bandwidth=5.0)
+                # Budget 30 % of the way from the largest memory floor to the no-offload peak:
+                # always feasible, always needs offloading.
+                floor = max(need for _, need in memory_floors(instance))
+                peak = no_offload_peak(instance)
+                instance = instance.with_memory(floor + int(0.3 * (peak - floor)))
                 result = run_method(instance, method, time_limit=args.time_limit, seed=0)
                 rows.append([method, n, seed, result.status.value, result.objective, result.bound, round(result.runtime_s, 2)])
                 print(rows[-1], flush=True)
@@ -118,6 +126,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="4,6,8,10,12,16,20,24,32,48,64")
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--milp-max-layers", type=int, default=60)
     parser.add_argument("--data", default=str(ROOT / ".." / "shared" / "data"))
     args = parser.parse_args()
     {"gaps": gaps, "scaling": scaling, "runtime": runtime, "target": target}[args.what](args)

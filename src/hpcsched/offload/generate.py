@@ -108,7 +108,7 @@ def generate_random(*, seed: int = 0, n: int = 20, budget: float = 0.5, link: st
                    bandwidth=bandwidth, latency=latency, duplex=duplex, source=_common("random", seed, n, params))
 
 
-def generate_cnn(*, seed: int = 0, n: int = 20, budget: float = 0.5, link: str = "pcie3",
+def generate_cnn(*, seed: int = 0, n: int = 20, budget: float = 0.75, link: str = "pcie3",
                  bandwidth: float | None = None, latency: int = 0, duplex: str = "full",
                  first_activation: int = 400_000_000, first_time: int = 2000) -> Instance:
     """CNN-like: activations shrink and compute per byte grows with depth (noisy)."""

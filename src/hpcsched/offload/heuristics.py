@@ -333,13 +333,15 @@ def iterated_local_search(instance: Instance, deadline: float, seed: int, extra:
     best = local_search_from(instance, set(start.offloaded), deadline, seed)
     best_value = _value(instance, best)
     candidates = list(instance.offloadable)
-    rounds = 0
-    while time.perf_counter() < deadline and candidates:
+    rounds, stalled = 0, 0
+    # Stop early after many kicks without improvement (small chains converge long before the deadline).
+    while time.perf_counter() < deadline and candidates and stalled < 50 + 5 * len(candidates):
         rounds += 1
         kicked = set(best.offloaded) ^ set(rng.sample(candidates, min(len(candidates), rng.randint(2, 4))))
         candidate = local_search_from(instance, kicked, deadline, seed + rounds)
+        stalled += 1
         if _value(instance, candidate) < best_value:
-            best, best_value = candidate, _value(instance, candidate)
+            best, best_value, stalled = candidate, _value(instance, candidate), 0
     return best
 
 

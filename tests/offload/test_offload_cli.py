@@ -1,0 +1,82 @@
+"""The command line on offload: solve, validate, generate, import, bad input, infeasible budgets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from hpcsched.cli import app
+
+from offload_helpers import INSTANCES
+
+runner = CliRunner()
+
+
+def _single_error_line(result, *fragments):
+    assert result.exit_code != 0
+    assert "Traceback" not in result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_solve_validate_and_plot(tmp_path):
+    out, picture = tmp_path / "sol.json", tmp_path / "plot.png"
+    instance = INSTANCES / "vgg16-pcie3-60.json"
+    result = runner.invoke(app, ["solve", str(instance), "--method", "local-search", "--time-limit", "0.5",
+                                 "--out", str(out), "--plot", str(picture)])
+    assert result.exit_code == 0, result.output
+    assert "FEASIBLE" in result.stdout and picture.stat().st_size > 0
+    checked = runner.invoke(app, ["validate", str(instance), str(out)])
+    assert checked.exit_code == 0 and "overhead" in checked.stdout
+
+
+def test_generate_then_solve_default_method(tmp_path):
+    path = tmp_path / "g.json"
+    made = runner.invoke(app, ["generate", "offload", "--family", "random", "--n", "4", "--seed", "2",
+                               "--param", "budget=0.9", "--param", "bandwidth=20000", "-o", str(path)])
+    assert made.exit_code == 0, made.output
+    solved = runner.invoke(app, ["solve", str(path), "--time-limit", "10"])
+    assert solved.exit_code == 0 and "OPTIMAL" in solved.stdout, solved.output
+
+
+def test_infeasible_budget_from_the_cli(tmp_path):
+    document = json.loads((INSTANCES / "vgg16-pcie3-40.json").read_text())
+    document["data"]["memory"] = 1000
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(document))
+    for method in ("cpsat", "local-search", "offload-all"):
+        result = runner.invoke(app, ["solve", str(path), "--method", method, "--time-limit", "1"])
+        assert "INFEASIBLE" in result.stdout and "step F1" in result.stdout, result.output
+
+
+@pytest.mark.parametrize(
+    "edit, fragments",
+    [
+        (lambda d: d["data"].__setitem__("forward", d["data"]["forward"][:-1]), ["data.forward", "data.backward"]),
+        (lambda d: d["data"]["activation"].__setitem__(3, -5), ["data.activation[3]"]),
+        (lambda d: d["data"].__setitem__("offloadable", [0, 99]), ["data.offloadable[1]"]),
+        (lambda d: d["data"].__setitem__("duplex", 3), ["data.duplex"]),
+    ],
+)
+def test_bad_instance_ends_in_one_line(tmp_path, edit, fragments):
+    document = json.loads((INSTANCES / "gnmt-pcie3-70.json").read_text())
+    edit(document)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    result = runner.invoke(app, ["solve", str(path), "--method", "offload-all"])
+    _single_error_line(result, str(path))
+    assert any(fragment in result.stderr for fragment in fragments), result.stderr
+
+
+def test_malformed_json_and_bad_trace(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text("{\"problem\": \"offload\", ")
+    _single_error_line(runner.invoke(app, ["solve", str(path)]), str(path))
+    trace = tmp_path / "x.graph.txt"
+    trace.write_text("garbage line\n")
+    _single_error_line(runner.invoke(app, ["import", "pipedream", str(trace), "--problem", "offload",
+                                           "-o", str(tmp_path / "o.json")]), "x.graph.txt:1")
