@@ -128,3 +128,12 @@ def test_dp_sets_respect_the_memory_floors_they_check():
         kept += 0 if i in chosen else s[i]
         k = i + 2
         assert kept + s[k - 1] + s[k] <= instance.memory
+
+
+@settings(max_examples=40, deadline=None)
+@given(chains(max_layers=5))
+def test_transfer_and_lp_bounds_never_exceed_the_optimum(instance):
+    exact = run_method(instance, "cpsat-plain", time_limit=10)
+    assert exact.status is Status.OPTIMAL
+    assert bounds.transfer_bound(instance) <= exact.objective
+    assert bounds.lp_bound(instance) <= exact.objective

@@ -52,8 +52,54 @@ def _fluid_time(items: list[tuple[float, int]], need: int, rate: float | None) -
     return float("inf")  # cannot happen on a feasible instance (need <= offloadable bytes)
 
 
-def transfer_bound(instance: Instance) -> float:
-    """The fluid transfer bound of the module docstring (rounded up: times are integers)."""
+class _WholeItemShipping:
+    """Earliest time a channel has shipped at least c units with whole items (incremental DP).
+
+    Items arrive in release order; a subset is best processed in that order
+    (earliest release first), so ``best[c]`` = the earliest completion of a
+    subset of the items seen so far whose rounded-up sizes sum to c units
+    (capped at the total).  Rounding sizes *up* keeps it a relaxation.
+    """
+
+    def __init__(self, total_units: int):
+        import numpy as np
+
+        self.np = np
+        self.best = np.full(total_units + 1, np.inf)
+        self.best[0] = 0.0
+
+    def add(self, release: float, units: int, duration: float) -> None:
+        np = self.np
+        finish = np.maximum(self.best, release) + duration
+        shifted = np.full_like(self.best, np.inf)
+        top = len(self.best) - 1
+        if units >= top:
+            shifted[top] = finish.min()
+        else:
+            shifted[units:top] = finish[: top - units]
+            shifted[top] = min(finish[top - units:].min(), np.inf)
+        self.best = np.minimum(self.best, shifted)
+
+    def earliest(self, units: int) -> float:
+        if units <= 0:
+            return 0.0
+        if units >= len(self.best):
+            return float("inf")
+        return float(self.best[units:].min())
+
+
+def transfer_bound(instance: Instance, *, buckets: int = 2000) -> float:
+    """The transfer bound of the module docstring (rounded up: times are integers).
+
+    Forward: the earliest end of the forward phase, ``max_k (T_k + f_k + .. + f_L)``,
+    where T_k, the earliest time the bytes that must be gone before F_k can
+    have left, is the larger of a fluid estimate and a whole-item one (each
+    activation leaves in one piece taking tau_out; sizes rounded up to
+    ``Σ s / buckets``).  Backward: after the start of B_k, the bytes absent
+    then come back, a_i before B_{i+1}; in reversed time this is the same
+    problem with releases ``b_1 + .. + b_{i+1}``.  The forward phase ends
+    before any backward step starts, so the two parts add up.
+    """
     import math
 
     n, s = instance.n_layers, instance.activation
@@ -66,25 +112,36 @@ def transfer_bound(instance: Instance) -> float:
     prefix_b = [0] * (n + 1)
     for k in range(n):
         prefix_b[k + 1] = prefix_b[k] + b[k]
-    best = 0.0
     prefix_s = [0] * (n + 2)
     for i in range(n + 1):
         prefix_s[i + 1] = prefix_s[i] + s[i]
+    unit = max(1, -(-sum(s[i] for i in offloadable) // buckets))
+    total_units = sum(-(-s[i] // unit) for i in offloadable)
+    forward_items, backward_items = [], []
+    forward_dp, backward_dp = _WholeItemShipping(total_units), _WholeItemShipping(total_units)
+    forward_end = float(total_f)
+    backward_span = float(total_b)
     for k in range(2, n + 1):
+        i = k - 2  # a_{k-2} becomes a candidate for both phases at step k
+        if i in offloadable:
+            forward_items.append((prefix_f[i], s[i]))
+            forward_dp.add(prefix_f[i], -(-s[i] // unit), instance.offload_time(i))
+            backward_items.append((prefix_b[i + 1], s[i]))
+            backward_dp.add(prefix_b[i + 1], -(-s[i] // unit), instance.prefetch_time(i))
         # Forward: before F_k.
         need = prefix_s[k - 1] + s[k - 1] + s[k] + instance.workspace_forward[k - 1] - instance.memory
         if need > 0:
-            items = [(prefix_f[i], s[i]) for i in range(k - 1) if i in offloadable]
-            finish = _fluid_time(items, need, instance.bandwidth_out)
-            best = max(best, finish + (total_f - prefix_f[k - 1]) + total_b)
+            finish = max(_fluid_time(forward_items, need, instance.bandwidth_out),
+                         forward_dp.earliest(-(-need // unit) if unit > 1 else need))
+            forward_end = max(forward_end, finish + (total_f - prefix_f[k - 1]))
         # Backward: at the start of B_k (reversed time, release b_1+..+b_{i+1}).
         gradient_in = s[n] if k == n else s[k]
         need = prefix_s[k - 1] + 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1] - instance.memory
         if need > 0:
-            items = sorted((prefix_b[i + 1], s[i]) for i in range(k - 1) if i in offloadable)
-            finish = _fluid_time(items, need, instance.bandwidth_in)
-            before = total_f + (total_b - prefix_b[k])
-            best = max(best, before + finish)
+            finish = max(_fluid_time(sorted(backward_items), need, instance.bandwidth_in),
+                         backward_dp.earliest(-(-need // unit) if unit > 1 else need))
+            backward_span = max(backward_span, (total_b - prefix_b[k]) + finish)
+    best = forward_end + backward_span
     return math.ceil(best - 1e-9) if math.isfinite(best) else best
 
 

@@ -150,6 +150,12 @@ def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[
     for i in range(n):
         resident(sb[i], b_end[i - 1] if i >= 1 else b_end[0], s[i], None, f"grad{i}")
     model.add_cumulative(intervals, demands, instance.memory)
+    # Redundant: the kept a_0..a_{k-2} and the floor of F_k / B_k fit together (see _kept_prefix_fits);
+    # linear in the o_i, it prunes offload sets long before the cumulative does.
+    for k in range(2, n + 1):
+        kept = sum(s[i] * (1 - offloaded[i]) if i in offloaded else s[i] for i in range(k - 1))
+        floor = max(s[k - 1] + s[k] + wf[k - 1], 2 * s[k - 1] + (s[n] if k == n else s[k]) + wb[k - 1])
+        model.add(kept + floor <= instance.memory)
     if instance.duplex == "full":
         model.add_no_overlap(out_intervals)
         model.add_no_overlap(in_intervals)
