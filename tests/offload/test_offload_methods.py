@@ -130,8 +130,8 @@ def test_dp_sets_respect_the_memory_floors_they_check():
         assert kept + s[k - 1] + s[k] <= instance.memory
 
 
-@settings(max_examples=40, deadline=None)
-@given(chains(max_layers=5))
+@settings(max_examples=80, deadline=None)
+@given(chains(max_layers=6))
 def test_transfer_and_lp_bounds_never_exceed_the_optimum(instance):
     exact = run_method(instance, "cpsat-plain", time_limit=10)
     assert exact.status is Status.OPTIMAL

@@ -3,7 +3,8 @@
 All three are valid for the problem as defined (not for a restricted model):
 
 - `compute_bound`: Σ (f_i + b_i), the compute stream alone.
-- `transfer_bound`: before F_k starts, the activations a_0..a_{k-2} that
+- `transfer_bound` (see `transfer_bound_parts` for the chained version
+  actually computed): before F_k starts, the activations a_0..a_{k-2} that
   are still resident, plus a_{k-1}, a_k and wf_k, fit in M; so at least
   ``need_k = Σ_{i<=k-2} s_i + s_{k-1} + s_k + wf_k - M`` bytes of offloadable
   a_0..a_{k-2} have finished their offload.  a_i cannot leave before
@@ -89,60 +90,79 @@ class _WholeItemShipping:
 
 
 def transfer_bound(instance: Instance, *, buckets: int = 2000) -> float:
-    """The transfer bound of the module docstring (rounded up: times are integers).
-
-    Forward: the earliest end of the forward phase, ``max_k (T_k + f_k + .. + f_L)``,
-    where T_k, the earliest time the bytes that must be gone before F_k can
-    have left, is the larger of a fluid estimate and a whole-item one (each
-    activation leaves in one piece taking tau_out; sizes rounded up to
-    ``Σ s / buckets``).  Backward: after the start of B_k, the bytes absent
-    then come back, a_i before B_{i+1}; in reversed time this is the same
-    problem with releases ``b_1 + .. + b_{i+1}``.  The forward phase ends
-    before any backward step starts, so the two parts add up.
-    """
+    """The transfer bound of the module docstring: `transfer_bound_parts` summed, rounded up."""
     import math
 
+    forward_end, backward_span = transfer_bound_parts(instance, buckets=buckets)
+    best = forward_end + backward_span
+    return math.ceil(best - 1e-9) if math.isfinite(best) else best
+
+
+def transfer_bound_parts(instance: Instance, *, buckets: int = 2000) -> tuple[float, float]:
+    """(earliest end of the forward phase, shortest backward phase): the transfer bound.
+
+    Forward, chained over k: ``S_k``, a lower bound on the start of F_k, is
+    the larger of ``S_{k-1} + f_{k-1}`` and T_k, the earliest time the bytes
+    that must be gone before F_k (``need_k``) can have left.  a_i cannot
+    leave before F_i ends (>= S_i + f_i); T_k is the larger of a fluid
+    estimate (bytes split at will) and a whole-item one (each activation
+    leaves in one piece taking tau_out, earliest release first; sizes
+    rounded up to ``Σ s / buckets``).
+
+    Backward, chained in reversed time: ``Z_k`` bounds the time from the
+    start of B_k to the end.  Nothing is allocated for B_k's own data during
+    B_k, so the bytes absent just before B_k ends (``need'_k``) are
+    prefetched after B_k ends, a_i before B_{i+1} starts, i.e. at least
+    ``Z_{i+1}`` before the end; ``Y_k``, the time after B_k, is the larger of
+    ``Z_{k-1}`` and the earliest reversed completion of those prefetches, and
+    ``Z_k = Y_k + b_k``.  Steps of zero duration impose nothing (they contain
+    no instant).  The forward phase ends before B_L starts, so the bound is
+    ``S_L + f_L + Z_L``.
+    """
     n, s = instance.n_layers, instance.activation
     f, b = instance.forward, instance.backward
-    total_f, total_b = sum(f), sum(b)
     offloadable = set(instance.offloadable)
-    prefix_f = [0] * (n + 1)
-    for k in range(n):
-        prefix_f[k + 1] = prefix_f[k] + f[k]
-    prefix_b = [0] * (n + 1)
-    for k in range(n):
-        prefix_b[k + 1] = prefix_b[k] + b[k]
     prefix_s = [0] * (n + 2)
     for i in range(n + 1):
         prefix_s[i + 1] = prefix_s[i] + s[i]
     unit = max(1, -(-sum(s[i] for i in offloadable) // buckets))
     total_units = sum(-(-s[i] // unit) for i in offloadable)
-    forward_items, backward_items = [], []
-    forward_dp, backward_dp = _WholeItemShipping(total_units), _WholeItemShipping(total_units)
-    forward_end = float(total_f)
-    backward_span = float(total_b)
+
+    def units(need: int) -> int:
+        return -(-need // unit)
+
+    # Forward phase.
+    start = [0.0] * (n + 1)  # start[k]: lower bound on the start of F_k (1-based)
+    items: list[tuple[float, int]] = []
+    shipping = _WholeItemShipping(total_units)
     for k in range(2, n + 1):
-        i = k - 2  # a_{k-2} becomes a candidate for both phases at step k
+        start[k] = start[k - 1] + f[k - 2]
+        i = k - 2
         if i in offloadable:
-            forward_items.append((prefix_f[i], s[i]))
-            forward_dp.add(prefix_f[i], -(-s[i] // unit), instance.offload_time(i))
-            backward_items.append((prefix_b[i + 1], s[i]))
-            backward_dp.add(prefix_b[i + 1], -(-s[i] // unit), instance.prefetch_time(i))
-        # Forward: before F_k.
+            release = 0.0 if i == 0 else start[i] + f[i - 1]
+            items.append((release, s[i]))
+            shipping.add(release, units(s[i]), instance.offload_time(i))
         need = prefix_s[k - 1] + s[k - 1] + s[k] + instance.workspace_forward[k - 1] - instance.memory
-        if need > 0:
-            finish = max(_fluid_time(forward_items, need, instance.bandwidth_out),
-                         forward_dp.earliest(-(-need // unit) if unit > 1 else need))
-            forward_end = max(forward_end, finish + (total_f - prefix_f[k - 1]))
-        # Backward: at the start of B_k (reversed time, release b_1+..+b_{i+1}).
-        gradient_in = s[n] if k == n else s[k]
-        need = prefix_s[k - 1] + 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1] - instance.memory
-        if need > 0:
-            finish = max(_fluid_time(sorted(backward_items), need, instance.bandwidth_in),
-                         backward_dp.earliest(-(-need // unit) if unit > 1 else need))
-            backward_span = max(backward_span, (total_b - prefix_b[k]) + finish)
-    best = forward_end + backward_span
-    return math.ceil(best - 1e-9) if math.isfinite(best) else best
+        if need > 0 and f[k - 1] > 0:
+            start[k] = max(start[k], _fluid_time(items, need, instance.bandwidth_out), shipping.earliest(units(need)))
+    forward_end = start[n] + f[n - 1]
+    # Backward phase in reversed time.
+    to_end = [0.0] * (n + 1)  # to_end[k]: lower bound on (makespan - start of B_k)
+    items = []
+    shipping = _WholeItemShipping(total_units)
+    for k in range(1, n + 1):
+        after = to_end[k - 1] if k >= 2 else 0.0
+        if k >= 2:
+            i = k - 2
+            if i in offloadable:
+                items.append((to_end[k - 1], s[i]))  # a_{k-2} is back before B_{k-1} starts
+                shipping.add(to_end[k - 1], units(s[i]), instance.prefetch_time(i))
+            gradient_in = s[n] if k == n else s[k]
+            need = prefix_s[k - 1] + 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1] - instance.memory
+            if need > 0 and b[k - 1] > 0:
+                after = max(after, _fluid_time(items, need, instance.bandwidth_in), shipping.earliest(units(need)))
+        to_end[k] = after + b[k - 1]
+    return forward_end, to_end[n]
 
 
 def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
