@@ -30,7 +30,11 @@ reading, written down once here):
   floors are necessary for any offload decision, and sufficient: offloading
   everything offloadable and waiting for each transfer fits (see
   `memory_floors`).  `check_feasible` raises `InfeasibleError` naming the
-  first step whose floor exceeds M.
+  first step whose floor exceeds M.  A step of zero duration contains no
+  instant, so strictly it needs nothing; `check_feasible` still applies its
+  floor (conservative: such an instance may be reported infeasible although
+  a schedule exists; the PipeDream importer drops zero-time layers, and the
+  generators draw positive times).
 
 The validator (`validate`) is written from the definition above and shares
 no code with the simulator, the formulations or the heuristics.
