@@ -137,3 +137,18 @@ def test_transfer_and_lp_bounds_never_exceed_the_optimum(instance):
     assert exact.status is Status.OPTIMAL
     assert bounds.transfer_bound(instance) <= exact.objective
     assert bounds.lp_bound(instance) <= exact.objective
+
+
+def test_transfer_bound_by_hand():
+    # L = 2, f = b = (1, 1), s = (4, 4, 4), M = 12, bandwidth 1 (tau = 4).
+    # B_2 holds a_1, δ_1, a_2 (12 bytes): a_0 must be absent just before B_2 ends and come
+    # back before B_1: time to end >= b_1 + 4 + b_2 = 6 after the forward phase (2): bound 8.
+    # Optimum by hand: a_0's offload [0, 4) delays B_2 to 4, prefetch [5, 9), B_1 [9, 10): 10.
+    from hpcsched.offload import Instance
+
+    instance = Instance(name="hand", forward=(1, 1), backward=(1, 1), activation=(4, 4, 4), memory=12,
+                        bandwidth_out=1.0, bandwidth_in=1.0)
+    assert bounds.transfer_bound(instance) == 8
+    assert bounds.transfer_bound_parts(instance) == (2.0, 6.0)
+    assert run_method(instance, "brute-force").objective == 10
+    assert run_method(instance, "cpsat", time_limit=5).objective == 10
