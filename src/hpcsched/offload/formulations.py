@@ -196,12 +196,6 @@ def _makespan(instance: Instance, solution: Solution) -> int:
     return int(evaluate(instance, solution)["objective"])
 
 
-def _incumbent(instance: Instance, time_limit: float, seed: int) -> Solution:
-    from .heuristics import best_heuristic_solution
-
-    return best_heuristic_solution(instance, time_limit=time_limit, seed=seed)
-
-
 def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, seed: int = 0, resolution: int = 1,
                       workers: int = 2, offloaded: list[int] | None = None, log: bool = False) -> Result:
     """CP-SAT model of the spec alone (no warm start; horizon from offload-all).

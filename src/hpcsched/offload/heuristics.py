@@ -37,13 +37,13 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Callable, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
 from ..core.result import Result, Status
 from . import bounds
-from .model import Instance, Solution, check_feasible, evaluate
+from .model import Instance, Solution, check_feasible
 from .simulate import makespan_of, simulate
 
 PROBLEM = "offload"

@@ -25,7 +25,7 @@ exact timing is `formulations.solve_cpsat` with ``offloaded`` fixed).
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+from bisect import bisect_right
 from typing import Iterable
 
 from .model import Instance, Solution
