@@ -152,3 +152,17 @@ def test_transfer_bound_by_hand():
     assert bounds.transfer_bound_parts(instance) == (2.0, 6.0)
     assert run_method(instance, "brute-force").objective == 10
     assert run_method(instance, "cpsat", time_limit=5).objective == 10
+
+
+def test_asap_timing_is_not_optimal_for_a_fixed_set():
+    # Counterexample found by search: the exact timing of O = {0, 1} (CP-SAT) beats the
+    # as-early-as-possible simulator, so ASAP is a heuristic timing, not a special case.
+    from hpcsched.offload import Instance, simulate
+    from hpcsched.offload.formulations import exact_timing
+    from hpcsched.offload.simulate import makespan_of
+
+    instance = Instance(name="asap", forward=(1, 6, 1, 2), backward=(1, 5, 1, 5), activation=(8, 10, 12, 7, 12),
+                        memory=39, bandwidth_out=1.0, bandwidth_in=1.0, duplex="half")
+    exact, proven = exact_timing(instance, {0, 1})
+    assert proven
+    assert makespan_of(instance, exact) < makespan_of(instance, simulate(instance, (0, 1)))

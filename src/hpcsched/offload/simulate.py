@@ -19,8 +19,10 @@ end is not decided yet counts until infinity, which is exact for the checks
 made here because every such interval ends at the end of a step not yet
 placed.  The simulator returns None when O does not fit (a step can never
 start); it never returns an invalid schedule (the tests check this through
-the validator).  ASAP timing is not optimal for a fixed O in general (the
-exact timing is `formulations.solve_cpsat` with ``offloaded`` fixed).
+the validator).  ASAP timing is not optimal for a fixed O in general: the
+test ``test_asap_timing_is_not_optimal_for_a_fixed_set`` holds a 4-layer
+counterexample (half duplex) where the exact timing of the same set, by
+`formulations.exact_timing`, is shorter.
 """
 
 from __future__ import annotations
