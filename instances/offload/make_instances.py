@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from hpcsched.core.io import write_instance
-from hpcsched.offload import import_pipedream
+from hpcsched.offload import import_kineto, import_pipedream
 
 HERE = Path(__file__).resolve().parent
 #: network -> budgets (fractions of the no-offload peak), all above the network's memory floor.
@@ -24,6 +24,8 @@ NETWORKS = {
     "squeezenet1_0": (0.9, 0.6, 0.4),
 }
 LINKS = ("pcie3", "pcie5")
+#: Kineto ResNet-50 training trace (V100): per-layer GPU kernel times.
+KINETO = ("resnet50_v100_workers0.pt.trace.json.gz", (0.9, 0.6, 0.4))
 
 
 def main() -> None:
@@ -39,6 +41,14 @@ def main() -> None:
                 path = HERE / f"{instance.name}.json"
                 write_instance(instance, path)
                 print(path.name, instance.n_layers, "layers, M =", instance.memory)
+    trace, budgets = KINETO
+    for link in LINKS:
+        for budget in budgets:
+            instance = import_kineto(Path(args.data) / "kineto" / trace, budget=budget, link=link,
+                                     name=f"resnet50-kineto-{link}-{int(round(100 * budget))}")
+            path = HERE / f"{instance.name}.json"
+            write_instance(instance, path)
+            print(path.name, instance.n_layers, "layers, M =", instance.memory)
 
 
 if __name__ == "__main__":

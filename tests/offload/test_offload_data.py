@@ -93,10 +93,10 @@ def test_generators_are_seeded_and_feasible(family):
 
 
 def test_shipped_instances_load_without_shared_data():
-    assert len(SHIPPED) >= 30
+    assert len(SHIPPED) >= 36
     for path in SHIPPED:
         instance = read_instance(path)
-        assert instance.source["importer"] == "pipedream" and len(instance.source["sha256"]) == 64
+        assert instance.source["importer"] in ("pipedream", "kineto") and len(instance.source["sha256"]) == 64
 
 
 def test_solved_json_is_consistent_with_baselines():
@@ -117,3 +117,33 @@ def test_exact_method_reproduces_proven_optima():
         result = run_method(read_instance(INSTANCES / name), "cpsat", time_limit=10)
         assert result.status is Status.OPTIMAL
         assert result.objective == SOLVED[name]["objective"]
+
+
+@pytest.mark.data
+def test_kineto_resnet50_layers():
+    from offload_helpers import shared_data
+
+    trace = shared_data() / "kineto" / "resnet50_v100_workers0.pt.trace.json.gz"
+    if not trace.exists():
+        pytest.skip(f"../shared/data not found: {trace}")
+    from hpcsched.offload import import_kineto
+
+    instance = import_kineto(trace, budget=0.6)
+    # ResNet-50: 53 conv + 53 batch norm + 49 ReLU + 16 residual adds + max pool + avg pool + fc.
+    assert instance.n_layers == 53 + 53 + 49 + 16 + 3
+    assert instance.activation[0] == 32 * 3 * 224 * 224 * 4  # batch 32 of float32 images
+    assert instance.activation[-1] == 32 * 1000 * 4  # logits
+    assert instance.source["sha256"] == file_sha256(trace)
+    assert all(f > 0 for f in instance.forward)
+
+
+def test_kineto_bad_trace(tmp_path):
+    from hpcsched.offload import import_kineto
+
+    bad = tmp_path / "t.json"
+    bad.write_text('{"traceEvents": [{"ph": "X", "cat": "Operator", "name": "aten::conv2d", "ts": 1, "dur": 2}]}')
+    with pytest.raises(FormatError, match="ProfilerStep"):
+        import_kineto(bad)
+    bad.write_text('{"nothing": 1}')
+    with pytest.raises(FormatError, match="traceEvents"):
+        import_kineto(bad)

@@ -8,6 +8,7 @@ from .generate import (
     generate_homogeneous,
     generate_random,
     generate_transformer,
+    import_kineto,
     import_pipedream,
     no_offload_peak as no_offload_peak,
 )
@@ -59,7 +60,7 @@ PROBLEM = register_problem(
             "cnn": generate_cnn,
             "transformer": generate_transformer,
         },
-        importers={"pipedream": import_pipedream},
+        importers={"pipedream": import_pipedream, "kineto": import_kineto},
         plot=plot_solution,
         lower_bound=bounds.best,
     )

@@ -226,3 +226,41 @@ def import_pipedream(path: str | Path, *, budget: float = 0.6, link: str = "pcie
     return _finish(name or default_name, chain["forward"], chain["backward"], chain["activation"], budget=budget,
                    link=link, bandwidth=bandwidth, latency=latency, duplex=duplex, source=source,
                    layers=chain["layers"], memory=memory)
+
+
+def import_kineto(path: str | Path, *, budget: float = 0.6, link: str = "pcie3", bandwidth: float | None = None,
+                  latency: int = 0, duplex: str = "full", memory: int | None = None, iteration: int | None = None,
+                  name: str | None = None) -> Instance:
+    """An offload Instance from a PyTorch/Kineto training trace (per-layer GPU kernel times).
+
+    The layers, their GPU times and input sizes come from
+    `hpcsched.traces.kineto_layers.read_layers` (see its docstring: one
+    iteration, top-level module operators in time order, backward nodes
+    paired in reverse order of the same kind, float32 sizes).  The same
+    chain approximation of skip connections as for PipeDream applies (the
+    residual ``add_`` is a layer of its own; its second input's extra
+    lifetime is ignored).  Times are kernel microseconds, rounded to
+    integers; idle gaps and CPU-side time are not part of f and b.
+    """
+    from ..traces.kineto_layers import read_layers
+
+    path = Path(path)
+    layers = read_layers(path, iteration=iteration)
+    chain, output = layers[:-1], layers[-1]
+    activation = [layer.input_bytes for layer in chain] + [output.input_bytes]
+    source = {
+        "importer": "kineto",
+        "file": path.name,
+        "sha256": file_sha256(path),
+        "options": {"budget": budget, "link": link, "bandwidth": bandwidth, "latency": latency, "duplex": duplex,
+                    "memory": memory, "iteration": iteration},
+        "time_rounding": "kernel us rounded to integers",
+    }
+    network = path.name.split(".")[0]
+    label = link if bandwidth is None else f"bw{bandwidth:g}"
+    default_name = f"{network}-{label}-{int(round(100 * budget))}" if memory is None else f"{network}-{label}-m{memory}"
+    return _finish(name or default_name, [round(layer.forward_us) for layer in chain],
+                   [round(layer.backward_us) for layer in chain], activation, budget=budget, link=link,
+                   bandwidth=bandwidth, latency=latency, duplex=duplex, source=source,
+                   layers=[f"{k + 1}:{layer.operator.replace('aten::', '')}" for k, layer in enumerate(chain)],
+                   memory=memory)
