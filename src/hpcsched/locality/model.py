@@ -56,6 +56,35 @@ from ..core.violation import Violation
 
 OBJECTIVES = ("makespan", "communication")
 
+#: JSON Schema of the ``data`` section of an instance file.
+DATA_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "locality instance data",
+    "type": "object",
+    "required": ["servers", "tasks"],
+    "properties": {
+        "servers": {"type": "integer", "minimum": 1, "description": "number of servers m"},
+        "objective": {"enum": ["makespan", "communication"], "default": "makespan",
+                      "description": "makespan: local-only, minimize max load; communication: no idle, minimize non-local tasks"},
+        "remote_cost": {"type": "integer", "minimum": 0, "default": 0,
+                        "description": "extra duration of a non-local task (objective communication)"},
+        "tasks": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["duration", "replicas"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "duration": {"type": "integer", "minimum": 1},
+                    "replicas": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                 "items": {"type": "integer", "minimum": 0}},
+                },
+            },
+        },
+    },
+}
+
 
 def _frozen(array: np.ndarray) -> np.ndarray:
     array = np.ascontiguousarray(array)
