@@ -192,3 +192,19 @@ def test_time_limited_solve_is_feasible_not_optimal():
 def test_brute_force_refuses_large_instances():
     instance = generate_uniform(seed=0, n=40, m=10, r=3)
     assert run_method(instance, "brute-force").status is Status.NOT_APPLICABLE
+
+
+@pytest.mark.parametrize("r", [1, 2, 3])
+def test_semi_matching_with_a_movable_sample_stays_exact(r):
+    from hpcsched.locality.special_cases import semi_matching_assignment
+
+    for seed in range(3):
+        instance = random_instance(seed, n=3000, m=60, r=r, unit=True, variable_r=seed == 2)
+        target, server_of_task, stats = semi_matching_assignment(instance, movable_fraction=0.125, seed=seed)
+        assert target == solve(instance, "unit-flow").objective
+        loads = np.bincount(server_of_task, minlength=60)
+        assert loads.max() == target and loads.sum() == 3000
+        local = (instance.replica_matrix() == server_of_task[:, None]).any(axis=1)
+        assert local.all()
+        if r == 1:
+            assert stats["samples"] > 1  # the forced assignment needs the full (proving) search
