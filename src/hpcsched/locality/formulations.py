@@ -13,7 +13,7 @@ Objective 2 (non-local count under no idle), `milp_communication`:
     queue with its longest task last minimizes the server's latest start
     ``L_i - max d``; the model picks that task with "last task per server"
     binaries ``l[j, i] <= x[j, i]``, ``sum_j l[j, i] <= 1`` and
-    ``sum_j l[j, i] >= x[k, i]`` (a non-empty server has one last task).
+    ``sum_j l[j, i] = used[i] >= x[k, i]`` (a non-empty server has one last task).
     With ``z`` the latest start over all servers, ``L_i - sum_j d_ij l[j, i] <= z``
     and ``z <= L_k`` for every server k encode max start <= min completion.
     Minimize ``sum_{i not in R_j} x[j, i]``. The spec's tie-break (makespan) is
@@ -138,7 +138,7 @@ def milp_communication(instance: Instance, *, time_limit: float | None = None, s
     if instance.objective != "communication":
         return _not_applicable("milp-communication", "objective 2 model; use milp or cpsat for objective 1")
     n, m = instance.num_tasks, instance.servers
-    limit = int(options.get("max_pairs", 200_000))
+    limit = int(options.get("max_pairs", 5_000))
     if n * m > limit:
         return _not_applicable("milp-communication", f"n*m = {n * m} pairs exceed max_pairs={limit}")
     local = _local_matrix(instance)
@@ -146,6 +146,7 @@ def milp_communication(instance: Instance, *, time_limit: float | None = None, s
     model = pulp.LpProblem("locality_communication", pulp.LpMinimize)
     x = [[pulp.LpVariable(f"x_{j}_{i}", cat=pulp.LpBinary) for i in range(m)] for j in range(n)]
     last = [[pulp.LpVariable(f"l_{j}_{i}", cat=pulp.LpBinary) for i in range(m)] for j in range(n)]
+    used = [pulp.LpVariable(f"used_{i}", cat=pulp.LpBinary) for i in range(m)]
     latest_start = pulp.LpVariable("latest_start", lowBound=0)
     model += pulp.lpSum(x[j][i] for j in range(n) for i in range(m) if not local[j, i])
     # The matching bound only (never the quota flow the model is checked against).
@@ -156,10 +157,11 @@ def milp_communication(instance: Instance, *, time_limit: float | None = None, s
         model += pulp.lpSum(x[j]) == 1, f"once_{j}"
     for i in range(m):
         load = pulp.lpSum(int(length[j, i]) * x[j][i] for j in range(n))
-        model += pulp.lpSum(last[j][i] for j in range(n)) <= 1, f"one_last_{i}"
+        # used[i] = sum_j l[j, i] in {0, 1}: one last task exactly when the server runs something.
+        model += pulp.lpSum(last[j][i] for j in range(n)) == used[i], f"one_last_{i}"
         for j in range(n):
             model += last[j][i] <= x[j][i], f"last_assigned_{j}_{i}"
-            model += pulp.lpSum(last[k][i] for k in range(n)) >= x[j][i], f"has_last_{j}_{i}"
+            model += x[j][i] <= used[i], f"has_last_{j}_{i}"
         model += load - pulp.lpSum(int(length[j, i]) * last[j][i] for j in range(n)) <= latest_start, f"start_{i}"
         model += latest_start <= load, f"no_idle_{i}"
     outcome = solve_pulp(model, backend=options.get("backend", "highs"),
