@@ -573,8 +573,16 @@ class Solution:
 # ------------------------------------------------------ evaluate / validate
 def _placement(instance: Instance, solution: Solution) -> tuple[np.ndarray, np.ndarray]:
     """(server of each queue entry, is that entry local)."""
-    entry_server = np.repeat(np.arange(solution.num_queues), np.diff(solution.queue_offsets))
+    entry_server = np.repeat(np.arange(solution.num_queues, dtype=np.int32), np.diff(solution.queue_offsets))
     tasks = solution.queue_tasks
+    counts = instance.replica_counts
+    width = int(counts[0])
+    if np.all(counts == width):  # n x r view, one comparison per replica slot
+        matrix = instance.replica_servers.reshape(-1, width)
+        local = matrix[tasks, 0] == entry_server
+        for k in range(1, width):
+            local |= matrix[tasks, k] == entry_server
+        return entry_server, local
     # membership of entry_server in R_task: compare against every replica slot
     starts = instance.replica_offsets[tasks]
     counts = instance.replica_counts[tasks]

@@ -296,7 +296,8 @@ class _UnitNetwork:
         status = self.flow.solve(self.source, self.sink)
         if status != self.flow.OPTIMAL:  # pragma: no cover
             raise RuntimeError(f"OR-Tools max-flow failed with status {status}")
-        return int(self.flow.optimal_flow())
+        self.last_capacity, self.last_value = capacity, int(self.flow.optimal_flow())
+        return self.last_value
 
     def assignment(self) -> np.ndarray:
         used = np.asarray(self.flow.flows(self.replica_arcs)) > 0
@@ -348,12 +349,14 @@ def unit_flow(instance: Instance, *, time_limit: float | None = None, seed: int 
     low = max(math.ceil(n / m), 1)
     high = _greedy_upper_bound(instance)
     target, solves = smallest_capacity(lambda capacity: network.max_flow(capacity) == n, low, high)
-    if network.max_flow(target) != n:  # pragma: no cover - the bisection ends on a feasible T
-        raise RuntimeError("max-flow bisection ended on an infeasible capacity")
+    if getattr(network, "last_capacity", None) != target:  # the flow in memory must be the one at T
+        solves += 1
+        if network.max_flow(target) != n:  # pragma: no cover - the bisection ends on a feasible T
+            raise RuntimeError("max-flow bisection ended on an infeasible capacity")
     solution = Solution.from_assignment(network.assignment(), m)
     return Result(NAME, "unit-flow", Status.OPTIMAL, objective=float(duration * target), bound=float(duration * target),
                   runtime_s=time.perf_counter() - started, solution=solution,
-                  notes=(f"max tasks per server {target}; {solves + 1} max-flow solves",), solver=_ortools_version())
+                  notes=(f"max tasks per server {target}; {solves} max-flow solves",), solver=_ortools_version())
 
 
 def unit_flow_networkx(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options: Any) -> Result:
