@@ -37,7 +37,9 @@ rss_instance = rss_mb()
 t = time.perf_counter()
 result = run_method(instance, params["method"], time_limit=params.get("time_limit"), seed=0, **params.get("options", {}))
 total_s = time.perf_counter() - t
-print(json.dumps({"status": result.status.value, "objective": result.objective, "bound": result.bound,
+from hpcsched.locality.bounds import trivial_bound
+print(json.dumps({"trivial_bound": trivial_bound(instance) if instance.objective == "makespan" else None,
+                  "status": result.status.value, "objective": result.objective, "bound": result.bound,
                   "method_s": result.runtime_s, "with_validation_s": total_s, "generate_s": generate_s,
                   "rss_after_instance_mb": rss_instance, "peak_rss_mb": rss_mb(), "solver": result.solver,
                   "notes": list(result.notes)}))
@@ -102,31 +104,34 @@ def heuristics(args: argparse.Namespace) -> None:
             generator = {"seed": args.seed, "n": args.n, "m": max(1, args.n // 100), "r": 3, "durations": durations,
                          "objective": objective}
             row = measure(generator, method)
-            row.update(n=args.n, objective=objective, durations=durations, method=method)
+            row.update(n=args.n, goal=objective, durations=durations, method=method)
             rows.append(row)
             print(row, flush=True)
-    write("heuristics", rows, ["n", "objective", "durations", "method", "status", "objective", "bound", "method_s",
-                               "peak_rss_mb"])
+    write("heuristics", rows, ["n", "goal", "durations", "method", "status", "objective", "bound", "method_s",
+                               "with_validation_s", "peak_rss_mb"])
 
 
 def exact(args: argparse.Namespace) -> None:
     """Largest heterogeneous instance proven within the time limit (sizes doubling)."""
     rows = []
-    for method, objective in (("cpsat", "makespan"), ("milp", "makespan"), ("milp-communication", "communication")):
+    for method in args.methods:
+        objective = "communication" if method == "milp-communication" else "makespan"
         n = args.start
         while n <= args.max_n:
             m = max(2, n // args.tasks_per_server)
-            generator = {"seed": args.seed, "n": n, "m": m, "r": 2, "durations": "lognormal", "sigma": 1.0,
+            generator = {"seed": args.seed, "n": n, "m": m, "r": 2, "durations": "lognormal", "sigma": args.sigma,
                          "objective": objective, "remote_cost": 1 if objective == "communication" else 0}
             options = {"max_pairs": 10**9} if method == "milp-communication" else {}
             row = measure(generator, method, time_limit=args.time_limit, options=options)
             row.update(n=n, m=m, r=2, method=method)
             rows.append(row)
-            print({k: row.get(k) for k in ("method", "n", "m", "status", "objective", "bound", "method_s")}, flush=True)
+            print({k: row.get(k) for k in ("method", "n", "m", "status", "objective", "bound", "trivial_bound", "method_s")},
+                  flush=True)
             if row.get("status") != "OPTIMAL":
                 break
             n *= 2
-    write("exact", rows, ["method", "n", "m", "r", "status", "objective", "bound", "method_s", "peak_rss_mb"])
+    write(args.output, rows, ["method", "n", "m", "r", "status", "objective", "bound", "trivial_bound", "method_s",
+                              "peak_rss_mb"])
 
 
 def main() -> None:
@@ -145,7 +150,10 @@ def main() -> None:
     p.add_argument("--time-limit", type=float, default=60.0)
     p.add_argument("--start", type=int, default=50)
     p.add_argument("--max-n", type=int, default=1_000_000)
-    p.add_argument("--tasks-per-server", type=int, default=5)
+    p.add_argument("--tasks-per-server", type=int, default=20)
+    p.add_argument("--sigma", type=float, default=0.5)
+    p.add_argument("--methods", nargs="+", default=["cpsat", "milp", "milp-communication"])
+    p.add_argument("--output", default="exact")
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(run=exact)
     args = parser.parse_args()

@@ -117,3 +117,18 @@ def test_csv_importer_servers_option_catches_dangling_replicas(tmp_path):
         import_csv(path, servers=3)
     with pytest.raises(FormatError):
         import_csv(tmp_path / "missing.csv")
+
+
+def test_rack_aware_with_more_replicas_stays_distinct():
+    instance = generate_rack_aware(seed=3, n=2000, m=30, r=5, rack_size=7)
+    rows = np.sort(instance.replica_matrix(), axis=1)
+    assert (rows[:, 1:] != rows[:, :-1]).all()
+
+
+def test_create_rejects_non_integer_replicas():
+    from hpcsched.locality import Instance
+
+    with pytest.raises(InvalidInstanceError):
+        Instance.create(3, [1, 1], [[0, 1.5], [2]])
+    with pytest.raises(InvalidInstanceError, match="at least 1"):
+        Instance.create(3, [1, 1], [[0, 1], []])

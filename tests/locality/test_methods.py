@@ -208,3 +208,24 @@ def test_semi_matching_with_a_movable_sample_stays_exact(r):
         assert local.all()
         if r == 1:
             assert stats["samples"] > 1  # the forced assignment needs the full (proving) search
+
+
+@pytest.mark.parametrize("duration", [2, 5])
+def test_equal_durations_scale_the_unit_optimum(duration):
+    from hpcsched.locality import Instance
+
+    for seed in range(4):
+        unit = random_instance(seed, n=7, m=3, r=2, unit=True)
+        scaled = Instance.create(3, np.full(7, duration), unit.replica_matrix())
+        expected = solve(scaled, "brute-force").objective
+        assert expected == duration * solve(unit, "brute-force").objective
+        for name in ("semi-matching", "unit-flow", "cpsat"):
+            assert solve(scaled, name).objective == expected, name
+        communication = scaled.with_objective("communication")
+        assert solve(communication, "quota-flow").objective == solve(communication, "brute-force").objective
+
+
+def test_plan_then_execute_steals_only_local_work_under_objective_1():
+    instance = generate_uniform(seed=5, n=300, m=12, r=2, durations="pareto")
+    result = solve(instance, "plan-then-execute")
+    assert result.kpis["nonlocal_tasks"] == 0
