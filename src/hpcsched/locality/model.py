@@ -513,9 +513,9 @@ class Solution:
     @classmethod
     def from_assignment(cls, server_of_task: np.ndarray, servers: int, sort_key: np.ndarray | None = None) -> "Solution":
         """Queues from a task -> server array; within a server, tasks by ``sort_key`` then index."""
-        server_of_task = np.asarray(server_of_task, dtype=np.int64)
+        server_of_task = np.asarray(server_of_task)
         if sort_key is None:
-            order = np.argsort(server_of_task, kind="stable")
+            order = _stable_group_order(server_of_task)
         else:
             order = np.lexsort((np.asarray(sort_key), server_of_task))
         counts = np.bincount(server_of_task, minlength=servers)
@@ -568,6 +568,22 @@ class Solution:
         return np.array_equal(self.queue_offsets, other.queue_offsets) and np.array_equal(self.queue_tasks, other.queue_tasks)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _stable_group_order(keys: np.ndarray) -> np.ndarray:
+    """``argsort(keys, kind="stable")`` as a two-pass LSD radix sort on 16-bit halves.
+
+    numpy radix-sorts 16-bit keys in linear time but merge-sorts wider ones;
+    two stable 16-bit passes are about twice as fast at 10^7 tasks.
+    """
+    if keys.size == 0 or int(keys.max()) >= 2**32 or int(keys.min()) < 0:
+        return np.argsort(keys, kind="stable")
+    keys = keys.astype(np.uint32, copy=False)
+    by_low = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    if int(keys.max()) < 2**16:
+        return by_low
+    by_high = np.argsort((keys[by_low] >> 16).astype(np.uint16), kind="stable")
+    return by_low[by_high]
 
 
 # ------------------------------------------------------ evaluate / validate
