@@ -192,3 +192,14 @@ def test_instance_document_without_core_changes():
     instance = instance_from_document(document)
     assert instance.num_tasks == 3 and instance.task_name(2) == "c"
     assert math.isclose(evaluate(instance, Solution.from_queues([[0, 2], [1], []]))["mean_load"], 2.0)
+
+
+def test_plot_both_styles(tmp_path):
+    from hpcsched.locality import plot_solution
+
+    small = make(objective="communication", remote_cost=2)
+    plot_solution(small, Solution.from_queues([[0], [1], [2]]), tmp_path / "gantt.png")
+    large = generate_uniform(seed=0, n=5000, m=100, r=2)
+    result = run_method(large, "least-loaded")
+    plot_solution(large, result.solution, tmp_path / "hist.png")
+    assert (tmp_path / "gantt.png").stat().st_size > 1000 and (tmp_path / "hist.png").stat().st_size > 1000
