@@ -80,7 +80,8 @@ for r in (1, 2, 3):
         for seed in range(5):
             instance = generate_uniform(seed=seed, n=load * m2, m=m2, r=r, objective="communication")
             for method in values:
-                result = run_method(instance, method, delay=3) if method == "delay-scheduling" else run_method(instance, method)
+                options = {"delay": 3} if method == "delay-scheduling" else {}
+                result = run_method(instance, method, **options)
                 assert result.status.value in ("OPTIMAL", "FEASIBLE")
                 values[method].append(result.kpis["nonlocal_fraction"])
         rows.append((r, load, *(np.mean(v) for v in values.values())))
@@ -92,7 +93,7 @@ for index, (label, style) in enumerate([("Hadoop greedy", "o-"), ("delay schedul
     for r, color in zip((1, 2, 3), ("tab:red", "tab:blue", "tab:green")):
         xs = [row[1] for row in rows if row[0] == r]
         ys = [row[2 + index] for row in rows if row[0] == r]
-        axis.plot(xs, ys, style, color=color, label=f"{label}, r={r}" if True else None, alpha=0.8)
+        axis.plot(xs, ys, style, color=color, label=f"{label}, r={r}", alpha=0.8)
 axis.set_xlabel("tasks per server n/m")
 axis.set_ylabel("non-local fraction")
 axis.legend(fontsize=7, ncol=2)
