@@ -231,3 +231,11 @@ def test_plan_then_execute_steals_only_local_work_under_objective_1():
     instance = generate_uniform(seed=5, n=300, m=12, r=2, durations="pareto")
     result = solve(instance, "plan-then-execute")
     assert result.kpis["nonlocal_tasks"] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("r", [1, 2, 3])
+def test_semi_matching_equals_generic_flow_at_one_million_tasks(r):
+    instance = generate_uniform(seed=11, n=1_000_000, m=10_000, r=r)
+    fast, flow = solve(instance, "semi-matching"), solve(instance, "unit-flow")
+    assert fast.status is flow.status is Status.OPTIMAL and fast.objective == flow.objective
