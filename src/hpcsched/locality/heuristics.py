@@ -26,9 +26,10 @@ no-idle rule holds by construction:
   up to ``delay`` times (default 3) before taking a remote task. The waits
   are idle time, which the no-idle rule forbids: the method reports the
   simulated idle time and non-local count in ``notes``, then returns the same
-  queues run back to back, repaired (the longest task of the server with
-  the latest start moves to the server that completes first, until
-  max start <= min completion); the number of repair moves is in ``notes``.
+  queues run back to back, repaired (a task of the server with the latest
+  start — preferably one local on the target — moves to the server that
+  completes first, until max start <= min completion); the number of repair
+  moves is in ``notes``.
 * `plan_then_execute` (above).
 
 Every heuristic attaches a cheap proven bound: objective 1 the trivial

@@ -146,7 +146,8 @@ def repair_no_idle(instance: Instance, server_of_task: np.ndarray, max_moves: in
 
     Each server's queue is run longest task last (minimizing its latest
     start); while the latest start of some server a exceeds the smallest
-    completion (server b), a's last task moves to b. Returns the assignment
+    completion (server b), one task of a moves to b: the longest of a's
+    tasks that are local on b, else a's longest task. Returns the assignment
     and the number of moves.
     """
     m = instance.servers
@@ -157,6 +158,7 @@ def repair_no_idle(instance: Instance, server_of_task: np.ndarray, max_moves: in
     loads = np.bincount(server_of_task, weights=length, minlength=m).astype(np.int64)
     longest = np.zeros(m, dtype=np.int64)
     np.maximum.at(longest, server_of_task, length)
+    matrix = instance.replica_matrix()
     moves = 0
     limit = instance.num_tasks if max_moves is None else max_moves
     while moves < limit:
@@ -165,7 +167,11 @@ def repair_no_idle(instance: Instance, server_of_task: np.ndarray, max_moves: in
         if latest[a] <= loads[b]:
             break
         on_a = np.flatnonzero(server_of_task == a)
-        task = int(on_a[np.argmax(length[on_a])])
+        # Prefer a task that is local on b (the move then costs no locality),
+        # the longest of them; otherwise a's longest task.
+        local_on_b = (matrix[on_a] == b).any(axis=1)
+        pool = on_a[local_on_b] if local_on_b.any() else on_a
+        task = int(pool[np.argmax(length[pool])])
         loads[a] -= length[task]
         server_of_task[task] = b
         new_length = int(instance.durations[task]) + (0 if _is_local(instance, task, b) else cost)
