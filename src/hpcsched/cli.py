@@ -50,7 +50,8 @@ EXIT_INTERNAL = 3
 
 
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
-    error_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    error_console.print("[bold red]error:[/] ", end="", highlight=False)
+    error_console.print(message, highlight=False, soft_wrap=True, markup=False)
     raise typer.Exit(code)
 
 
@@ -160,7 +161,7 @@ def solve(
         if result.solver:
             console.print(f"solver: {result.solver}", highlight=False)
         for note in result.notes:
-            console.print(f"note: {note}", highlight=False, soft_wrap=True)
+            console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
     if out is not None:
         write_solution(instance, result, out)
     if plot is not None:
@@ -187,7 +188,7 @@ def validate(
     violations = problem.validate(instance, decoded)
     if violations:
         for violation in violations:
-            error_console.print(f"{solution}: {violation}", highlight=False, soft_wrap=True)
+            error_console.print(f"{solution}: {violation}", highlight=False, soft_wrap=True, markup=False)
         _fail(f"{solution}: {len(violations)} violation(s): the solution is not feasible for {file}")
     kpis = problem.evaluate(instance, decoded)
     console.print(f"{solution}: valid for {file}", highlight=False)

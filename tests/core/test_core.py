@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,3 +221,12 @@ def test_require_index_rejects_dangling_references(index, size):
     else:
         with pytest.raises(InvalidInstanceError, match="does not exist"):
             fields.require_index(index, "ref", size)
+
+
+def test_written_files_follow_the_umask(tmp_path):
+    previous = os.umask(0o022)
+    try:
+        write_instance(INSTANCE, tmp_path / "toy.json")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "toy.json").stat().st_mode & 0o777 == 0o644

@@ -203,3 +203,12 @@ def test_plot_both_styles(tmp_path):
     result = run_method(large, "least-loaded")
     plot_solution(large, result.solution, tmp_path / "hist.png")
     assert (tmp_path / "gantt.png").stat().st_size > 1000 and (tmp_path / "hist.png").stat().st_size > 1000
+
+
+def test_npz_goes_through_read_instance_and_write_instance(tmp_path):
+    from hpcsched.core.io import read_instance, write_instance
+    from hpcsched.locality import generate_uniform
+
+    instance = generate_uniform(seed=4, n=300, m=10, r=2)
+    write_instance(instance, tmp_path / "big.npz")
+    assert read_instance(tmp_path / "big.npz") == instance

@@ -44,6 +44,7 @@ PROBLEM = register_problem(
         importers={"csv": import_csv},
         plot=plot_solution,
         lower_bound=bounds.best,
+        file_formats={".npz": (load_npz, save_npz)},
     )
 )
 PROBLEM.add_method("auto", auto, kind="exact")
