@@ -1,0 +1,345 @@
+"""The event-driven fluid simulator: the validator of the burstbuffer problem.
+
+Written from the definition in the module docstring of ``model.py``, sharing
+no code with the formulations and heuristics. Between two events every rate
+is constant, so the aggregate buffer content is piecewise linear and its
+extremes are at events; at every event the simulator checks
+
+* occupancy <= capacity (each partition, the whole buffer),
+* total drain <= B (and reserved drain <= B),
+* write rate <= r_k for every application,
+
+and it records each application's timeline (compute / io / throttled), the
+per-application buffer content at each event, and the completion times.
+
+Events: end of a release wait, of a compute phase, of a burst; a buffer
+becoming full or empty; a breakpoint of a drain schedule. Values within a
+relative 1e-10 of a boundary are snapped onto it so that float noise cannot
+create spurious throttling (the checks use 1e-9).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections import deque
+from dataclasses import dataclass, field
+
+from ..core.violation import Violation
+from .model import TOLERANCE, Instance, Solution
+
+_SNAP = 1e-10
+_WAIT, _COMPUTE, _WRITE, _DONE = "wait", "compute", "write", "done"
+
+
+@dataclass
+class Trace:
+    """What the simulation saw.
+
+    Attributes
+    ----------
+    times
+        Event instants (the first is 0).
+    contents
+        ``contents[i][k]``: bytes of application k in the buffer at ``times[i]``.
+    segments
+        Per application, ``(start, end, state)`` with state in
+        ``compute``, ``io``, ``throttled`` (merged when consecutive).
+    completion
+        Per application, the instant its last burst was accepted (inf if never).
+    capacity
+        Per application partition sizes (static) or the shared capacity (dynamic).
+    """
+
+    instance: Instance
+    times: list[float] = field(default_factory=list)
+    contents: list[list[float]] = field(default_factory=list)
+    segments: list[list[tuple[float, float, str]]] = field(default_factory=list)
+    completion: list[float] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    peak_occupancy: float = 0.0
+
+    def dilation(self, k: int) -> float:
+        app = self.instance.applications[k]
+        return (self.completion[k] - app.release) / app.nominal_time
+
+    def efficiency(self) -> float:
+        total_nodes = sum(app.nodes for app in self.instance.applications)
+        useful = 0.0
+        for k, app in enumerate(self.instance.applications):
+            elapsed = self.completion[k] - app.release
+            if math.isfinite(elapsed) and elapsed > 0:
+                useful += app.nodes * app.iterations * app.compute / elapsed
+        return useful / total_nodes
+
+
+class _Phase:
+    """Where one application is in its sequence wait -> (compute -> write) x n."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.iteration = 0
+        if app.release > 0:
+            self.phase, self.remaining = _WAIT, app.release
+        else:
+            self.phase, self.remaining = _COMPUTE, app.compute
+
+    def advance_if_finished(self, now: float) -> bool:
+        """Move to the next phase when this one is over; True if the app just completed."""
+        scale_time = max(1.0, self.app.period)
+        while self.phase != _DONE:
+            limit = _SNAP * (self.app.volume if self.phase == _WRITE else scale_time)
+            if self.remaining > limit:
+                return False
+            if self.phase == _WAIT:
+                self.phase, self.remaining = _COMPUTE, self.app.compute
+            elif self.phase == _COMPUTE:
+                self.phase, self.remaining = _WRITE, self.app.volume
+            else:
+                self.iteration += 1
+                if self.iteration == self.app.iterations:
+                    self.phase, self.remaining = _DONE, 0.0
+                    return True
+                self.phase, self.remaining = _COMPUTE, self.app.compute
+        return False
+
+
+def _record(trace: Trace, k: int, start: float, end: float, state: str) -> None:
+    if end <= start:
+        return
+    parts = trace.segments[k]
+    if parts and parts[-1][2] == state and abs(parts[-1][1] - start) <= 1e-12 * max(1.0, start):
+        parts[-1] = (parts[-1][0], end, state)
+    else:
+        parts.append((start, end, state))
+
+
+def simulate(instance: Instance, solution: Solution, *, max_events: int | None = None) -> Trace:
+    """Simulate ``solution`` on ``instance`` and return the `Trace`."""
+    if solution.allocation == "dynamic":
+        return _simulate_dynamic(instance, solution, max_events)
+    return _simulate_static(instance, solution, max_events)
+
+
+def _event_budget(instance: Instance, max_events: int | None) -> int:
+    if max_events is not None:
+        return max_events
+    bursts = sum(app.iterations for app in instance.applications)
+    return 50 * (bursts + instance.num_applications) + 1000
+
+
+def _simulate_static(instance: Instance, solution: Solution, max_events: int | None) -> Trace:
+    apps = instance.applications
+    count = len(apps)
+    bandwidth = instance.platform.pfs_bandwidth
+    sizes = [g * instance.platform.granule for g in solution.granules]
+    schedule = solution.drain_schedule
+    platform_limit = instance.platform.capacity if instance.objective == "sharing" else math.inf
+    trace = Trace(instance, segments=[[] for _ in apps], completion=[math.inf] * count)
+    phases = [_Phase(app) for app in apps]
+    content = [0.0] * count
+    now = 0.0
+    trace.times.append(now)
+    trace.contents.append(list(content))
+
+    def drain_cap(k: int, t: float) -> float:
+        if schedule is not None:
+            rate = schedule.rate(k, t)
+            if rate is not None:
+                return rate
+        return solution.drain_rates[k]
+
+    for _ in range(_event_budget(instance, max_events)):
+        for k, phase in enumerate(phases):
+            if phase.advance_if_finished(now):
+                trace.completion[k] = now
+        if all(p.phase == _DONE for p in phases):
+            break
+        inflow, outflow, caps = [0.0] * count, [0.0] * count, [drain_cap(k, now) for k in range(count)]
+        if sum(caps) > bandwidth * (1 + TOLERANCE):
+            trace.violations.append(Violation("drain", f"reserved drain {sum(caps):.6g} > B = {bandwidth:.6g} at t = {now:.6g}"))
+            return trace
+        for k, app in enumerate(apps):
+            full = content[k] >= sizes[k] - _SNAP * max(sizes[k], app.volume)
+            if phases[k].phase == _WRITE:
+                inflow[k] = min(app.rate, caps[k]) if full else app.rate
+            empty = content[k] <= _SNAP * app.volume
+            outflow[k] = min(caps[k], inflow[k]) if empty else caps[k]
+        if sum(outflow) > bandwidth * (1 + TOLERANCE):
+            trace.violations.append(Violation("drain", f"total drain {sum(outflow):.6g} > B at t = {now:.6g}"))
+        step = math.inf
+        for k, app in enumerate(apps):
+            phase = phases[k]
+            if phase.phase in (_WAIT, _COMPUTE):
+                step = min(step, phase.remaining)
+            elif phase.phase == _WRITE and inflow[k] > 0:
+                step = min(step, phase.remaining / inflow[k])
+            net = inflow[k] - outflow[k]
+            if net > 0 and content[k] < sizes[k]:
+                step = min(step, (sizes[k] - content[k]) / net)
+            elif net < 0 and content[k] > 0:
+                step = min(step, content[k] / -net)
+        if schedule is not None:
+            j = bisect.bisect_right(schedule.times, now)
+            if j < len(schedule.times):
+                step = min(step, schedule.times[j] - now)
+        if not math.isfinite(step):
+            for k, phase in enumerate(phases):
+                if phase.phase != _DONE:
+                    trace.violations.append(
+                        Violation("starvation", f"{apps[k].name} can never finish its burst {phase.iteration} (no room, no drain)")
+                    )
+            return trace
+        step = max(step, 0.0)
+        for k, app in enumerate(apps):
+            phase = phases[k]
+            if phase.phase in (_WAIT, _COMPUTE):
+                phase.remaining -= step
+                if phase.phase == _COMPUTE:
+                    _record(trace, k, now, now + step, "compute")
+            elif phase.phase == _WRITE:
+                phase.remaining -= inflow[k] * step
+                throttled = inflow[k] < app.rate * (1 - TOLERANCE)
+                _record(trace, k, now, now + step, "throttled" if throttled else "io")
+            content[k] += (inflow[k] - outflow[k]) * step
+            if abs(content[k] - sizes[k]) <= _SNAP * max(sizes[k], app.volume):
+                content[k] = sizes[k]
+            if content[k] <= _SNAP * app.volume:
+                content[k] = 0.0
+            if content[k] > sizes[k] * (1 + TOLERANCE) + 1e-300:
+                trace.violations.append(Violation("occupancy", f"{app.name} holds {content[k]:.6g} > its partition {sizes[k]:.6g}"))
+            if inflow[k] > app.rate * (1 + TOLERANCE):
+                trace.violations.append(Violation("write-rate", f"{app.name} writes at {inflow[k]:.6g} > r = {app.rate:.6g}"))
+        now += step
+        total = sum(content)
+        if total > platform_limit * (1 + TOLERANCE):
+            trace.violations.append(Violation("occupancy", f"buffer holds {total:.6g} > S = {platform_limit:.6g} at t = {now:.6g}"))
+        trace.peak_occupancy = max(trace.peak_occupancy, total)
+        trace.times.append(now)
+        trace.contents.append(list(content))
+    else:
+        trace.violations.append(Violation("simulation", "event budget exhausted before every application finished"))
+    return trace
+
+
+def _proportional_contents(before, inflow, q0, q1, step, bandwidth, total_drain):
+    """Per-application contents after a step when B is shared in proportion to backlog.
+
+    Closed form of b_k' = a_k - B b_k / Q with Q linear (see docs/burstbuffer.md).
+    """
+    count = len(before)
+    total_in = sum(inflow)
+    if q1 <= 0:
+        return [0.0] * count
+    if q0 <= 0:
+        # Filling from empty: every unit that stays is a mixture in proportion to the inflows.
+        return [a * q1 / total_in for a in inflow] if total_in > 0 else [0.0] * count
+    growth = total_in - total_drain
+    if total_drain <= 0:
+        return [b + a * step for b, a in zip(before, inflow)]
+    if abs(growth) <= 1e-12 * max(total_in, total_drain):
+        decay = math.exp(-total_drain * step / q0)
+        return [a * q0 / total_drain + (b - a * q0 / total_drain) * decay for b, a in zip(before, inflow)]
+    ratio = (q1 / q0) ** (-total_drain / growth)
+    if total_in <= 0:
+        return [b * q1 / q0 for b in before]
+    return [a * q1 / total_in + (b - a * q0 / total_in) * ratio for b, a in zip(before, inflow)]
+
+
+def _simulate_dynamic(instance: Instance, solution: Solution, max_events: int | None) -> Trace:
+    apps = instance.applications
+    count = len(apps)
+    bandwidth = instance.platform.pfs_bandwidth
+    capacity = float(solution.capacity)
+    limit = instance.platform.capacity if instance.objective == "sharing" else capacity
+    volume_scale = max(capacity, max(app.volume for app in apps))
+    trace = Trace(instance, segments=[[] for _ in apps], completion=[math.inf] * count)
+    phases = [_Phase(app) for app in apps]
+    level = 0.0
+    content = [0.0] * count
+    fifo: deque[list] = deque()  # [amount, composition] segments, oldest first
+    now = 0.0
+    trace.times.append(now)
+    trace.contents.append(list(content))
+    for _ in range(_event_budget(instance, max_events)):
+        for k, phase in enumerate(phases):
+            if phase.advance_if_finished(now):
+                trace.completion[k] = now
+        if all(p.phase == _DONE for p in phases):
+            break
+        writers = [k for k in range(count) if phases[k].phase == _WRITE]
+        demand = sum(apps[k].rate for k in writers)
+        full = level >= capacity - _SNAP * volume_scale
+        factor = bandwidth / demand if full and demand > bandwidth else 1.0
+        inflow = [0.0] * count
+        for k in writers:
+            inflow[k] = apps[k].rate * factor
+        total_in = sum(inflow)
+        empty = level <= _SNAP * volume_scale
+        total_drain = min(bandwidth, total_in) if empty else bandwidth
+        if total_drain > bandwidth * (1 + TOLERANCE):
+            trace.violations.append(Violation("drain", f"total drain {total_drain:.6g} > B at t = {now:.6g}"))
+        net = total_in - total_drain
+        step = math.inf
+        for k in range(count):
+            phase = phases[k]
+            if phase.phase in (_WAIT, _COMPUTE):
+                step = min(step, phase.remaining)
+            elif phase.phase == _WRITE and inflow[k] > 0:
+                step = min(step, phase.remaining / inflow[k])
+        if net > 0 and level < capacity:
+            step = min(step, (capacity - level) / net)
+        elif net < 0 and level > 0:
+            step = min(step, level / -net)
+        if not math.isfinite(step):
+            for k, phase in enumerate(phases):
+                if phase.phase != _DONE:
+                    trace.violations.append(Violation("starvation", f"{apps[k].name} can never finish"))
+            return trace
+        step = max(step, 0.0)
+        for k in range(count):
+            phase = phases[k]
+            if phase.phase in (_WAIT, _COMPUTE):
+                phase.remaining -= step
+                if phase.phase == _COMPUTE:
+                    _record(trace, k, now, now + step, "compute")
+            elif phase.phase == _WRITE:
+                phase.remaining -= inflow[k] * step
+                throttled = inflow[k] < apps[k].rate * (1 - TOLERANCE)
+                _record(trace, k, now, now + step, "throttled" if throttled else "io")
+                if inflow[k] > apps[k].rate * (1 + TOLERANCE):
+                    trace.violations.append(Violation("write-rate", f"{apps[k].name} writes above r"))
+        new_level = level + net * step
+        if abs(new_level - capacity) <= _SNAP * volume_scale:
+            new_level = capacity
+        if new_level <= _SNAP * volume_scale:
+            new_level = 0.0
+        # Per-application contents: only the policy's bookkeeping, it does not change any event.
+        if solution.drain_policy == "fifo":
+            drained = max(0.0, level + total_in * step - new_level)
+            if total_in > 0 and step > 0:
+                fifo.append([total_in * step, [a / total_in for a in inflow]])
+            while drained > 0 and fifo:
+                head = fifo[0]
+                taken = min(head[0], drained)
+                head[0] -= taken
+                drained -= taken
+                if head[0] <= _SNAP * volume_scale:
+                    fifo.popleft()
+            if new_level == 0.0:
+                fifo.clear()
+            content = [sum(seg[0] * seg[1][k] for seg in fifo) for k in range(count)]
+        else:
+            content = _proportional_contents(content, inflow, level, new_level, step, bandwidth, total_drain)
+        if any(c < -_SNAP * volume_scale for c in content):
+            trace.violations.append(Violation("occupancy", f"negative per-application content at t = {now + step:.6g}"))
+        level = new_level
+        now += step
+        if level > limit * (1 + TOLERANCE) + 1e-300:
+            trace.violations.append(Violation("occupancy", f"buffer holds {level:.6g} > capacity {limit:.6g} at t = {now:.6g}"))
+        trace.peak_occupancy = max(trace.peak_occupancy, level)
+        trace.times.append(now)
+        trace.contents.append([max(c, 0.0) for c in content])
+    else:
+        trace.violations.append(Violation("simulation", "event budget exhausted before every application finished"))
+    return trace
