@@ -47,7 +47,7 @@ from ..core.errors import InfeasibleError
 from ..core.result import Result, Status
 from .bounds import single_application_bound
 from .model import Instance, Solution
-from .simulate import min_drain_bracket
+from .simulate import drain_table_brackets
 from .special_cases import check_load, dynamic_backlog, nominal_bursts, sizing_dynamic_sweep
 
 PROBLEM = "burstbuffer"
@@ -154,15 +154,11 @@ def sizing_static_lp(instance: Instance, *, time_limit=None, seed=0, allow_overl
 # ---------------------------------------------------------------- fair sharing
 
 
-def drain_tables(instance: Instance, target: float) -> tuple[np.ndarray, np.ndarray]:
+def drain_tables(instance: Instance, target: float, low=None, high=None) -> tuple[np.ndarray, np.ndarray]:
     """(low, high) brackets of d_k(g, target) for k in apps, g in 0..N (shape K x (N+1))."""
     granules = instance.platform.granules
     sizes = np.arange(granules + 1) * instance.platform.granule
-    low = np.empty((instance.num_applications, granules + 1))
-    high = np.empty_like(low)
-    for k, app in enumerate(instance.applications):
-        low[k], high[k] = min_drain_bracket(app, sizes, target)
-    return low, high
+    return drain_table_brackets(instance.applications, sizes, target, low=low, high=high)
 
 
 def knapsack_dp(costs: np.ndarray, capacity: int) -> tuple[float, list[int]]:
@@ -239,6 +235,22 @@ def _solve_knapsack(kind: str, costs, capacity, time_limit, seed):
     return (*knapsack_enumerate(costs, capacity), True, None)
 
 
+def _greedy_incumbent(instance: Instance) -> tuple[list[int], list[float], float]:
+    """Greedy-marginal allocation with proportional drains and its max dilation (recurrence)."""
+    from .heuristics import drain_rates
+    from .simulate import dilations
+
+    drains = drain_rates(instance, "proportional")
+    granule = instance.platform.granule
+    granules = [0] * instance.num_applications
+    current = [float(dilations(app, 0.0, d)) for app, d in zip(instance.applications, drains)]
+    for _ in range(instance.platform.granules):
+        k = int(np.argmax(current))
+        granules[k] += 1
+        current[k] = float(dilations(instance.applications[k], granules[k] * granule, drains[k]))
+    return granules, drains, max(current)
+
+
 def _share_spare_bandwidth(instance: Instance, drains: list[float]) -> list[float]:
     """Give B - sum d to the applications in proportion to I/O rates (a larger drain never hurts)."""
     spare = instance.platform.pfs_bandwidth - sum(drains)
@@ -262,28 +274,45 @@ def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_li
     backend = None
     ambiguous = 0
 
+    # low_at_upper misses `upper` hence every smaller target; high_at_lower meets `search_lower`
+    # hence every larger target: together they bracket d_k(g, D) for D in between.
+    low_at_upper = None
+    high_at_lower = None
+
     def feasible(target: float):
         nonlocal backend, ambiguous
-        low, high = drain_tables(instance, target)
+        low, high = drain_tables(instance, target, low_at_upper, high_at_lower)
         value, granules, exact, backend = _solve_knapsack(knapsack, high, capacity, None, seed)
         if value <= bandwidth:
-            return True, granules, [float(high[k, g]) for k, g in enumerate(granules)]
+            return True, granules, [float(high[k, g]) for k, g in enumerate(granules)], low, high
         value, _, exact, backend = _solve_knapsack(knapsack, low, capacity, None, seed)
         if exact and value > bandwidth * (1 + 1e-12):
-            return False, None, None
+            return False, None, None, low, high
         ambiguous += 1
-        return None, None, None
+        return None, None, None, low, high
 
-    verdict, granules, drains = feasible(proven_lower)
-    upper, incumbent = (proven_lower, (granules, drains)) if verdict else (None, None)
+    upper, incumbent = None, None
+    verdict, granules, drains, low, high = feasible(proven_lower)
+    if verdict:
+        upper, incumbent = proven_lower, (granules, drains)
+    else:
+        high_at_lower = high
+    # Warm start: the greedy heuristic's allocation proves its max dilation achievable.
+    if incumbent is None:
+        greedy_granules, greedy_drains, greedy_value = _greedy_incumbent(instance)
+        if math.isfinite(greedy_value):
+            upper, incumbent = greedy_value * (1 + 1e-12), (greedy_granules, greedy_drains)
     probe = proven_lower
     while incumbent is None:
         probe *= 2
-        verdict, granules, drains = feasible(probe)
+        verdict, granules, drains, low, high = feasible(probe)
         if verdict:
             upper, incumbent = probe, (granules, drains)
-        elif verdict is False:
-            proven_lower = search_lower = probe
+            low_at_upper = low
+        else:
+            search_lower, high_at_lower = probe, high
+            if verdict is False:
+                proven_lower = probe
         if probe > 1e12:
             raise InfeasibleError("no finite max dilation found (an application cannot finish)")
     timed_out = False
@@ -292,11 +321,11 @@ def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_li
             timed_out = True
             break
         middle = 0.5 * (search_lower + upper)
-        verdict, granules, drains = feasible(middle)
+        verdict, granules, drains, low, high = feasible(middle)
         if verdict:
-            upper, incumbent = middle, (granules, drains)
+            upper, incumbent, low_at_upper = middle, (granules, drains), low
         else:
-            search_lower = middle
+            search_lower, high_at_lower = middle, high
             if verdict is False:
                 proven_lower = middle
     granules, drains = incumbent

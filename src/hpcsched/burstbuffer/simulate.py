@@ -25,6 +25,44 @@ import numpy as np
 from .model import Application
 
 
+def _elapsed(rate, volume, compute, iterations, size, drain) -> np.ndarray:
+    """Time from release to completion, elementwise over flat arrays of parameters.
+
+    Elements whose state repeats from one iteration to the next are finished
+    in closed form (periodic regime) and dropped from the working set.
+    """
+    total = np.zeros(size.shape)
+    active = np.arange(size.size)
+    content = np.zeros(size.shape)
+    elapsed = np.zeros(size.shape)
+    previous_content = np.full(size.shape, np.nan)
+    previous_duration = np.full(size.shape, np.nan)
+    iteration = 0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        while active.size:
+            r, v, w, n, S, d = rate[active], volume[active], compute[active], iterations[active], size[active], drain[active]
+            c = np.maximum(content - d * w, 0.0)
+            slow = d < r
+            fill_time = np.where(slow, (S - c) / np.where(slow, r - d, 1.0), np.inf)
+            filled_volume = r * fill_time
+            fits = v <= filled_volume
+            throttled_time = np.where(d > 0, (v - filled_volume) / np.where(d > 0, d, 1.0), np.inf)
+            burst = np.where(fits | ~slow, v / r, fill_time + throttled_time)
+            c = np.where(slow, np.where(fits, c + (r - d) * v / r, S), np.maximum(c - (d - r) * v / r, 0.0))
+            duration = w + burst
+            spent = elapsed + duration
+            repeat = (c == previous_content) & (duration == previous_duration)
+            spent = np.where(repeat, spent + duration * (n - 1 - iteration), spent)
+            finished = repeat | (iteration + 1 >= n) | ~np.isfinite(spent)
+            total[active[finished]] = spent[finished]
+            keep = ~finished
+            active = active[keep]
+            content, elapsed = c[keep], spent[keep]
+            previous_content, previous_duration = c[keep], duration[keep]
+            iteration += 1
+    return total
+
+
 def completion_times(app: Application, size, drain) -> np.ndarray:
     """Completion instant of ``app`` for each (partition size, constant drain rate).
 
@@ -40,39 +78,69 @@ def completion_times(app: Application, size, drain) -> np.ndarray:
     numpy.ndarray
         Absolute completion times (``inf`` when the application starves).
     """
-    size = np.asarray(size, dtype=float)
-    drain = np.asarray(drain, dtype=float)
-    size, drain = np.broadcast_arrays(size, drain)
-    content = np.zeros(size.shape)
-    elapsed = np.zeros(size.shape)
-    rate, volume, compute = app.rate, app.volume, app.compute
-    slow = drain < rate
-    with np.errstate(divide="ignore", invalid="ignore"):
-        fill_rate = np.where(slow, rate - drain, 1.0)
-        previous_duration = None
-        previous_content = None
-        for iteration in range(app.iterations):
-            content = np.maximum(content - drain * compute, 0.0)
-            fill_time = np.where(slow, (size - content) / fill_rate, np.inf)
-            filled_volume = rate * fill_time
-            fits = volume <= filled_volume
-            throttled_time = np.where(drain > 0, (volume - filled_volume) / np.where(drain > 0, drain, 1.0), np.inf)
-            burst = np.where(fits | ~slow, volume / rate, fill_time + throttled_time)
-            content = np.where(
-                slow,
-                np.where(fits, content + (rate - drain) * volume / rate, size),
-                np.maximum(content - (drain - rate) * volume / rate, 0.0),
-            )
-            duration = compute + burst
-            elapsed = elapsed + duration
-            if previous_content is not None and np.array_equal(content, previous_content) and np.array_equal(
-                duration, previous_duration
-            ):
-                # The state at the start of an iteration repeats: the rest is periodic.
-                elapsed = elapsed + duration * (app.iterations - 1 - iteration)
-                break
-            previous_content, previous_duration = content, duration
-    return app.release + elapsed
+    size, drain = np.broadcast_arrays(np.asarray(size, dtype=float), np.asarray(drain, dtype=float))
+    shape = size.shape
+    flat_size, flat_drain = size.ravel().copy(), drain.ravel().copy()
+    ones = np.ones(flat_size.shape)
+    elapsed = _elapsed(app.rate * ones, app.volume * ones, app.compute * ones, app.iterations * ones,
+                       flat_size, flat_drain)
+    return app.release + elapsed.reshape(shape)
+
+
+def drain_table_brackets(apps, sizes, target: float, *, low=None, high=None,
+                         precision: float = 1e-12, steps: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Bracket the least drain meeting ``target`` for every application and size at once.
+
+    Parameters
+    ----------
+    apps
+        The applications (rows of the tables).
+    sizes
+        Partition sizes in bytes (columns).
+    target
+        The dilation to meet.
+    low, high
+        Optional starting brackets of shape (K, len(sizes)): ``low`` must miss
+        the target (or be 0), ``high`` must meet it. The sharing bisection
+        passes the tables of its current bounds, so late steps start narrow.
+    precision
+        Stop when ``high - low <= precision * r_k``.
+
+    Returns
+    -------
+    (low, high)
+        ``high`` meets the target, ``low`` misses it unless it is 0 and 0 meets it.
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    shape = (len(apps), sizes.size)
+
+    def column(values):
+        return np.repeat(np.asarray(values, dtype=float)[:, None], sizes.size, axis=1).ravel()
+
+    rate = column([a.rate for a in apps])
+    volume = column([a.volume for a in apps])
+    compute = column([a.compute for a in apps])
+    iterations = column([a.iterations for a in apps])
+    nominal = column([a.nominal_time for a in apps])
+    size = np.tile(sizes, len(apps))
+    limit = target * (1 + 1e-13) * nominal
+    low = np.zeros(size.shape) if low is None else np.array(low, dtype=float).ravel()
+    high = rate.copy() if high is None else np.array(high, dtype=float).ravel()
+    at_zero = np.flatnonzero(low <= 0)
+    if at_zero.size:
+        ok = _elapsed(rate[at_zero], volume[at_zero], compute[at_zero], iterations[at_zero], size[at_zero],
+                      np.zeros(at_zero.size)) <= limit[at_zero]
+        high[at_zero[ok]] = 0.0
+    open_ = np.flatnonzero(high - low > precision * rate)
+    for _ in range(steps):
+        if not open_.size:
+            break
+        middle = 0.5 * (low[open_] + high[open_])
+        ok = _elapsed(rate[open_], volume[open_], compute[open_], iterations[open_], size[open_], middle) <= limit[open_]
+        high[open_] = np.where(ok, middle, high[open_])
+        low[open_] = np.where(ok, low[open_], middle)
+        open_ = open_[high[open_] - low[open_] > precision * rate[open_]]
+    return low.reshape(shape), high.reshape(shape)
 
 
 def dilations(app: Application, size, drain) -> np.ndarray:
