@@ -196,7 +196,7 @@ def knapsack_milp(costs: np.ndarray, capacity: int, *, time_limit=None, seed=0) 
         for g in range(capacity + 1):
             # a larger partition that does not lower the drain need is dominated
             if g == 0 or costs[k, g] < costs[k, g - 1]:
-                choose[k, g] = pulp.LpVariable(f"x_{k}_{g}", cat="Binary")
+                choose[k, g] = problem.add_variable(f"x_{k}_{g}", cat="Binary")
     # Costs are scaled to O(1) so that HiGHS' absolute tolerances are relative ones.
     scale = max(float(np.max(costs[:, 0])), 1e-300)
     problem += pulp.lpSum(costs[k, g] / scale * x for (k, g), x in choose.items())
