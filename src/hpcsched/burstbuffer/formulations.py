@@ -46,7 +46,7 @@ import numpy as np
 from ..core.errors import InfeasibleError
 from ..core.result import Result, Status
 from .bounds import single_application_bound
-from .model import Instance, Solution
+from .model import DrainSchedule, Instance, Solution
 from .simulate import drain_table_brackets
 from .special_cases import check_load, dynamic_backlog, nominal_bursts, sizing_dynamic_sweep
 
@@ -114,22 +114,9 @@ def static_size_lp(instance: Instance, *, time_limit: float | None = None) -> fl
     return float(outcome.objective) * instance.platform.granule
 
 
-def sizing_static_lp(instance: Instance, *, time_limit=None, seed=0, allow_overload: bool = False, **options) -> Result:
-    """Least static buffer (whole granules) with no slowdown: LP/MILP over elementary intervals (Pyomo, HiGHS)."""
-    from ..solvers.pyomo import solve_pyomo
-
-    if instance.objective != "sizing-static":
-        return Result(PROBLEM, "sizing-static-lp", Status.NOT_APPLICABLE,
-                      notes=(f"objective is {instance.objective!r}; use instance.with_objective('sizing-static')",))
-    if not allow_overload:
-        check_load(instance)
-    model, times, lengths, unit, drained_index = _static_sizing_model(instance, granular=True)
-    outcome = solve_pyomo(model, time_limit=time_limit, seed=seed)
-    notes = [f"volumes scaled by {unit:.6g} bytes for the solver", f"{len(lengths)} elementary intervals"]
-    if not outcome.has_solution:
-        return Result(PROBLEM, "sizing-static-lp", outcome.status, notes=(*notes, outcome.message), solver=outcome.backend)
+def _schedule_solution(instance: Instance, model, outcome, times, lengths, unit, drained_index, granules) -> Solution:
+    """The static allocation read from a solved sizing model, with the given granule counts."""
     count = instance.num_applications
-    granules = [int(round(outcome.value(model.granules[k]))) for k in range(count)]
     bandwidth = instance.platform.pfs_bandwidth
     rates = np.zeros((count, len(lengths)))
     for k, j in drained_index:
@@ -139,16 +126,65 @@ def sizing_static_lp(instance: Instance, *, time_limit=None, seed=0, allow_overl
     rates[:, over] *= bandwidth / totals[over]  # solver tolerance must not over-reserve the PFS
     weights = [app.io_rate for app in instance.applications]
     after = [bandwidth * w / sum(weights) for w in weights]  # drains what is left after the last burst
-    from .model import DrainSchedule
-
     schedule = DrainSchedule(tuple(float(t) for t in times), tuple(tuple(float(x) for x in row) for row in rates))
+    return Solution.static(granules, after, schedule)
+
+
+def sizing_static_lp(instance: Instance, *, time_limit=None, seed=0, allow_overload: bool = False, **options) -> Result:
+    """Least static buffer (whole granules) with no slowdown: LP/MILP over elementary intervals (Pyomo, HiGHS).
+
+    The LP with real partition sizes is solved first: rounding each size up
+    to whole granules keeps its drain schedule feasible, and ceil(LP / G) is a
+    lower bound on the granule count; when both meet, that is the optimum.
+    Otherwise the MILP with integer g_k settles it.
+    """
+    from ..solvers.pyomo import solve_pyomo
+
+    if instance.objective != "sizing-static":
+        return Result(PROBLEM, "sizing-static-lp", Status.NOT_APPLICABLE,
+                      notes=(f"objective is {instance.objective!r}; use instance.with_objective('sizing-static')",))
+    if not allow_overload:
+        check_load(instance)
+    started = time.perf_counter()
     granule = instance.platform.granule
-    bound = None
-    if outcome.bound is not None:
-        bound = math.ceil(outcome.bound - 1e-6) * granule  # sum of integers: round the dual bound up
-    bound = max(bound or 0.0, dynamic_backlog(instance)[0])
-    return Result(PROBLEM, "sizing-static-lp", outcome.status, objective=sum(granules) * granule, bound=bound,
-                  solution=Solution.static(granules, after, schedule), notes=tuple(notes), solver=outcome.backend)
+    lower_dynamic = dynamic_backlog(instance)[0]
+    model, times, lengths, unit, drained_index = _static_sizing_model(instance, granular=False)
+    outcome = solve_pyomo(model, time_limit=time_limit, seed=seed)
+    notes = [f"volumes scaled by {unit:.6g} bytes for the solver", f"{len(lengths)} elementary intervals"]
+    if outcome.status is not Status.OPTIMAL:
+        return Result(PROBLEM, "sizing-static-lp", outcome.status, notes=(*notes, f"LP: {outcome.message}"),
+                      solver=outcome.backend)
+    count = instance.num_applications
+    continuous = float(outcome.objective)
+    notes.append(f"LP with real partitions: S*_stat = {continuous * granule:.6g} bytes")
+    rounded = [max(0, math.ceil(outcome.value(model.granules[k]) - 1e-9)) for k in range(count)]
+    lower_granules = math.ceil(continuous - 1e-9)
+    if sum(rounded) <= lower_granules:
+        solution = _schedule_solution(instance, model, outcome, times, lengths, unit, drained_index, rounded)
+        bound = max(lower_granules * granule, lower_dynamic)
+        notes.append("rounded LP partitions meet ceil(LP / G): optimal without branching")
+        return Result(PROBLEM, "sizing-static-lp", Status.OPTIMAL, objective=sum(rounded) * granule, bound=bound,
+                      solution=solution, notes=tuple(notes), solver=outcome.backend,
+                      runtime_s=time.perf_counter() - started)
+    rounded_solution = _schedule_solution(instance, model, outcome, times, lengths, unit, drained_index, rounded)
+    left = None if time_limit is None else max(1.0, float(time_limit) - (time.perf_counter() - started))
+    model, times, lengths, unit, drained_index = _static_sizing_model(instance, granular=True)
+    milp = solve_pyomo(model, time_limit=left, seed=seed)
+    notes.append(f"MILP with integer granules: {milp.message}")
+    if not milp.has_solution or sum(int(round(milp.value(model.granules[k]))) for k in range(count)) > sum(rounded):
+        # the rounded LP partitions are a valid answer; ceil(LP / G) is a proven bound
+        notes.append("answer: LP partitions rounded up (MILP did not improve them in time)")
+        return Result(PROBLEM, "sizing-static-lp", Status.FEASIBLE, objective=sum(rounded) * granule,
+                      bound=max(lower_granules * granule, lower_dynamic), solution=rounded_solution,
+                      notes=tuple(notes), solver=milp.backend, runtime_s=time.perf_counter() - started)
+    granules = [int(round(milp.value(model.granules[k]))) for k in range(count)]
+    solution = _schedule_solution(instance, model, milp, times, lengths, unit, drained_index, granules)
+    bound = lower_granules * granule
+    if milp.bound is not None:
+        bound = max(bound, math.ceil(milp.bound - 1e-6) * granule)  # sum of integers: round the dual bound up
+    return Result(PROBLEM, "sizing-static-lp", milp.status, objective=sum(granules) * granule,
+                  bound=max(bound, lower_dynamic), solution=solution, notes=tuple(notes), solver=milp.backend,
+                  runtime_s=time.perf_counter() - started)
 
 
 # ---------------------------------------------------------------- fair sharing
@@ -279,13 +315,17 @@ def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_li
     low_at_upper = None
     high_at_lower = None
 
+    def remaining():
+        # a MILP knapsack gets what is left of the limit; an unproven one decides nothing
+        return None if deadline is None else max(0.1, deadline - time.perf_counter())
+
     def feasible(target: float):
         nonlocal backend, ambiguous
         low, high = drain_tables(instance, target, low_at_upper, high_at_lower)
-        value, granules, exact, backend = _solve_knapsack(knapsack, high, capacity, None, seed)
+        value, granules, exact, backend = _solve_knapsack(knapsack, high, capacity, remaining(), seed)
         if value <= bandwidth:
             return True, granules, [float(high[k, g]) for k, g in enumerate(granules)], low, high
-        value, _, exact, backend = _solve_knapsack(knapsack, low, capacity, None, seed)
+        value, _, exact, backend = _solve_knapsack(knapsack, low, capacity, remaining(), seed)
         if exact and value > bandwidth * (1 + 1e-12):
             return False, None, None, low, high
         ambiguous += 1
