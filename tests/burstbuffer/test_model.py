@@ -12,7 +12,7 @@ from hpcsched.burstbuffer.fluid import simulate
 from hpcsched.core.errors import FormatError, InvalidInstanceError
 from hpcsched.core.io import read_instance, write_instance
 
-from .conftest import pair, single
+from .bb_helpers import pair, single
 
 APP = Application("x", 0.0, 2, 10.0, 100.0, 10.0)  # burst 10 s, period 20 s, nominal 40 s
 
@@ -170,3 +170,26 @@ def test_file_round_trip_and_malformed_json(tmp_path):
     with pytest.raises(InvalidInstanceError, match=r"applications\[1\]\.rate"):
         read_instance(path)
     assert math.isfinite(evaluate(again, Solution.dynamic(150.0))["objective"])
+
+
+def test_proportional_contents_match_a_numerical_integration():
+    # b_k' = a_k - B b_k / Q while Q > 0 (drain shared in proportion to backlog), integrated by small steps.
+    from hpcsched.burstbuffer import Platform
+
+    apps = (Application("a", 0.0, 1, 0.0, 60.0, 12.0), Application("b", 2.0, 1, 0.0, 30.0, 9.0))
+    instance = Instance("p", Platform(8.0, 100.0, 10.0), apps)
+    trace = simulate(instance, Solution.dynamic(100.0, "proportional"))
+    step, now, contents = 1e-4, 0.0, [0.0, 0.0]
+    checkpoints = {round(t, 6): row for t, row in zip(trace.times, trace.contents) if 0 < t < 9}
+    seen = 0
+    while now < 9:
+        inflow = [12.0 if now < 5 else 0.0, 9.0 if 2 <= now < 2 + 30 / 9 else 0.0]
+        total = sum(contents)
+        drain = [8.0 * c / total if total > 1e-12 else 0.0 for c in contents]
+        contents = [max(0.0, c + (a - d) * step) for c, a, d in zip(contents, inflow, drain)]
+        now += step
+        for t, row in checkpoints.items():
+            if abs(now - t) < step / 2:
+                assert contents == pytest.approx(row, rel=2e-3, abs=1e-3)
+                seen += 1
+    assert seen >= 2

@@ -13,7 +13,7 @@ from hpcsched.burstbuffer.simulate import dilations, drain_table_brackets
 from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 
-from .conftest import single
+from .bb_helpers import single
 
 HEURISTICS = ["greedy-marginal", "equal-split", "proportional-volume", "proportional-rate", "no-burst-buffer"]
 

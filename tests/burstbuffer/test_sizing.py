@@ -19,7 +19,7 @@ from hpcsched.burstbuffer.special_cases import (
 from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 
-from .conftest import pair, single
+from .bb_helpers import pair, single
 
 small = dict(n=st.integers(2, 4), seed=st.integers(0, 10_000), load=st.floats(0.3, 0.95))
 

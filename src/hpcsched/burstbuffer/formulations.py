@@ -142,7 +142,7 @@ def sizing_static_lp(instance: Instance, *, time_limit=None, seed=0, allow_overl
 
     if instance.objective != "sizing-static":
         return Result(PROBLEM, "sizing-static-lp", Status.NOT_APPLICABLE,
-                      notes=(f"objective is {instance.objective!r}; use instance.with_objective('sizing-static')",))
+                      notes=(f"objective is {instance.objective!r}; set data.objective to 'sizing-static' (Instance.with_objective)",))
     if not allow_overload:
         check_load(instance)
     started = time.perf_counter()

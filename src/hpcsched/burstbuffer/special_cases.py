@@ -85,7 +85,7 @@ def sizing_dynamic_sweep(instance: Instance, *, time_limit=None, seed=0, allow_o
     """Least shared buffer with no slowdown: max backlog of the nominal fluid queue (exact, one sweep)."""
     if instance.objective != "sizing-dynamic":
         return Result("burstbuffer", "sizing-dynamic-sweep", Status.NOT_APPLICABLE,
-                      notes=(f"objective is {instance.objective!r}; use instance.with_objective('sizing-dynamic')",))
+                      notes=(f"objective is {instance.objective!r}; set data.objective to 'sizing-dynamic' (Instance.with_objective)",))
     if not allow_overload:
         check_load(instance)
     size, when = dynamic_backlog(instance)
@@ -142,7 +142,7 @@ def sizing_static_constant(instance: Instance, *, time_limit=None, seed=0, allow
     """Least static buffer with constant drain rates and no slowdown (closed form + exact greedy)."""
     if instance.objective != "sizing-static":
         return Result("burstbuffer", "sizing-static-constant", Status.NOT_APPLICABLE,
-                      notes=(f"objective is {instance.objective!r}; use instance.with_objective('sizing-static')",))
+                      notes=(f"objective is {instance.objective!r}; set data.objective to 'sizing-static' (Instance.with_objective)",))
     if not allow_overload:
         check_load(instance)
     granules, need = constant_rate_granules(instance)
