@@ -48,7 +48,7 @@ def test_dynamic_pair_by_hand():
     assert evaluate(pair(capacity=100.0), Solution.dynamic(100.0))["peak_occupancy"] == pytest.approx(100.0)
 
 
-@pytest.mark.parametrize("policy", ["proportional", "fifo"])
+@pytest.mark.parametrize("policy", ["proportional", "fifo", "equal"])
 def test_drain_policy_changes_contents_not_completions(policy):
     apps = (Application("a", 0.0, 2, 3.0, 60.0, 12.0), Application("b", 2.0, 3, 1.0, 30.0, 9.0))
     instance = Instance("p", __import__("hpcsched.burstbuffer", fromlist=["Platform"]).Platform(8.0, 40.0, 5.0), apps)
@@ -57,8 +57,10 @@ def test_drain_policy_changes_contents_not_completions(policy):
     assert trace.completion == pytest.approx(base.completion, rel=1e-12)
     for row, t in zip(trace.contents, trace.times):
         assert min(row) >= 0
-    # the per-application contents add up to the aggregate occupancy
+    # the per-application contents add up to the aggregate occupancy at every event
     assert max(sum(row) for row in trace.contents) == pytest.approx(trace.peak_occupancy, rel=1e-9)
+    for row, reference in zip(trace.contents, base.contents):
+        assert sum(row) == pytest.approx(sum(reference), rel=1e-9, abs=1e-9)
 
 
 def test_efficiency_is_node_weighted_compute_fraction():
@@ -193,3 +195,14 @@ def test_proportional_contents_match_a_numerical_integration():
                 assert contents == pytest.approx(row, rel=2e-3, abs=1e-3)
                 seen += 1
     assert seen >= 2
+
+
+def test_equal_share_contents_by_hand():
+    # a writes 12 B/s from 0 to 5, b writes 9 B/s from 2; B = 8 split equally between non-empty
+    # buffers: a gains 4/s alone, then both drain 4/s: a gains 8/s, b 5/s. At t = 5: a 32, b 15.
+    from hpcsched.burstbuffer import Platform
+
+    apps = (Application("a", 0.0, 1, 0.0, 60.0, 12.0), Application("b", 2.0, 1, 0.0, 30.0, 9.0))
+    trace = simulate(Instance("e", Platform(8.0, 100.0, 10.0), apps), Solution.dynamic(100.0, "equal"))
+    at_five = trace.contents[trace.times.index(pytest.approx(5.0))]
+    assert at_five == pytest.approx([32.0, 15.0])

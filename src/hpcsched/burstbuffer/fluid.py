@@ -246,6 +246,46 @@ def _proportional_contents(before, inflow, q0, q1, step, bandwidth, total_drain)
     return [a * q1 / total_in + (b - a * q0 / total_in) * ratio for b, a in zip(before, inflow)]
 
 
+def _equal_share_contents(before, inflow, step, total_drain):
+    """Per-application contents after a step when the drain is split equally among non-empty buffers.
+
+    An empty buffer cannot drain faster than its inflow, so the split is a
+    water-filling with caps a_k on empty buffers; it changes whenever a buffer
+    empties, hence the sub-steps.
+    """
+    contents = list(before)
+    left = step
+    scale = max(max(before), max(inflow) * step, 1e-300)
+    for _ in range(4 * len(contents) + 4):
+        if left <= 0:
+            break
+        active = [k for k in range(len(contents)) if contents[k] > 1e-12 * scale or inflow[k] > 0]
+        if not active:
+            break
+        caps = {k: (math.inf if contents[k] > 1e-12 * scale else inflow[k]) for k in active}
+        shares = {k: 0.0 for k in active}
+        budget, open_ = total_drain, sorted(active, key=lambda k: caps[k])
+        while open_:
+            equal = budget / len(open_)
+            if caps[open_[0]] <= equal:
+                k = open_.pop(0)
+                shares[k] = caps[k]
+                budget -= caps[k]
+            else:
+                for k in open_:
+                    shares[k] = equal
+                break
+        sub = left
+        for k in active:
+            net = inflow[k] - shares[k]
+            if net < 0 and contents[k] > 0:
+                sub = min(sub, contents[k] / -net)
+        for k in active:
+            contents[k] = max(0.0, contents[k] + (inflow[k] - shares[k]) * sub)
+        left -= sub
+    return contents
+
+
 def _simulate_dynamic(instance: Instance, solution: Solution, max_events: int | None) -> Trace:
     apps = instance.applications
     count = len(apps)
@@ -329,6 +369,8 @@ def _simulate_dynamic(instance: Instance, solution: Solution, max_events: int | 
             if new_level == 0.0:
                 fifo.clear()
             content = [sum(seg[0] * seg[1][k] for seg in fifo) for k in range(count)]
+        elif solution.drain_policy == "equal":
+            content = _equal_share_contents(content, inflow, step, total_drain) if new_level > 0 else [0.0] * count
         else:
             content = _proportional_contents(content, inflow, level, new_level, step, bandwidth, total_drain)
         if any(c < -_SNAP * volume_scale for c in content):

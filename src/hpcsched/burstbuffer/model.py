@@ -34,7 +34,8 @@ Modelling choices (where the spec leaves room)
 * **System efficiency** = sum_k nodes_k * (n_k w_k) / (C_k - release_k),
   divided by sum_k nodes_k: the node-weighted fraction of time spent computing
   (the SysEfficiency of the periodic-I/O papers of the same group).
-* **Dynamic drain policy** (``"proportional"`` to backlog, or ``"fifo"``):
+* **Dynamic drain policy** (``"proportional"`` to backlog, ``"fifo"``, or
+  ``"equal"`` share among non-empty buffers):
   the PFS is work-conserving (drains at B while the buffer holds data), and
   admission depends only on the total occupancy (throttled writers share the
   freed room in proportion to r_k), so completion times do not depend on the
@@ -74,7 +75,7 @@ from ..core.fields import (
 from ..core.violation import Violation
 
 OBJECTIVES = ("sharing", "sizing-dynamic", "sizing-static")
-DRAIN_POLICIES = ("proportional", "fifo")
+DRAIN_POLICIES = ("proportional", "fifo", "equal")
 ALLOCATIONS = ("dynamic", "static")
 
 #: Relative tolerance of every check of the validator.
