@@ -58,7 +58,10 @@ def test_generators_are_seeded_and_hit_their_load():
 @pytest.mark.parametrize("call, field", [
     (lambda: generate_mix(platform="summit"), "platform"),
     (lambda: generate_mix(n=0), "n"),
-    (lambda: generate_mix(profiles=["Weather"]), "profiles"),
+    (lambda: generate_mix(profiles=["Weather"]), "profiles[0]"),
+    (lambda: generate_mix(horizon="long"), "horizon"),
+    (lambda: generate_periodic(iterations=(3,)), "iterations"),
+    (lambda: generate_periodic(capacity_fraction=None), "capacity_fraction"),
     (lambda: generate_periodic(load=-1), "load"),
     (lambda: generate_periodic(objective="fast"), "objective"),
     (lambda: generate_periodic(granules=0), "granules"),

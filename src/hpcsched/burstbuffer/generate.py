@@ -20,8 +20,10 @@ Per-node injection bandwidth (our assumption, needed for r_k)
 Iterations: an application repeats until it covers ``horizon`` seconds
 (at least once, at most ``max_iterations``); releases are uniform in
 [0, T_k) (random offsets). The buffer capacity is ``capacity`` bytes when
-given, else ``capacity_fraction`` times S*_dyn of the generated mix, cut into
-``granules`` granules.
+given, else ``capacity_fraction`` times S*_dyn of the generated mix (with
+``capacity_fraction=None`` on Trinity: its 3.7 PB buffer), cut into
+``granules`` granules. Every parameter is checked (InvalidInstanceError
+naming it).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import InvalidInstanceError
+from ..core.fields import require_int, require_list, require_number, require_str
 from .model import Application, Instance, OBJECTIVES, Platform
 from .special_cases import dynamic_backlog
 
@@ -59,11 +62,30 @@ def profile_application(profile: str, *, name: str | None = None, release: float
     return Application(name or profile, float(release), int(iterations), compute, volume, nodes * NODE_INJECTION, nodes)
 
 
+def _range(value, field: str, *, integer: bool = False, minimum: float = 0.0) -> tuple:
+    """A [low, high] parameter pair, checked."""
+    pair = require_list(value, field, length=2)
+    check = require_int if integer else require_number
+    low, high = (check(x, f"{field}[{i}]", minimum=minimum) for i, x in enumerate(pair))
+    if low > high:
+        raise InvalidInstanceError(field, f"low {low} > high {high}")
+    return low, high
+
+
+def _common(capacity, capacity_fraction, granules, objective):
+    """Checked capacity, capacity_fraction, granules and objective parameters."""
+    if capacity is not None:
+        capacity = require_number(capacity, "capacity", minimum=0)
+    if capacity_fraction is not None:
+        capacity_fraction = require_number(capacity_fraction, "capacity_fraction", minimum=0)
+    elif capacity is None:
+        raise InvalidInstanceError("capacity_fraction", "give a capacity or a capacity_fraction")
+    granules = require_int(granules, "granules", minimum=1)
+    objective = require_str(objective, "objective", choices=OBJECTIVES)
+    return capacity, capacity_fraction, granules, objective
+
+
 def _finish(apps, *, name, bandwidth, capacity, capacity_fraction, granules, objective, source) -> Instance:
-    if objective not in OBJECTIVES:
-        raise InvalidInstanceError("objective", f"must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
-    if granules is None or int(granules) < 1:
-        raise InvalidInstanceError("granules", f"must be a positive integer, got {granules!r}")
     probe = Instance(name, Platform(bandwidth, 0.0, 1.0), tuple(apps), "sizing-dynamic", source)
     if capacity is None:
         needed = dynamic_backlog(probe)[0]
@@ -77,25 +99,30 @@ def generate_mix(*, seed: int = 0, n: int = 4, platform: str = "intrepid", horiz
                  max_iterations: int = 40, capacity: float | None = None, capacity_fraction: float = 0.5,
                  granules: int = 32, objective: str = "sharing", profiles: list[str] | None = None) -> Instance:
     """A random mix of ``n`` application profiles with random offsets on a named platform."""
-    if platform not in PLATFORMS:
-        raise InvalidInstanceError("platform", f"must be one of {', '.join(PLATFORMS)}, got {platform!r}")
-    if int(n) < 1:
-        raise InvalidInstanceError("n", f"must be >= 1, got {n}")
+    platform = require_str(platform, "platform", choices=tuple(PLATFORMS))
+    n = require_int(n, "n", minimum=1)
+    seed = require_int(seed, "seed", minimum=0)
+    horizon = require_number(horizon, "horizon", minimum=0)
+    max_iterations = require_int(max_iterations, "max_iterations", minimum=1)
+    bb = PLATFORMS[platform][1]
+    if capacity is None and capacity_fraction is None and bb is not None:
+        capacity = bb  # the platform's own burst buffer
+    capacity, capacity_fraction, granules, objective = _common(capacity, capacity_fraction, granules, objective)
     rng = np.random.default_rng(seed)
     names = list(PROFILES)
-    chosen = list(profiles) if profiles else [names[i] for i in rng.integers(0, len(names), size=int(n))]
-    for profile in chosen:
-        if profile not in PROFILES:
-            raise InvalidInstanceError("profiles", f"unknown profile {profile!r} (known: {', '.join(PROFILES)})")
+    if profiles:
+        profiles = require_list(profiles, "profiles", min_length=1)
+        for i, profile in enumerate(profiles):
+            require_str(profile, f"profiles[{i}]", choices=tuple(PROFILES))
+        n = len(profiles)
+    chosen = list(profiles) if profiles else [names[i] for i in rng.integers(0, len(names), size=n)]
     apps = []
     for k, profile in enumerate(chosen):
         template = profile_application(profile)
         iterations = int(np.clip(round(horizon / template.period), 1, max_iterations))
         release = float(rng.uniform(0, template.period))
         apps.append(profile_application(profile, name=f"{profile}-{k}", release=release, iterations=iterations))
-    bandwidth, bb = PLATFORMS[platform]
-    if capacity is None and bb is not None and capacity_fraction is None:
-        capacity = bb
+    bandwidth = PLATFORMS[platform][0]
     params = dict(n=int(n), platform=platform, horizon=horizon, max_iterations=max_iterations, capacity=capacity,
                   capacity_fraction=capacity_fraction, granules=granules, objective=objective, profiles=profiles)
     source = {"generator": "burstbuffer.mix", "params": params, "seed": int(seed),
@@ -114,10 +141,16 @@ def generate_periodic(*, seed: int = 0, n: int = 4, load: float = 0.8, bandwidth
     rho_k, a period T_k and an I/O fraction f_k (time spent writing); then
     v_k = rho_k T_k, r_k = rho_k / f_k, w_k = (1 - f_k) T_k.
     """
-    if int(n) < 1:
-        raise InvalidInstanceError("n", f"must be >= 1, got {n}")
-    if not 0 < float(load):
-        raise InvalidInstanceError("load", f"must be > 0, got {load}")
+    n = require_int(n, "n", minimum=1)
+    seed = require_int(seed, "seed", minimum=0)
+    load = require_number(load, "load", strictly_positive=True)
+    bandwidth = require_number(bandwidth, "bandwidth", strictly_positive=True)
+    io_fraction = _range(io_fraction, "io_fraction", minimum=1e-9)
+    if io_fraction[1] > 1:
+        raise InvalidInstanceError("io_fraction", f"fractions of the period must be <= 1, got {io_fraction[1]}")
+    period = _range(period, "period", minimum=1e-9)
+    iterations = _range(iterations, "iterations", integer=True, minimum=1)
+    capacity, capacity_fraction, granules, objective = _common(capacity, capacity_fraction, granules, objective)
     rng = np.random.default_rng(seed)
     shares = rng.uniform(0.5, 1.5, size=int(n))
     rho = float(load) * bandwidth * shares / shares.sum()
