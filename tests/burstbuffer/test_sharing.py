@@ -103,3 +103,16 @@ def test_sharing_methods_refuse_sizing_instances():
     for method in ["sharing-dp", "sharing-milp", "greedy-marginal", "dynamic-reference"]:
         assert run_method(instance, method).status is Status.NOT_APPLICABLE
     assert run_method(small_instance(1, 2, 4), "sizing-static-lp").status is Status.NOT_APPLICABLE
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), granules=st.integers(0, 8), fraction=st.floats(0.05, 1.5))
+def test_one_application_gets_everything(seed, granules, fraction):
+    # Alone, the optimum is the application with all N granules and the whole bandwidth B.
+    instance = small_instance(seed, 1, max(granules, 1), fraction)
+    app, platform = instance.applications[0], instance.platform
+    expected = simulate(instance, Solution.static([platform.granules], [platform.pfs_bandwidth])).dilation(0)
+    assert expected == pytest.approx(float(dilations(app, platform.granules * platform.granule, platform.pfs_bandwidth)))
+    result = run_method(instance, "sharing-dp")
+    assert result.status is Status.OPTIMAL
+    assert result.objective == pytest.approx(expected, rel=1e-6)

@@ -113,3 +113,16 @@ def test_constant_rate_greedy_matches_enumeration(seed, n):
     best = min(sum(v) for v in itertools.product(*[range(m + 1) for m in limit])
                if sum(least_drain(app, g * granule) for app, g in zip(instance.applications, v)) <= bandwidth * (1 - 1e-12))
     assert sum(granules) == best
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), load=st.floats(0.2, 0.95))
+def test_one_application_static_equals_dynamic(seed, load):
+    # Alone, a partition with the whole bandwidth is the shared buffer: S*_stat = S*_dyn (in whole granules).
+    instance = periodic(1, seed, load, "sizing-static")
+    dynamic = run_method(instance.with_objective("sizing-dynamic"), "sizing-dynamic-sweep").objective
+    static = run_method(instance, "sizing-static-lp", time_limit=20)
+    granule = instance.platform.granule
+    assert static.status is Status.OPTIMAL
+    expected = max(0, -(-round(dynamic / granule, 9) // 1)) * granule  # ceil(S*_dyn / G) G
+    assert static.objective == pytest.approx(expected, rel=1e-9)
