@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from hpcsched.burstbuffer import Application, DrainSchedule, Instance, Solution, evaluate, validate
+from hpcsched.burstbuffer import Application, DrainSchedule, Instance, Platform, Solution, evaluate, validate
 from hpcsched.burstbuffer.fluid import simulate
 from hpcsched.core.errors import FormatError, InvalidInstanceError
 from hpcsched.core.io import read_instance, write_instance
@@ -51,7 +51,7 @@ def test_dynamic_pair_by_hand():
 @pytest.mark.parametrize("policy", ["proportional", "fifo", "equal"])
 def test_drain_policy_changes_contents_not_completions(policy):
     apps = (Application("a", 0.0, 2, 3.0, 60.0, 12.0), Application("b", 2.0, 3, 1.0, 30.0, 9.0))
-    instance = Instance("p", __import__("hpcsched.burstbuffer", fromlist=["Platform"]).Platform(8.0, 40.0, 5.0), apps)
+    instance = Instance("p", Platform(8.0, 40.0, 5.0), apps)
     base = simulate(instance, Solution.dynamic(40.0, "proportional"))
     trace = simulate(instance, Solution.dynamic(40.0, policy))
     assert trace.completion == pytest.approx(base.completion, rel=1e-12)
@@ -149,8 +149,8 @@ def test_bad_solution_names_the_field():
 
 
 def test_instance_in_code_is_checked():
-    with pytest.raises(InvalidInstanceError):
-        Application  # noqa: B018 - the dataclass itself is plain; the Instance constructor checks it
+    # Application is plain data; the Instance constructor runs the file checks on it.
+    with pytest.raises(InvalidInstanceError, match=r"applications\[0\]\.release"):
         Instance("bad", single(APP).platform, (Application("x", -1.0, 1, 1.0, 1.0, 1.0),))
 
 
@@ -176,8 +176,6 @@ def test_file_round_trip_and_malformed_json(tmp_path):
 
 def test_proportional_contents_match_a_numerical_integration():
     # b_k' = a_k - B b_k / Q while Q > 0 (drain shared in proportion to backlog), integrated by small steps.
-    from hpcsched.burstbuffer import Platform
-
     apps = (Application("a", 0.0, 1, 0.0, 60.0, 12.0), Application("b", 2.0, 1, 0.0, 30.0, 9.0))
     instance = Instance("p", Platform(8.0, 100.0, 10.0), apps)
     trace = simulate(instance, Solution.dynamic(100.0, "proportional"))
@@ -200,8 +198,6 @@ def test_proportional_contents_match_a_numerical_integration():
 def test_equal_share_contents_by_hand():
     # a writes 12 B/s from 0 to 5, b writes 9 B/s from 2; B = 8 split equally between non-empty
     # buffers: a gains 4/s alone, then both drain 4/s: a gains 8/s, b 5/s. At t = 5: a 32, b 15.
-    from hpcsched.burstbuffer import Platform
-
     apps = (Application("a", 0.0, 1, 0.0, 60.0, 12.0), Application("b", 2.0, 1, 0.0, 30.0, 9.0))
     trace = simulate(Instance("e", Platform(8.0, 100.0, 10.0), apps), Solution.dynamic(100.0, "equal"))
     at_five = trace.contents[trace.times.index(pytest.approx(5.0))]
