@@ -76,6 +76,13 @@ def test_rule_capacity_static_and_dynamic():
     assert "capacity" in rules(single(APP), Solution.dynamic(60.0))
 
 
+def test_rule_occupancy_at_events():
+    # a dynamic buffer declared larger than the platform's S is caught at the event where it overflows S
+    found = rules(pair(capacity=50.0), Solution.dynamic(100.0))
+    assert {"capacity", "occupancy"} <= found
+    # (write-rate and the event budget are invariants of the simulator: no allocation can break them)
+
+
 def test_rule_drain_constant_and_schedule():
     assert "drain" in rules(pair(), Solution.static([2, 2], [6.0, 6.0]))
     schedule = DrainSchedule((0.0, 5.0, 20.0), ((5.0, 9.0), (5.0, 3.0)))  # 12 > B on [5, 20)
