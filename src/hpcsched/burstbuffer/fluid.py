@@ -23,6 +23,8 @@ from __future__ import annotations
 import bisect
 import math
 from collections import deque
+
+import numpy as np
 from dataclasses import dataclass, field
 
 from ..core.violation import Violation
@@ -47,8 +49,9 @@ class Trace:
         ``compute``, ``io``, ``throttled`` (merged when consecutive).
     completion
         Per application, the instant its last burst was accepted (inf if never).
-    capacity
-        Per application partition sizes (static) or the shared capacity (dynamic).
+    total
+        Total occupancy at ``times`` (always filled; ``contents`` may be left
+        empty for a static trace too large to tabulate per application).
     """
 
     instance: Instance
@@ -58,6 +61,7 @@ class Trace:
     completion: list[float] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
     peak_occupancy: float = 0.0
+    total: list[float] = field(default_factory=list)
 
     def dilation(self, k: int) -> float:
         app = self.instance.applications[k]
@@ -128,6 +132,76 @@ def _event_budget(instance: Instance, max_events: int | None) -> int:
     return 50 * (bursts + instance.num_applications) + 1000
 
 
+def _simulate_partition(app, k: int, size: float, cap_at, breakpoints, budget: int, trace: Trace):
+    """Simulate application ``k`` alone in its partition; returns its event times and contents.
+
+    Under static allocation the applications do not interact, so each one is
+    simulated on its own events (release, phase ends, partition full/empty,
+    drain-schedule breakpoints); the whole-buffer checks are made afterwards on
+    the union of the event instants (contents are linear in between).
+    """
+    phase = _Phase(app)
+    content, now = 0.0, 0.0
+    times, contents = [0.0], [0.0]
+    limit = _SNAP * max(size, app.volume)
+    for _ in range(budget):
+        if phase.advance_if_finished(now):
+            trace.completion[k] = now
+        if phase.phase == _DONE and content <= 0:
+            return times, contents  # finished and drained (after completion the partition only drains)
+        cap = cap_at(now)
+        full = content >= size - limit
+        inflow = (min(app.rate, cap) if full else app.rate) if phase.phase == _WRITE else 0.0
+        empty = content <= _SNAP * app.volume
+        outflow = min(cap, inflow) if empty else cap
+        step = math.inf
+        if phase.phase in (_WAIT, _COMPUTE):
+            step = phase.remaining
+        elif inflow > 0:
+            step = phase.remaining / inflow
+        net = inflow - outflow
+        if net > 0 and content < size:
+            step = min(step, (size - content) / net)
+        elif net < 0 and content > 0:
+            step = min(step, content / -net)
+        j = bisect.bisect_right(breakpoints, now)
+        if j < len(breakpoints):
+            step = min(step, breakpoints[j] - now)
+        if not math.isfinite(step):
+            if phase.phase != _DONE:
+                trace.violations.append(
+                    Violation("starvation", f"{app.name} can never finish its burst {phase.iteration} (no room, no drain)")
+                )
+            return times, contents
+        step = max(step, 0.0)
+        if phase.phase in (_WAIT, _COMPUTE):
+            phase.remaining -= step
+            if phase.phase == _COMPUTE:
+                _record(trace, k, now, now + step, "compute")
+        elif phase.phase == _WRITE:
+            phase.remaining -= inflow * step
+            _record(trace, k, now, now + step, "throttled" if inflow < app.rate * (1 - TOLERANCE) else "io")
+        if inflow > app.rate * (1 + TOLERANCE):
+            trace.violations.append(Violation("write-rate", f"{app.name} writes at {inflow:.6g} > r = {app.rate:.6g}"))
+        content += net * step
+        if abs(content - size) <= limit:
+            content = size
+        if content <= _SNAP * app.volume:
+            content = 0.0
+        now += step
+        if content > size * (1 + TOLERANCE) + 1e-300:
+            trace.violations.append(Violation("occupancy", f"{app.name} holds {content:.6g} > its partition {size:.6g} at t = {now:.6g}"))
+        times.append(now)
+        contents.append(content)
+    trace.violations.append(Violation("simulation", f"event budget exhausted before {app.name} finished"))
+    return times, contents
+
+
+#: Above this many (application x event) cells the per-application contents of a
+#: static trace are not tabulated (only the total occupancy is kept).
+_CONTENT_CELLS = 2_000_000
+
+
 def _simulate_static(instance: Instance, solution: Solution, max_events: int | None) -> Trace:
     apps = instance.applications
     count = len(apps)
@@ -136,89 +210,42 @@ def _simulate_static(instance: Instance, solution: Solution, max_events: int | N
     schedule = solution.drain_schedule
     platform_limit = instance.platform.capacity if instance.objective == "sharing" else math.inf
     trace = Trace(instance, segments=[[] for _ in apps], completion=[math.inf] * count)
-    phases = [_Phase(app) for app in apps]
-    content = [0.0] * count
-    now = 0.0
-    trace.times.append(now)
-    trace.contents.append(list(content))
+    # Reserved drain at every instant: constant rates, or the schedule on its intervals.
+    reserved = [sum(solution.drain_rates)]
+    if schedule is not None:
+        reserved += [sum(row[j] for row in schedule.rates) for j in range(len(schedule.times) - 1)]
+    if max(reserved) > bandwidth * (1 + TOLERANCE):
+        trace.violations.append(Violation("drain", f"reserved drain {max(reserved):.6g} > B = {bandwidth:.6g}"))
+        return trace
+    breakpoints = list(schedule.times) if schedule is not None else []
+    budget = _event_budget(instance, max_events)
+    series = []
+    for k, app in enumerate(apps):
+        def cap_at(t, k=k):
+            if schedule is not None:
+                rate = schedule.rate(k, t)
+                if rate is not None:
+                    return rate
+            return solution.drain_rates[k]
 
-    def drain_cap(k: int, t: float) -> float:
-        if schedule is not None:
-            rate = schedule.rate(k, t)
-            if rate is not None:
-                return rate
-        return solution.drain_rates[k]
-
-    for _ in range(_event_budget(instance, max_events)):
-        for k, phase in enumerate(phases):
-            if phase.advance_if_finished(now):
-                trace.completion[k] = now
-        if all(p.phase == _DONE for p in phases):
-            break
-        inflow, outflow, caps = [0.0] * count, [0.0] * count, [drain_cap(k, now) for k in range(count)]
-        if sum(caps) > bandwidth * (1 + TOLERANCE):
-            trace.violations.append(Violation("drain", f"reserved drain {sum(caps):.6g} > B = {bandwidth:.6g} at t = {now:.6g}"))
-            return trace
-        for k, app in enumerate(apps):
-            full = content[k] >= sizes[k] - _SNAP * max(sizes[k], app.volume)
-            if phases[k].phase == _WRITE:
-                inflow[k] = min(app.rate, caps[k]) if full else app.rate
-            empty = content[k] <= _SNAP * app.volume
-            outflow[k] = min(caps[k], inflow[k]) if empty else caps[k]
-        if sum(outflow) > bandwidth * (1 + TOLERANCE):
-            trace.violations.append(Violation("drain", f"total drain {sum(outflow):.6g} > B at t = {now:.6g}"))
-        step = math.inf
-        for k, app in enumerate(apps):
-            phase = phases[k]
-            if phase.phase in (_WAIT, _COMPUTE):
-                step = min(step, phase.remaining)
-            elif phase.phase == _WRITE and inflow[k] > 0:
-                step = min(step, phase.remaining / inflow[k])
-            net = inflow[k] - outflow[k]
-            if net > 0 and content[k] < sizes[k]:
-                step = min(step, (sizes[k] - content[k]) / net)
-            elif net < 0 and content[k] > 0:
-                step = min(step, content[k] / -net)
-        if schedule is not None:
-            j = bisect.bisect_right(schedule.times, now)
-            if j < len(schedule.times):
-                step = min(step, schedule.times[j] - now)
-        if not math.isfinite(step):
-            for k, phase in enumerate(phases):
-                if phase.phase != _DONE:
-                    trace.violations.append(
-                        Violation("starvation", f"{apps[k].name} can never finish its burst {phase.iteration} (no room, no drain)")
-                    )
-            return trace
-        step = max(step, 0.0)
-        for k, app in enumerate(apps):
-            phase = phases[k]
-            if phase.phase in (_WAIT, _COMPUTE):
-                phase.remaining -= step
-                if phase.phase == _COMPUTE:
-                    _record(trace, k, now, now + step, "compute")
-            elif phase.phase == _WRITE:
-                phase.remaining -= inflow[k] * step
-                throttled = inflow[k] < app.rate * (1 - TOLERANCE)
-                _record(trace, k, now, now + step, "throttled" if throttled else "io")
-            content[k] += (inflow[k] - outflow[k]) * step
-            if abs(content[k] - sizes[k]) <= _SNAP * max(sizes[k], app.volume):
-                content[k] = sizes[k]
-            if content[k] <= _SNAP * app.volume:
-                content[k] = 0.0
-            if content[k] > sizes[k] * (1 + TOLERANCE) + 1e-300:
-                trace.violations.append(Violation("occupancy", f"{app.name} holds {content[k]:.6g} > its partition {sizes[k]:.6g}"))
-            if inflow[k] > app.rate * (1 + TOLERANCE):
-                trace.violations.append(Violation("write-rate", f"{app.name} writes at {inflow[k]:.6g} > r = {app.rate:.6g}"))
-        now += step
-        total = sum(content)
-        if total > platform_limit * (1 + TOLERANCE):
-            trace.violations.append(Violation("occupancy", f"buffer holds {total:.6g} > S = {platform_limit:.6g} at t = {now:.6g}"))
-        trace.peak_occupancy = max(trace.peak_occupancy, total)
-        trace.times.append(now)
-        trace.contents.append(list(content))
-    else:
-        trace.violations.append(Violation("simulation", "event budget exhausted before every application finished"))
+        series.append(_simulate_partition(app, k, sizes[k], cap_at, breakpoints, budget, trace))
+    union = np.unique(np.concatenate([np.asarray(times) for times, _ in series]))
+    total = np.zeros(union.size)
+    for times, contents in series:
+        # after its last event a partition keeps draining, but nothing more is asked of it
+        total += np.interp(union, times, contents, right=contents[-1])
+    over = np.flatnonzero(total > platform_limit * (1 + TOLERANCE))
+    if over.size:
+        first = over[0]
+        trace.violations.append(
+            Violation("occupancy", f"buffer holds {total[first]:.6g} > S = {platform_limit:.6g} at t = {union[first]:.6g}")
+        )
+    trace.peak_occupancy = float(total.max()) if total.size else 0.0
+    trace.times = union.tolist()
+    if count * union.size <= _CONTENT_CELLS:
+        table = np.array([np.interp(union, times, contents, right=contents[-1]) for times, contents in series])
+        trace.contents = table.T.tolist()
+    trace.total = total.tolist()
     return trace
 
 
@@ -301,6 +328,7 @@ def _simulate_dynamic(instance: Instance, solution: Solution, max_events: int | 
     now = 0.0
     trace.times.append(now)
     trace.contents.append(list(content))
+    trace.total.append(0.0)
     for _ in range(_event_budget(instance, max_events)):
         for k, phase in enumerate(phases):
             if phase.advance_if_finished(now):
@@ -382,6 +410,7 @@ def _simulate_dynamic(instance: Instance, solution: Solution, max_events: int | 
         trace.peak_occupancy = max(trace.peak_occupancy, level)
         trace.times.append(now)
         trace.contents.append([max(c, 0.0) for c in content])
+        trace.total.append(level)
     else:
         trace.violations.append(Violation("simulation", "event budget exhausted before every application finished"))
     return trace

@@ -29,9 +29,11 @@ def plot_solution(instance: Instance, solution: Solution, path, *, title: str | 
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(10, 3 + 0.4 * count + 3), sharex=True,
                                          gridspec_kw={"height_ratios": [3, max(1, 0.4 * count)]})
     times = np.array(trace.times)
-    contents = np.array(trace.contents).T / 1e9 if trace.contents else np.zeros((count, 0))
     labels = [app.name for app in instance.applications]
-    top.stackplot(times, contents, labels=labels, alpha=0.8)
+    if trace.contents:
+        top.stackplot(times, np.array(trace.contents).T / 1e9, labels=labels, alpha=0.8)
+    else:  # too many applications to tabulate: the total only
+        top.fill_between(times, np.array(trace.total) / 1e9, alpha=0.8, label="all applications")
     capacity = instance.platform.capacity if instance.objective == "sharing" else solution.size(instance)
     top.axhline(capacity / 1e9, color="black", linestyle="--", label="capacity")
     top.set_ylabel("buffer occupancy (GB)")
