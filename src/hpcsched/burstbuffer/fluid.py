@@ -16,6 +16,14 @@ Events: end of a release wait, of a compute phase, of a burst; a buffer
 becoming full or empty; a breakpoint of a drain schedule. Values within a
 relative 1e-10 of a boundary are snapped onto it so that float noise cannot
 create spurious throttling (the checks use 1e-9).
+
+Static allocations do not couple the applications, so each partition is
+simulated on its own events and the whole-buffer quantities (total
+occupancy, its peak, the check against S) are evaluated on the union of all
+event instants, where the piecewise-linear total reaches its extremes. The
+reserved drain is piecewise constant, so its sum is checked once per
+drain-schedule interval. The dynamic buffer couples everybody and is
+simulated jointly.
 """
 
 from __future__ import annotations
