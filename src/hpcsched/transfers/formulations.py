@@ -199,9 +199,9 @@ def solve_milp(
     heuristic_name, _, _, horizon = best_constructive(instance)
     notes = [f"big-M = {horizon} from {heuristic_name}; options: lower_bound={lower_bound}, symmetry={symmetry}"]
     problem = pulp.LpProblem("transfers", pulp.LpMinimize)
-    s = [pulp.LpVariable(f"s{i}", 0, horizon - t.transfer - t.compute, cat="Integer") for i, t in enumerate(tasks)]
-    t = [pulp.LpVariable(f"t{i}", task.transfer, horizon - task.compute, cat="Integer") for i, task in enumerate(tasks)]
-    makespan = pulp.LpVariable("C", bounds.best(instance) if lower_bound else 0, horizon)
+    s = [problem.add_variable(f"s{i}", 0, horizon - t.transfer - t.compute, cat="Integer") for i, t in enumerate(tasks)]
+    t = [problem.add_variable(f"t{i}", task.transfer, horizon - task.compute, cat="Integer") for i, task in enumerate(tasks)]
+    makespan = problem.add_variable("C", bounds.best(instance) if lower_bound else 0, horizon)
     problem += makespan
     c = [task.transfer for task in tasks]
     p = [task.compute for task in tasks]
@@ -219,13 +219,13 @@ def solve_milp(
         if (i, j) in identical:
             z_ij = 1  # identical tasks go in index order on both machines (see module docstring)
         else:
-            z_ij = pulp.LpVariable(f"z_{i}_{j}", cat="Binary")
+            z_ij = problem.add_variable(f"z_{i}_{j}", cat="Binary")
         before[(i, j)], before[(j, i)] = z_ij, 1 - z_ij
         positive = c[i] > 0 and c[j] > 0  # an empty transfer only orders its start
         problem += s[j] >= s[i] + (c[i] if positive else 0) - horizon * (1 - z_ij)
         problem += s[i] >= s[j] + (c[j] if positive else 0) - horizon * z_ij
         if p[i] > 0 and p[j] > 0:
-            y_ij = 1 if (i, j) in identical else pulp.LpVariable(f"y_{i}_{j}", cat="Binary")
+            y_ij = 1 if (i, j) in identical else problem.add_variable(f"y_{i}_{j}", cat="Binary")
             problem += t[j] >= t[i] + p[i] - horizon * (1 - y_ij)
             problem += t[i] >= t[j] + p[j] - horizon * y_ij
     total = sum(m)
@@ -236,7 +236,7 @@ def solve_milp(
         for i in range(n):
             if i == j:
                 continue
-            w_ij = pulp.LpVariable(f"w_{i}_{j}", cat="Binary")
+            w_ij = problem.add_variable(f"w_{i}_{j}", cat="Binary")
             problem += w_ij <= before[(i, j)]
             problem += t[i] + p[i] <= s[j] + horizon * (1 - w_ij)
             held.append(m[i] * (before[(i, j)] - w_ij))
