@@ -31,9 +31,9 @@ def test_three_exact_methods_agree(instance):
 def test_plain_variants_agree(instance):
     """Without bounds, hint and symmetry breaking (the benchmark's 'plain'), and on CBC."""
     optimum = run_method(instance, "brute-force").objective
-    plain = run_method(instance, "cpsat", lower_bound=False, warm_start=False, symmetry=False, time_limit=20)
+    plain = run_method(instance, "cpsat", lower_bound=False, conflicts=False, warm_start=False, symmetry=False, time_limit=20)
     assert plain.status is Status.OPTIMAL and plain.objective == optimum
-    cbc = run_method(instance, "milp", backend="cbc", lower_bound=False, symmetry=False, time_limit=20)
+    cbc = run_method(instance, "milp", backend="cbc", lower_bound=False, conflicts=False, symmetry=False, time_limit=20)
     assert cbc.status is Status.OPTIMAL and cbc.objective == optimum
 
 

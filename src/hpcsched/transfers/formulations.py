@@ -14,9 +14,17 @@ the transfer order (unlike the heuristics, which are permutation schedules).
 
     * ``lower_bound`` — C ≥ `bounds.best` (Johnson, memory-area and clique
       bounds), and the reported bound is at least that;
-    * ``warm_start`` — the best constructive heuristic gives the horizon
+    * ``warm_start`` — the best heuristic (`incumbent`: the static and
+      dynamic rules, and NEH for n ≤ 100) gives the horizon
       (every start ≤ its makespan) and a solution hint; without it the
       horizon is Σ (c_i + p_i);
+    * ``conflicts`` — redundant NoOverlap constraints on the holding
+      intervals of tasks that never fit together (m_i + m_j > M): one over
+      the "big" tasks (2 m > M, pairwise in conflict) and one per smaller task
+      k over k and the big tasks it conflicts with (cliques of the threshold
+      conflict graph, see `bounds`). The Cumulative implies them, but its
+      propagation with variable-length intervals is weak, while NoOverlap's
+      disjunctive reasoning (edge finding) is strong;
     * ``symmetry`` — for identical tasks i < j (same c, p, m):
       s_i ≤ s_j and t_i ≤ t_j. Safe: if s_i ≤ s_j but t_i > t_j, exchanging
       the two computations keeps every constraint (t_j ≥ s_j + c ≥ s_i + c,
@@ -34,11 +42,19 @@ the transfer order (unlike the heuristics, which are permutation schedules).
     transfer starts, so checking it there is exact (a task released before s_j
     may set w_ij = 1; one not released cannot). Big-M H is the makespan of
     the best constructive heuristic (an upper bound on the optimum, so
-    restricting every schedule to [0, H] loses no optimum), not Σ. For pairs
-    with a zero-length operation the disjunction only orders the starts (an
-    empty operation overlaps nothing). Starts are integer variables (the
+    restricting every schedule to [0, H] loses no optimum), not Σ; that
+    schedule is also returned when the backend's incumbent is worse or
+    missing (it is a feasible point of the model; PuLP's adapter passes no
+    MIP start). For pairs
+    with an empty transfer (c = 0) the disjunction is replaced by two
+    indicators z_ij = [s_i ≤ s_j], z_ji = [s_j ≤ s_i], z_ij + z_ji ≥ 1 (equal
+    starts count both ways; a single "before" binary would let three tied
+    starts form a cycle that hides memory); an empty computation is left out
+    of the device disjunctions. Starts are integer variables (the
     data are integers). Options ``lower_bound`` and ``symmetry`` as for
-    CP-SAT; ``backend``.
+    CP-SAT; ``conflicts`` adds w_ij + w_ji ≥ 1 for pairs that never fit
+    together (one must be released before the other starts; implied by the
+    memory rows only through big-M); ``backend``.
 
 ``brute-force``
     Every transfer order π × every compute order σ (n ≤ 6), each run through
@@ -73,12 +89,26 @@ from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
 from ..solvers.milp import solve_pulp
 from . import bounds
-from .heuristics import best_constructive
+from .heuristics import best_constructive, neh
 from .model import Instance, Solution, makespan_of, require_fits
 from .simulate import Simulator
 
 PROBLEM = "transfers"
 BRUTE_FORCE_MAX_N = 6
+
+
+NEH_WARM_START_MAX_N = 100  # NEH costs O(n^3) simulation steps; above this only the O(n log n) rules
+
+
+def incumbent(instance: Instance) -> tuple[str, Solution, int]:
+    """Best heuristic schedule for the warm start and the horizon / big-M:
+    the best static or dynamic rule, and NEH when n <= `NEH_WARM_START_MAX_N`."""
+    name, _, solution, value = best_constructive(instance)
+    if instance.n <= NEH_WARM_START_MAX_N:
+        result = neh(instance)
+        if result.objective < value:
+            name, solution, value = "neh", result.solution, int(result.objective)
+    return name, solution, value
 
 
 def identical_groups(instance: Instance) -> list[list[int]]:
@@ -97,6 +127,7 @@ def _finish(
     compute_start: list[int] | None,
     use_lower_bound: bool,
     notes: list[str],
+    fallback: Solution | None = None,
 ) -> Result:
     """Turn a backend Outcome into a Result (bound combined with our bounds if asked)."""
     bound = outcome.bound
@@ -107,18 +138,39 @@ def _finish(
     if use_lower_bound:
         best = bounds.best(instance)
         bound = best if bound is None else max(bound, best)
-    if not outcome.has_solution or transfer_start is None:
-        status = outcome.status if outcome.status is not Status.OPTIMAL else Status.ERROR
-        return Result(PROBLEM, method, status, bound=bound, solver=outcome.backend,
-                      notes=(*notes, f"backend: {outcome.message}"))
-    solution = Solution(tuple(transfer_start), tuple(compute_start))
-    objective = makespan_of(instance, solution)
     status = outcome.status
+    if not outcome.has_solution or transfer_start is None:
+        if fallback is None or status is not Status.TIME_LIMIT_NO_SOLUTION:
+            status = status if status is not Status.OPTIMAL else Status.ERROR
+            return Result(PROBLEM, method, status, bound=bound, solver=outcome.backend,
+                          notes=(*notes, f"backend: {outcome.message}"))
+        # The heuristic schedule that set the horizon is a feasible point of the model.
+        solution, status = fallback, Status.FEASIBLE
+        notes.append("backend found no incumbent in time: returning the heuristic schedule of the horizon")
+    else:
+        solution = Solution(tuple(transfer_start), tuple(compute_start))
+        if fallback is not None and makespan_of(instance, fallback) < makespan_of(instance, solution):
+            solution = fallback  # a feasible point of the model, better than the backend's incumbent
+            notes.append("the heuristic schedule of the horizon beats the backend incumbent: returned instead")
+    objective = makespan_of(instance, solution)
     if status is Status.FEASIBLE and bound is not None and objective <= bound:
         status = Status.OPTIMAL
         notes.append("objective meets the lower bound")
     return Result(PROBLEM, method, status, objective=objective, bound=bound, solution=solution,
                   solver=outcome.backend, notes=(*notes, f"backend: {outcome.message}"))
+
+
+def conflict_cliques(instance: Instance) -> list[list[int]]:
+    """Cliques (size ≥ 2) covering every conflicting pair (m_i + m_j > M) of the threshold graph."""
+    capacity, memory = instance.capacity, instance.memory
+    big = [i for i in range(instance.n) if 2 * memory[i] > capacity]
+    cliques = [big] if len(big) > 1 else []
+    for k in range(instance.n):
+        if 2 * memory[k] <= capacity:
+            partners = [i for i in big if memory[i] + memory[k] > capacity]
+            if partners:
+                cliques.append([k, *partners])
+    return cliques
 
 
 def solve_cpsat_model(
@@ -127,6 +179,7 @@ def solve_cpsat_model(
     time_limit: float | None = None,
     seed: int = 0,
     lower_bound: bool = True,
+    conflicts: bool = True,
     warm_start: bool = True,
     symmetry: bool = True,
     workers: int = 2,
@@ -136,9 +189,9 @@ def solve_cpsat_model(
     """CP-SAT: intervals, NoOverlap on link and device, Cumulative memory; minimize makespan."""
     require_fits(instance)
     tasks = instance.tasks
-    notes = [f"options: lower_bound={lower_bound}, warm_start={warm_start}, symmetry={symmetry}"]
+    notes = [f"options: lower_bound={lower_bound}, warm_start={warm_start}, symmetry={symmetry}, conflicts={conflicts}"]
     if warm_start:
-        heuristic_name, _, heuristic, horizon = best_constructive(instance)
+        heuristic_name, heuristic, horizon = incumbent(instance)
         notes.append(f"hint and horizon from {heuristic_name} ({horizon})")
     else:
         heuristic, horizon = None, sum(t.transfer + t.compute for t in tasks)
@@ -159,6 +212,9 @@ def solve_cpsat_model(
     model.add_no_overlap(link)
     model.add_no_overlap(device)
     model.add_cumulative(holding, [task.memory for task in tasks], instance.capacity)
+    if conflicts:
+        for clique in conflict_cliques(instance):
+            model.add_no_overlap([holding[i] for i in clique])
     makespan = model.new_int_var(bounds.best(instance) if lower_bound else 0, horizon, "C")
     for i, task in enumerate(tasks):
         model.add(makespan >= compute_start[i] + task.compute)
@@ -177,7 +233,7 @@ def solve_cpsat_model(
     starts = None
     if outcome.has_solution:
         starts = ([int(outcome.value(v)) for v in transfer_start], [int(outcome.value(v)) for v in compute_start])
-    return _finish(instance, "cpsat", outcome, *(starts or (None, None)), lower_bound, notes)
+    return _finish(instance, "cpsat", outcome, *(starts or (None, None)), lower_bound, notes, fallback=heuristic)
 
 
 def solve_milp(
@@ -188,6 +244,7 @@ def solve_milp(
     backend: str = "highs",
     lower_bound: bool = True,
     symmetry: bool = True,
+    conflicts: bool = True,
     threads: int = 2,
     **options,
 ) -> Result:
@@ -196,8 +253,9 @@ def solve_milp(
 
     require_fits(instance)
     tasks, n = instance.tasks, instance.n
-    heuristic_name, _, _, horizon = best_constructive(instance)
-    notes = [f"big-M = {horizon} from {heuristic_name}; options: lower_bound={lower_bound}, symmetry={symmetry}"]
+    heuristic_name, heuristic, horizon = incumbent(instance)
+    notes = [f"big-M = {horizon} from {heuristic_name}; options: lower_bound={lower_bound}, symmetry={symmetry}, "
+             f"conflicts={conflicts}"]
     problem = pulp.LpProblem("transfers", pulp.LpMinimize)
     s = [problem.add_variable(f"s{i}", 0, horizon - t.transfer - t.compute, cat="Integer") for i, t in enumerate(tasks)]
     t = [problem.add_variable(f"t{i}", task.transfer, horizon - task.compute, cat="Integer") for i, task in enumerate(tasks)]
@@ -216,36 +274,47 @@ def solve_milp(
                 identical[(a, b)] = True
     before: dict[tuple[int, int], object] = {}  # (i, j) -> expression equal to z_ij
     for i, j in itertools.combinations(range(n), 2):
-        if (i, j) in identical:
-            z_ij = 1  # identical tasks go in index order on both machines (see module docstring)
+        if c[i] > 0 and c[j] > 0:
+            if (i, j) in identical:
+                z_ij = 1  # identical tasks go in index order on both machines (see module docstring)
+            else:
+                z_ij = problem.add_variable(f"z_{i}_{j}", cat="Binary")
+            before[(i, j)], before[(j, i)] = z_ij, 1 - z_ij
+            problem += s[j] >= s[i] + c[i] - horizon * (1 - z_ij)
+            problem += s[i] >= s[j] + c[j] - horizon * z_ij
         else:
+            # An empty transfer overlaps nothing, so two starts may coincide; then both
+            # tasks count in each other's memory row: z_ij = 1 iff s_i <= s_j (integers).
             z_ij = problem.add_variable(f"z_{i}_{j}", cat="Binary")
-        before[(i, j)], before[(j, i)] = z_ij, 1 - z_ij
-        positive = c[i] > 0 and c[j] > 0  # an empty transfer only orders its start
-        problem += s[j] >= s[i] + (c[i] if positive else 0) - horizon * (1 - z_ij)
-        problem += s[i] >= s[j] + (c[j] if positive else 0) - horizon * z_ij
+            z_ji = problem.add_variable(f"z_{j}_{i}", cat="Binary")
+            before[(i, j)], before[(j, i)] = z_ij, z_ji
+            problem += z_ij + z_ji >= 1
+            problem += s[i] <= s[j] + horizon * (1 - z_ij)
+            problem += s[j] <= s[i] + horizon * (1 - z_ji)
+            problem += s[i] >= s[j] + 1 - (horizon + 1) * z_ij
+            problem += s[j] >= s[i] + 1 - (horizon + 1) * z_ji
         if p[i] > 0 and p[j] > 0:
             y_ij = 1 if (i, j) in identical else problem.add_variable(f"y_{i}_{j}", cat="Binary")
             problem += t[j] >= t[i] + p[i] - horizon * (1 - y_ij)
             problem += t[i] >= t[j] + p[j] - horizon * y_ij
-    total = sum(m)
-    for j in range(n):
-        if total <= instance.capacity:
-            break  # everything fits together: no memory row binds
-        held = []
-        for i in range(n):
-            if i == j:
-                continue
-            w_ij = problem.add_variable(f"w_{i}_{j}", cat="Binary")
+    if sum(m) > instance.capacity:  # otherwise everything fits together: no memory row binds
+        finished = {}
+        for i, j in itertools.permutations(range(n), 2):
+            w_ij = finished[(i, j)] = problem.add_variable(f"w_{i}_{j}", cat="Binary")
             problem += w_ij <= before[(i, j)]
             problem += t[i] + p[i] <= s[j] + horizon * (1 - w_ij)
-            held.append(m[i] * (before[(i, j)] - w_ij))
-        problem += m[j] + pulp.lpSum(held) <= instance.capacity
+        for j in range(n):
+            held = [m[i] * (before[(i, j)] - finished[(i, j)]) for i in range(n) if i != j]
+            problem += m[j] + pulp.lpSum(held) <= instance.capacity
+        if conflicts:
+            for i, j in itertools.combinations(range(n), 2):
+                if m[i] + m[j] > instance.capacity:
+                    problem += finished[(i, j)] + finished[(j, i)] >= 1
     outcome = solve_pulp(problem, backend=backend, time_limit=time_limit, threads=threads, seed=seed)
     starts = (None, None)
     if outcome.has_solution:
         starts = ([round(outcome.value(v)) for v in s], [round(outcome.value(v)) for v in t])
-    return _finish(instance, "milp", outcome, *starts, lower_bound, notes)
+    return _finish(instance, "milp", outcome, *starts, lower_bound, notes, fallback=heuristic)
 
 
 def brute_force(
