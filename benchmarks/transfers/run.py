@@ -17,7 +17,8 @@ ladder
     ``plain`` (horizon Σ(c+p), no bound, no hint, no symmetry breaking),
     ``+bound`` (C ≥ bounds.best), ``+conflicts`` (NoOverlap on cliques of
     never-coexisting tasks), ``+symmetry`` (identical tasks ordered),
-    ``+warm`` (best heuristic as hint and horizon), ``all``; and the MILP on
+    ``+warm`` (best heuristic as hint and horizon), ``all``, ``default``
+    (all but conflicts); and the MILP on
     HiGHS plain and with everything (big-M from the best heuristic in both).
 gaps
     Every heuristic on the four families x memory 1, 1.5, 2, 5 x seeds, n =
@@ -51,6 +52,7 @@ VARIANTS = {
     "cpsat +symmetry": ("cpsat", dict(lower_bound=False, conflicts=False, symmetry=True, warm_start=False)),
     "cpsat +warm": ("cpsat", dict(lower_bound=False, conflicts=False, symmetry=False, warm_start=True)),
     "cpsat all": ("cpsat", dict(lower_bound=True, conflicts=True, symmetry=True, warm_start=True)),
+    "cpsat default": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True)),
     "milp plain": ("milp", dict(lower_bound=False, conflicts=False, symmetry=False)),
     "milp all": ("milp", dict(lower_bound=True, conflicts=True, symmetry=True)),
 }

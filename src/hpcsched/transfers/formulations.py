@@ -9,11 +9,14 @@ the transfer order (unlike the heuristics, which are permutation schedules).
     NoOverlap(P), Cumulative(R, m, M), t_i ≥ s_i + c_i, minimize C ≥ t_i + p_i.
     Zero-length operations are left out of the NoOverlap constraints (CP-SAT
     forbids a zero-size interval strictly inside another one, while the
-    definition lets an empty operation overlap nothing). Options (all on by
-    default; the benchmark switches them one by one):
+    definition lets an empty operation overlap nothing). Options (on by
+    default except ``conflicts``, which the benchmark found to slow CP-SAT
+    down; the benchmark switches them one by one):
 
     * ``lower_bound`` — C ≥ `bounds.best` (Johnson, memory-area and clique
-      bounds), and the reported bound is at least that;
+      bounds), and the reported bound is at least that; with ``warm_start``,
+      a warm-start schedule that meets the bound is returned as OPTIMAL
+      without calling the solver (the bound proves it);
     * ``warm_start`` — the best heuristic (`incumbent`: the static and
       dynamic rules, and NEH for n ≤ 100) gives the horizon
       (every start ≤ its makespan) and a solution hint; without it the
@@ -24,7 +27,8 @@ the transfer order (unlike the heuristics, which are permutation schedules).
       k over k and the big tasks it conflicts with (cliques of the threshold
       conflict graph, see `bounds`). The Cumulative implies them, but its
       propagation with variable-length intervals is weak, while NoOverlap's
-      disjunctive reasoning (edge finding) is strong;
+      disjunctive reasoning (edge finding) is strong — in theory: on the
+      benchmark it made CP-SAT slower, so it is off by default;
     * ``symmetry`` — for identical tasks i < j (same c, p, m):
       s_i ≤ s_j and t_i ≤ t_j. Safe: if s_i ≤ s_j but t_i > t_j, exchanging
       the two computations keeps every constraint (t_j ≥ s_j + c ≥ s_i + c,
@@ -51,8 +55,9 @@ the transfer order (unlike the heuristics, which are permutation schedules).
     starts count both ways; a single "before" binary would let three tied
     starts form a cycle that hides memory); an empty computation is left out
     of the device disjunctions. Starts are integer variables (the
-    data are integers). Options ``lower_bound`` and ``symmetry`` as for
-    CP-SAT; ``conflicts`` adds w_ij + w_ji ≥ 1 for pairs that never fit
+    data are integers). Options ``lower_bound`` (C ≥ `bounds.best`; a
+    heuristic schedule meeting it is returned as OPTIMAL without a solve) and
+    ``symmetry`` as for CP-SAT; ``conflicts`` (on by default) adds w_ij + w_ji ≥ 1 for pairs that never fit
     together (one must be released before the other starts; implied by the
     memory rows only through big-M); ``backend``.
 
@@ -109,6 +114,15 @@ def incumbent(instance: Instance) -> tuple[str, Solution, int]:
         if result.objective < value:
             name, solution, value = "neh", result.solution, int(result.objective)
     return name, solution, value
+
+
+def _proven_by_bound(instance: Instance, method: str, name: str, solution: Solution, value: int) -> Result | None:
+    """OPTIMAL without a solve when the warm-start schedule already meets `bounds.best`."""
+    lower = bounds.best(instance)
+    if value > lower:
+        return None
+    return Result(PROBLEM, method, Status.OPTIMAL, objective=value, bound=lower, solution=solution,
+                  notes=(f"the warm-start schedule of {name} meets the lower bound {lower}: no solve needed",))
 
 
 def identical_groups(instance: Instance) -> list[list[int]]:
@@ -179,7 +193,7 @@ def solve_cpsat_model(
     time_limit: float | None = None,
     seed: int = 0,
     lower_bound: bool = True,
-    conflicts: bool = True,
+    conflicts: bool = False,
     warm_start: bool = True,
     symmetry: bool = True,
     workers: int = 2,
@@ -193,6 +207,8 @@ def solve_cpsat_model(
     if warm_start:
         heuristic_name, heuristic, horizon = incumbent(instance)
         notes.append(f"hint and horizon from {heuristic_name} ({horizon})")
+        if lower_bound and (proven := _proven_by_bound(instance, "cpsat", heuristic_name, heuristic, horizon)):
+            return proven
     else:
         heuristic, horizon = None, sum(t.transfer + t.compute for t in tasks)
     model = new_model()
@@ -254,6 +270,8 @@ def solve_milp(
     require_fits(instance)
     tasks, n = instance.tasks, instance.n
     heuristic_name, heuristic, horizon = incumbent(instance)
+    if lower_bound and (proven := _proven_by_bound(instance, "milp", heuristic_name, heuristic, horizon)):
+        return proven
     notes = [f"big-M = {horizon} from {heuristic_name}; options: lower_bound={lower_bound}, symmetry={symmetry}, "
              f"conflicts={conflicts}"]
     problem = pulp.LpProblem("transfers", pulp.LpMinimize)
