@@ -79,6 +79,10 @@ class Problem:
         ``(instance, solution, path, **options) -> None`` or None.
     lower_bound
         ``instance -> float``: the best cheap lower bound, or None.
+    file_formats
+        Extra file suffixes (e.g. ``".npz"`` for very large instances) ->
+        ``(read(path) -> Instance, write(instance, path) -> None)``; JSON is
+        always supported.
     """
 
     name: str
@@ -92,6 +96,7 @@ class Problem:
     importers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     plot: Callable[..., None] | None = None
     lower_bound: Callable[[Any], float] | None = None
+    file_formats: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], None]]] = field(default_factory=dict)
     methods: dict[str, Method] = field(default_factory=dict)
 
     def add_method(

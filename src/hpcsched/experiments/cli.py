@@ -1,0 +1,223 @@
+"""Command-line front of the experiments engine: ``compare`` and ``study``.
+
+The main ``hpcsched`` application calls `register(app)`. Both commands are
+thin: they build tasks and hand them to `run_tasks`, the same engine (runner
+children with hard deadlines, validation through ``run_method``) whether it
+is one comparison on a laptop or a study on a cluster. Bad input ends with one
+line on stderr and a non-zero exit code: 1 for files that cannot be read or
+used, 2 for bad arguments (unknown method, problem or executor).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import warnings
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from ..core.errors import HpcschedError
+
+#: Default per-run time limit of ``compare`` (seconds).
+COMPARE_TIME_LIMIT_S = 10.0
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+@contextlib.contextmanager
+def _sigterm_as_exit():
+    """While running: SIGTERM becomes SystemExit, so that the runner children
+    are killed on the way out (the rows already written stay); warnings (e.g.
+    oversubscription) print as one ``warning: ...`` line on stderr."""
+
+    def handler(signum, frame):  # noqa: ARG001
+        raise SystemExit(128 + signum)
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ARG001
+        typer.echo(f"warning: {message}", err=True)
+
+    previous_show = warnings.showwarning
+    warnings.showwarning = show
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread
+        previous = None
+    try:
+        yield
+    finally:
+        warnings.showwarning = previous_show
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _console():
+    """A console that never squeezes a table: natural width when not a terminal."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=250)
+
+
+def _format(value: Any, kind: str = "") -> str:
+    if value is None:
+        return "-"
+    if kind == "gap":
+        return f"{100 * value:.2f}%"
+    if kind == "time":
+        return f"{value:.2f}"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def compare(
+    files: List[Path] = typer.Argument(..., help="Instance files (.json or .json.gz), any problems."),
+    methods: str = typer.Option(
+        "all", "--methods", "-m",
+        help="Comma-separated method names, or 'all' (every method of the file's problem except brute-force).",
+    ),
+    time_limit: float = typer.Option(COMPARE_TIME_LIMIT_S, "--time-limit", "-t", min=0.001, help="Seconds per run."),
+    jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Concurrent runs."),
+    executor: str = typer.Option("local", "--executor", help="local (process pool) or dask."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (default: a LocalCluster)."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Also write the rows to this CSV file (atomically)."),
+    seed: int = typer.Option(0, "--seed", help="Seed passed to every method."),
+    grace: Optional[float] = typer.Option(None, "--grace", min=0, help="Seconds past the time limit before a run is killed."),
+    plugin: List[str] = typer.Option([], "--plugin", help="Module or .py file registering an extra problem (repeatable)."),
+) -> None:
+    """Run several methods on several instance files and print one aligned table."""
+    from rich.table import Table
+
+    from ..core.io import read_instance
+    from ..core.registry import problem_of
+    from .engine import EXECUTORS, instance_fields, make_task, run_tasks
+    from .runs import load_plugins
+    from .store import write_csv
+
+    if executor not in EXECUTORS:
+        raise _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got '{executor}'", 2)
+    try:
+        plugins = load_plugins(plugin)
+    except HpcschedError as error:
+        raise _fail(str(error), 2) from None
+    instances = []
+    for file in files:
+        try:
+            instances.append((read_instance(file), str(file)))
+        except HpcschedError as error:
+            raise _fail(str(error)) from None
+    requested = [name.strip() for name in methods.split(",") if name.strip()]
+    if not requested:
+        raise _fail("--methods is empty", 2)
+    tasks = []
+    for instance, file in instances:
+        problem = problem_of(instance)
+        if requested == ["all"]:
+            names = [m.name for m in problem.methods.values() if m.kind != "brute-force"]
+            names.sort(key=lambda n: (("exact", "special", "heuristic", "baseline").index(problem.methods[n].kind), n))
+        else:
+            names = requested
+        for name in names:
+            if name not in problem.methods:
+                known = ", ".join(sorted(problem.methods))
+                raise _fail(f"{file}: problem '{problem.name}' has no method '{name}' (known: {known})", 2)
+        prepared = instance_fields(instance, file)
+        for name in names:
+            tasks.append(make_task(instance, name, seed=seed, time_limit=time_limit, grace=grace, plugins=plugins, prepared=prepared))
+    try:
+        with _sigterm_as_exit():
+            summary = run_tasks(tasks, executor=executor, jobs=jobs, scheduler=scheduler, description="compare")
+    except HpcschedError as error:
+        raise _fail(str(error)) from None
+    from .runs import row_key, task_key
+
+    by_key = {row_key(row): row for row in summary.rows}
+    rows = [by_key[task_key(task)] for task in tasks if task_key(task) in by_key]
+    table = Table(title=f"{len(rows)} runs, time limit {time_limit:g} s, seed {seed}")
+    for column, justify in (("instance", "left"), ("method", "left"), ("objective", "right"), ("bound", "right"),
+                            ("gap", "right"), ("status", "left"), ("time (s)", "right")):
+        table.add_column(column, justify=justify)
+    for row in rows:
+        table.add_row(row["instance"], row["method"], _format(row["objective"]), _format(row["bound"]),
+                      _format(row["gap"], "gap"), row["status"], _format(row["runtime_s"], "time"))
+    _console().print(table)
+    for row in rows:
+        if row["error"]:
+            typer.echo(f"{row['instance']} / {row['method']}: {row['error']}", err=True)
+    if csv is not None:
+        try:
+            write_csv(rows, csv)
+        except OSError as error:
+            raise _fail(f"{csv}: cannot write: {error}") from None
+        typer.echo(f"wrote {len(rows)} rows to {csv}", err=True)
+
+
+study_app = typer.Typer(help="Resumable studies: methods x instances x time limits x seeds.", no_args_is_help=True)
+
+
+@study_app.command("run")
+def study_run(
+    study_file: Path = typer.Argument(..., metavar="STUDY.toml", help="The study file (see docs/study.md)."),
+    executor: Optional[str] = typer.Option(None, "--executor", help="local or dask (default: the study's)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (default: the study's, else a LocalCluster)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Concurrent runs (default: the study's)."),
+    results: Optional[Path] = typer.Option(None, "--results", help="Results file (default: the study's)."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Run every run of a study that its results file does not hold yet."""
+    from .engine import EXECUTORS
+    from .study import load_study, run_study
+
+    if executor is not None and executor not in EXECUTORS:
+        raise _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got '{executor}'", 2)
+    try:
+        study = load_study(study_file)
+        with _sigterm_as_exit():
+            summary = run_study(study, executor=executor, jobs=jobs, scheduler=scheduler, results=results, progress=progress)
+    except HpcschedError as error:
+        raise _fail(str(error)) from None
+    where = results or study.results
+    typer.echo(
+        f"{study.name}: ran {summary.ran} runs, skipped {summary.skipped} already recorded"
+        + (f" and {summary.duplicates} duplicates" if summary.duplicates else "")
+        + f"; results in {where}"
+    )
+
+
+@study_app.command("report")
+def study_report(
+    results: Path = typer.Argument(..., help="A results file written by 'study run' or 'compare --csv'."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default: RESULTS-report beside it)."),
+) -> None:
+    """Gap tables, performance profiles and gap-versus-size plots, as Markdown and PNG."""
+    from rich.table import Table
+
+    from .report import report
+
+    out = out or results.with_name(results.name.removesuffix(".csv").removesuffix(".parquet") + "-report")
+    try:
+        written = report(results, out)
+    except (HpcschedError, ValueError) as error:
+        raise _fail(str(error)) from None
+    table = Table(title=f"{results}")
+    for column in ("configuration", "runs", "n/a", "solved", "optimal", "mean gap", "worst gap", "geo-mean ratio", "mean time (s)"):
+        table.add_column(column, justify="left" if column == "configuration" else "right")
+    for line in written.table:
+        table.add_row(
+            line["configuration"], str(line["runs"]), str(line["not_applicable"]), _format(line["solved"], "gap"), _format(line["proven_optimal"], "gap"),
+            _format(line["mean_gap"], "gap"), _format(line["worst_gap"], "gap"),
+            "-" if line["geomean_ratio"] is None else f"{line['geomean_ratio']:.4f}", _format(line["mean_runtime_s"], "time"),
+        )
+    _console().print(table)
+    typer.echo(f"report: {written.markdown}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``compare`` and the ``study`` group to ``app`` (the main CLI)."""
+    app.command("compare")(compare)
+    app.add_typer(study_app, name="study")
