@@ -227,7 +227,8 @@ def solve_cpsat_model(
         compute_start.append(t)
     model.add_no_overlap(link)
     model.add_no_overlap(device)
-    model.add_cumulative(holding, [task.memory for task in tasks], instance.capacity)
+    if sum(task.memory for task in tasks) > instance.capacity:  # else memory cannot bind
+        model.add_cumulative(holding, [task.memory for task in tasks], instance.capacity)
     if conflicts:
         for clique in conflict_cliques(instance):
             model.add_no_overlap([holding[i] for i in clique])
@@ -336,16 +337,26 @@ def solve_milp(
 
 
 def brute_force(
-    instance: Instance, *, time_limit: float | None = None, seed: int = 0, max_n: int = BRUTE_FORCE_MAX_N, **options
+    instance: Instance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    max_n: int = BRUTE_FORCE_MAX_N,
+    stop_at_bound: bool = True,
+    **options,
 ) -> Result:
-    """Every transfer order x every compute order through the simulator (n <= 6)."""
+    """Every transfer order x every compute order through the simulator (n <= 6).
+
+    ``stop_at_bound=False`` enumerates every pair even after reaching
+    `bounds.best`, for checks that must not lean on the bounds.
+    """
     require_fits(instance)
     if instance.n > max_n:
         return Result(PROBLEM, "brute-force", Status.NOT_APPLICABLE,
                       notes=(f"n = {instance.n} > {max_n}: (n!)^2 order pairs is too many",))
     started = time.perf_counter()
     simulator = Simulator(instance)
-    lower = bounds.best(instance)
+    lower = bounds.best(instance) if stop_at_bound else -math.inf
     best_value, best_pair = math.inf, None
     stopped_early = timed_out = False
     orders = list(itertools.permutations(range(instance.n)))
@@ -365,7 +376,7 @@ def brute_force(
     assert best_pair is not None  # σ = π never deadlocks once every task fits
     solution = simulator.schedule(*best_pair)
     if timed_out:
-        return Result(PROBLEM, "brute-force", Status.FEASIBLE, objective=best_value, bound=lower,
+        return Result(PROBLEM, "brute-force", Status.FEASIBLE, objective=best_value, bound=bounds.best(instance),
                       solution=solution, notes=("time limit before all order pairs were tried",))
     note = "stopped at the lower bound" if stopped_early else f"all {len(orders) ** 2} order pairs tried"
     return Result(PROBLEM, "brute-force", Status.OPTIMAL, objective=best_value, bound=best_value,
