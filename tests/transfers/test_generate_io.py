@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import statistics
-from pathlib import Path
 
 import pytest
 
@@ -117,3 +116,14 @@ def test_cli_generate_solve_and_bad_input(tmp_path):
     failed = runner.invoke(app, ["solve", str(bad)])
     assert failed.exit_code != 0
     assert "data.tasks[0].transfer" in failed.output and "Traceback" not in failed.output
+
+
+def test_cli_import_bad_trace_is_one_line(tmp_path):
+    runner, app = _cli()
+    trace = tmp_path / "trace.csv"
+    trace.write_text("# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1,x,1\n")
+    out = tmp_path / "t.json"
+    failed = runner.invoke(app, ["import", "csv", str(trace), "--problem", "transfers", "--option", "capacity=10",
+                                 "-o", str(out)])
+    assert failed.exit_code != 0 and not out.exists()
+    assert "trace.csv: line 3: column compute" in failed.output and "Traceback" not in failed.output

@@ -5,7 +5,7 @@ package registers the problem and its methods with `hpcsched.core.registry`.
 """
 
 from ..core.registry import Problem, register_problem
-from . import bounds, formulations, heuristics, special_cases
+from . import bounds as bounds, formulations, heuristics, special_cases
 from .bounds import best as lower_bound
 from .generate import (
     generate_ccsd_like as generate_ccsd_like,
