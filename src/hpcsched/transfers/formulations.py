@@ -43,23 +43,26 @@ the transfer order (unlike the heuristics, which are permutation schedules).
     y_ij the same for computations, w_ij = 1 if i has finished by s_j
     (w_ij ≤ z_ij, t_i + p_i ≤ s_j + H(1 − w_ij)). Memory row per task j:
     m_j + Σ_{i≠j} m_i (z_ij − w_ij) ≤ M — the held total only rises at
-    transfer starts, so checking it there is exact (a task released before s_j
-    may set w_ij = 1; one not released cannot). Big-M H is the makespan of
-    the best constructive heuristic (an upper bound on the optimum, so
-    restricting every schedule to [0, H] loses no optimum), not Σ; that
-    schedule is also returned when the backend's incumbent is worse or
-    missing (it is a feasible point of the model; PuLP's adapter passes no
-    MIP start). For pairs
-    with an empty transfer (c = 0) the disjunction is replaced by two
-    indicators z_ij = [s_i ≤ s_j], z_ji = [s_j ≤ s_i], z_ij + z_ji ≥ 1 (equal
-    starts count both ways; a single "before" binary would let three tied
-    starts form a cycle that hides memory); an empty computation is left out
-    of the device disjunctions. Starts are integer variables (the
-    data are integers). Options ``lower_bound`` (C ≥ `bounds.best`; a
-    heuristic schedule meeting it is returned as OPTIMAL without a solve) and
-    ``symmetry`` as for CP-SAT; ``conflicts`` (on by default) adds w_ij + w_ji ≥ 1 for pairs that never fit
-    together (one must be released before the other starts; implied by the
-    memory rows only through big-M); ``backend``.
+    transfer starts, so checking it there is exact (a task released before
+    s_j may set w_ij = 1; one not released cannot). Starts are integer
+    variables (the data are integers).
+
+    * Big-M H is the makespan of the warm-start schedule (`incumbent`), an
+      upper bound on the optimum, so restricting every schedule to [0, H]
+      loses no optimum; not Σ. That schedule is also returned when the
+      backend's incumbent is worse or missing (it is a feasible point of the
+      model; the PuLP adapter passes no MIP start).
+    * Pairs with an empty transfer (c = 0) get two indicators
+      z_ij = [s_i ≤ s_j] and z_ji = [s_j ≤ s_i] with z_ij + z_ji ≥ 1 instead
+      of the disjunction: equal starts count both ways (a single "before"
+      binary would let three tied starts form a cycle that hides memory).
+      Empty computations are left out of the device disjunctions.
+    * Options: ``lower_bound`` (C ≥ `bounds.best`; a warm-start schedule
+      meeting it is returned as OPTIMAL without a solve), ``symmetry``
+      (identical tasks: z_ij = y_ij = 1 for i < j, safe by the argument
+      above), ``conflicts`` (on by default: w_ij + w_ji ≥ 1 for pairs that
+      never fit together — one must be released before the other starts;
+      the memory rows imply it only through big-M), ``backend``.
 
 ``brute-force``
     Every transfer order π × every compute order σ (n ≤ 6), each run through
