@@ -18,9 +18,11 @@ the transfer order (unlike the heuristics, which are permutation schedules).
       a warm-start schedule that meets the bound is returned as OPTIMAL
       without calling the solver (the bound proves it);
     * ``warm_start`` — the best heuristic (`incumbent`: the static and
-      dynamic rules, and NEH for n ≤ 100) gives the horizon
-      (every start ≤ its makespan) and a solution hint; without it the
-      horizon is Σ (c_i + p_i);
+      dynamic rules, NEH for n ≤ 100, and ILS for ``warm_start_seconds``,
+      default 20 % of the time limit up to 10 s, skipped when a rule already
+      meets the bound) gives the horizon (every start ≤ its makespan) and a
+      solution hint; without it the horizon is Σ (c_i + p_i). The time limit
+      covers the warm start and the solve together;
     * ``conflicts`` — redundant NoOverlap constraints on the holding
       intervals of tasks that never fit together (m_i + m_j > M): one over
       the "big" tasks (2 m > M, pairwise in conflict) and one per smaller task
@@ -97,7 +99,7 @@ from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
 from ..solvers.milp import solve_pulp
 from . import bounds
-from .heuristics import best_constructive, neh
+from .heuristics import best_constructive, ils, neh
 from .model import Instance, Solution, makespan_of, require_fits
 from .simulate import Simulator
 
@@ -108,15 +110,27 @@ BRUTE_FORCE_MAX_N = 6
 NEH_WARM_START_MAX_N = 100  # NEH costs O(n^3) simulation steps; above this only the O(n log n) rules
 
 
-def incumbent(instance: Instance) -> tuple[str, Solution, int]:
+def incumbent(instance: Instance, ils_seconds: float = 0.0, seed: int = 0) -> tuple[str, Solution, int]:
     """Best heuristic schedule for the warm start and the horizon / big-M:
-    the best static or dynamic rule, and NEH when n <= `NEH_WARM_START_MAX_N`."""
+    the best static or dynamic rule, NEH when n <= `NEH_WARM_START_MAX_N`,
+    and ILS for ``ils_seconds`` (seeded) when that is positive."""
     name, _, solution, value = best_constructive(instance)
+    candidates = []
     if instance.n <= NEH_WARM_START_MAX_N:
-        result = neh(instance)
+        candidates.append(neh(instance))
+    if ils_seconds > 0 and value > bounds.best(instance):
+        candidates.append(ils(instance, time_limit=ils_seconds, seed=seed))
+    for result in candidates:
         if result.objective < value:
-            name, solution, value = "neh", result.solution, int(result.objective)
+            name, solution, value = result.method, result.solution, int(result.objective)
     return name, solution, value
+
+
+def _warm_start_seconds(option: float | None, time_limit: float | None) -> float:
+    """ILS time of the warm start: the option, else 20 % of the time limit (at most 10 s; 5 s without limit)."""
+    if option is not None:
+        return float(option)
+    return 5.0 if time_limit is None else min(10.0, 0.2 * float(time_limit))
 
 
 def _proven_by_bound(instance: Instance, method: str, name: str, solution: Solution, value: int) -> Result | None:
@@ -199,6 +213,7 @@ def solve_cpsat_model(
     conflicts: bool = False,
     warm_start: bool = True,
     symmetry: bool = True,
+    warm_start_seconds: float | None = None,
     workers: int = 2,
     log: bool = False,
     **options,
@@ -207,8 +222,9 @@ def solve_cpsat_model(
     require_fits(instance)
     tasks = instance.tasks
     notes = [f"options: lower_bound={lower_bound}, warm_start={warm_start}, symmetry={symmetry}, conflicts={conflicts}"]
+    started = time.perf_counter()
     if warm_start:
-        heuristic_name, heuristic, horizon = incumbent(instance)
+        heuristic_name, heuristic, horizon = incumbent(instance, _warm_start_seconds(warm_start_seconds, time_limit), seed)
         notes.append(f"hint and horizon from {heuristic_name} ({horizon})")
         if lower_bound and (proven := _proven_by_bound(instance, "cpsat", heuristic_name, heuristic, horizon)):
             return proven
@@ -249,7 +265,8 @@ def solve_cpsat_model(
             model.add_hint(compute_start[i], heuristic.compute_start[i])
         model.add_hint(makespan, horizon)
     model.minimize(makespan)
-    outcome = solve_cpsat(model, time_limit=time_limit, workers=workers, seed=seed, log=log)
+    remaining = None if time_limit is None else max(0.1, time_limit - (time.perf_counter() - started))
+    outcome = solve_cpsat(model, time_limit=remaining, workers=workers, seed=seed, log=log)
     starts = None
     if outcome.has_solution:
         starts = ([int(outcome.value(v)) for v in transfer_start], [int(outcome.value(v)) for v in compute_start])
@@ -265,6 +282,7 @@ def solve_milp(
     lower_bound: bool = True,
     symmetry: bool = True,
     conflicts: bool = True,
+    warm_start_seconds: float | None = None,
     threads: int = 2,
     **options,
 ) -> Result:
@@ -273,7 +291,8 @@ def solve_milp(
 
     require_fits(instance)
     tasks, n = instance.tasks, instance.n
-    heuristic_name, heuristic, horizon = incumbent(instance)
+    started = time.perf_counter()
+    heuristic_name, heuristic, horizon = incumbent(instance, _warm_start_seconds(warm_start_seconds, time_limit), seed)
     if lower_bound and (proven := _proven_by_bound(instance, "milp", heuristic_name, heuristic, horizon)):
         return proven
     notes = [f"big-M = {horizon} from {heuristic_name}; options: lower_bound={lower_bound}, symmetry={symmetry}, "
@@ -332,7 +351,8 @@ def solve_milp(
             for i, j in itertools.combinations(range(n), 2):
                 if m[i] + m[j] > instance.capacity:
                     problem += finished[(i, j)] + finished[(j, i)] >= 1
-    outcome = solve_pulp(problem, backend=backend, time_limit=time_limit, threads=threads, seed=seed)
+    remaining = None if time_limit is None else max(0.1, time_limit - (time.perf_counter() - started))
+    outcome = solve_pulp(problem, backend=backend, time_limit=remaining, threads=threads, seed=seed)
     starts = (None, None)
     if outcome.has_solution:
         starts = ([round(outcome.value(v)) for v in s], [round(outcome.value(v)) for v in t])
