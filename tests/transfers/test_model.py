@@ -122,3 +122,9 @@ def test_evaluate_by_hand():
     assert kpis["device_idle"] == 10 - 7
     assert kpis["total_wait"] == 0
     assert kpis["memory_utilisation"] == pytest.approx((6 * 5 + 5 * 5) / (10 * 10))
+
+
+def test_solution_never_truncates_silently():
+    assert Solution((3.0, 2), (5, 6)).transfer_start == (3, 2)
+    with pytest.raises(InvalidInstanceError, match=r"transfer_start\[0\]"):
+        Solution((1.5, 2), (5, 6))

@@ -26,6 +26,7 @@ Modelling choices where the specification leaves room
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -227,6 +228,12 @@ def require_fits(instance: Instance) -> None:
             )
 
 
+def _as_int(value: Any, field: str) -> int:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return require_int(value, field)
+
+
 @dataclass(frozen=True)
 class Solution:
     """A schedule: transfer and compute start of every task (task order of the instance).
@@ -243,8 +250,11 @@ class Solution:
     compute_start: tuple[int, ...]
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "transfer_start", tuple(int(x) for x in self.transfer_start))
-        object.__setattr__(self, "compute_start", tuple(int(x) for x in self.compute_start))
+        # Integral floats (a MILP's values) and numpy integers become ints; 1.5 is an
+        # error, never silently truncated.
+        for field_name in ("transfer_start", "compute_start"):
+            checked = tuple(_as_int(x, f"{field_name}[{i}]") for i, x in enumerate(getattr(self, field_name)))
+            object.__setattr__(self, field_name, checked)
 
     @classmethod
     def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
