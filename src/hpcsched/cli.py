@@ -111,7 +111,9 @@ def result_table(results: list[tuple[str, Result]]) -> Table:
     """Aligned table of (instance name, Result) rows."""
     table = Table(show_header=True, header_style="bold")
     for column in ("instance", "method", "status", "objective", "bound", "gap", "time (s)"):
-        table.add_column(column, justify="right" if column in ("objective", "bound", "gap", "time (s)") else "left")
+        numeric = column in ("objective", "bound", "gap", "time (s)")
+        # fold rather than truncate: a cut instance or method name is useless
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold", no_wrap=numeric)
     for instance_name, result in results:
         table.add_row(
             instance_name,
@@ -256,7 +258,7 @@ def show_methods(problem: Optional[str] = typer.Argument(None, help="Problem nam
     names = [problem] if problem else problem_names()
     table = Table(show_header=True, header_style="bold")
     for column in ("problem", "method", "kind", "summary"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     extras = []
     for name in names:
         entry = get_problem(name)
