@@ -33,6 +33,7 @@ heuristic, and ``milp-min-preemptions`` solves small instances exactly.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import networkx as nx
@@ -230,7 +231,7 @@ def milp_min_preemptions(
     duo_len = {(e, k): pulp.LpVariable(f"l_{e[0]}_{e[1]}_{k}", lowBound=0) for e in pairs for k in K}
     run_start = {(i, k): pulp.LpVariable(f"b_{i}_{k}", lowBound=0) for i in range(n) for k in K}
     horizon = optimum * (1 + 1e-7)
-    model += pulp.lpSum(run_start.values()) - n
+    model += pulp.lpSum(run_start.values())  # run starts; preemptions = this - n
     incident = {i: [e for e in pairs if i in e] for i in range(n)}
 
     def active(i, k):
@@ -287,7 +288,7 @@ def milp_min_preemptions(
         solver=outcome.backend,
         notes=(
             f"makespan optimal (LP); preemptions {found} "
-            + ("proven minimal" if proven else f"not proven minimal (MILP {outcome.status}, bound {outcome.bound})"),
+            + ("proven minimal" if proven else f"not proven minimal (MILP {outcome.status}, at least {None if outcome.bound is None else max(0, math.ceil(outcome.bound - 1e-6) - n)})"),
             f"{count} slots; makespan constraint C* (1 + 1e-7)",
         ),
     )
