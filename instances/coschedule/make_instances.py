@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 
 # (file name, n, seed, applications co-located on one V100)
 ORION_MIXES = [
+    ("orion-n6.json", 6, 7, "resnet50_4_fwd.csv,transformer_xl_4_fwd.csv"),
     ("orion-n10.json", 10, 1, "resnet50_4_fwd.csv,bert_2_fwd.csv"),
     ("orion-n20.json", 20, 2, "mobilenetv2_4_fwd.csv,transformer_xl_4_fwd.csv"),
     ("orion-n50.json", 50, 3, "resnet50_32_fb1.csv,bert_2_fwd.csv"),
@@ -27,7 +28,7 @@ ORION_MIXES = [
     ("orion-n200.json", 200, 5, "resnet50_32_fb1.csv,mobilenetv2_64_fb1.csv,bert_2_fwd.csv"),
 ]
 KINETO_MIXES = [("kineto-n20.json", 20, 1), ("kineto-n50.json", 50, 2)]
-GAVEL_MIXES = [("gavel-v100-n10.json", 10, 1), ("gavel-v100-n20.json", 20, 2), ("gavel-v100-n50.json", 50, 3)]
+GAVEL_MIXES = [("gavel-v100-n6.json", 6, 7), ("gavel-v100-n10.json", 10, 1), ("gavel-v100-n20.json", 20, 2), ("gavel-v100-n50.json", 50, 3)]
 
 
 def main() -> None:

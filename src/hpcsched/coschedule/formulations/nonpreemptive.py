@@ -140,8 +140,20 @@ def milp_nonpreemptive(instance: Instance, *, time_limit: float | None = None, s
     for i in range(n):
         model += end[i] - start[i] - pulp.lpSum(extra[i]) == durations[i]
         model += makespan >= end[i]
+        # Valid cut: i's overlaps with different partners are disjoint parts of its interval.
+        mine = [o for (a, b), o in overlap.items() if i in (a, b)]
+        if mine:
+            model += pulp.lpSum(mine) <= end[i] - start[i]
+    # Valid cut: busy time (union of the intervals) = Σ lengths - Σ overlaps <= C, which with the
+    # work identity reads Σp - Σ (r_ij + r_ji - 1) o_ij <= C: the preemptive LP inside the MILP.
+    model += sum(durations) - pulp.lpSum(
+        (instance.rate(i, j) + instance.rate(j, i) - 1) * o for (i, j), o in overlap.items()
+    ) <= makespan
+    lp_value = _preemptive_bound(instance)
+    if lp_value is not None:
+        model += makespan >= lp_value * (1 - 1e-9)
     outcome = solve_pulp(model, time_limit=time_limit, seed=seed)
-    lp_bound = _preemptive_bound(instance)
+    lp_bound = lp_value
     notes = [f"big-M = {upper:.6g} (best list schedule)"]
     solution = None
     if outcome.has_solution:
@@ -177,6 +189,7 @@ def cpsat_nonpreemptive(
     intervals = [model.new_interval_var(start[i], length[i], end[i], f"I_{i}") for i in range(n)]
     model.add_cumulative(intervals, [1] * n, 2)
     slowdown = [[] for _ in range(n)]
+    overlaps = []
     for i, j in itertools.combinations(range(n), 2):
         if not instance.compatible(i, j):
             model.add_no_overlap([intervals[i], intervals[j]])
@@ -186,7 +199,10 @@ def cpsat_nonpreemptive(
         model.add_min_equality(first_end, [end[i], end[j]])
         model.add_max_equality(last_start, [start[i], start[j]])
         o = model.new_int_var(0, horizon, f"o_{i}_{j}")
-        model.add(o >= first_end - last_start)
+        difference = model.new_int_var(-horizon, horizon, f"d_{i}_{j}")
+        model.add(difference == first_end - last_start)
+        model.add_max_equality(o, [difference, 0])
+        overlaps.append(o)
         slowdown[i].append((scale - math.floor(scale * instance.rate(i, j)), o))
         slowdown[j].append((scale - math.floor(scale * instance.rate(j, i)), o))
     for i in range(n):
@@ -194,6 +210,8 @@ def cpsat_nonpreemptive(
         model.add(scale * length[i] - sum(c * o for c, o in slowdown[i]) >= scale * ticks[i])
     makespan = model.new_int_var(max(ticks), horizon, "C")
     model.add_max_equality(makespan, end)
+    # Valid cut: the union of the intervals (Σ lengths - Σ overlaps, at most two at once) fits in [0, C].
+    model.add(sum(length) - sum(overlaps) <= makespan)
     model.minimize(makespan)
     outcome = solve_cpsat(model, time_limit=time_limit, seed=seed)
     lp_bound = _preemptive_bound(instance)
