@@ -9,8 +9,11 @@ simulator of `simulate.py` with a start policy:
   a slot is free and it is compatible with the running kernel (the first
   kernel takes what it wants, the next one the leftover, which the pair rates
   model); a blocked head blocks the queue.
-- ``lpt`` / ``spt``: list scheduling (the first compatible kernel of the
-  list starts) in longest / shortest solo-duration order.
+- ``lpt`` / ``spt``: list scheduling in longest / shortest solo-duration
+  order. List scheduling (also used by the methods below) starts the first
+  pending kernel of the list when the GPU is idle, and next to a running
+  kernel the first one whose pair saves time (r_{i|j} + r_{j|i} > 1);
+  unlike the hardware it never co-runs a harmful pair.
 - ``greedy-partner``: when a slot frees next to a running kernel i, start
   the pending kernel j maximizing r_{i|j} + r_{j|i} - 1 (the fraction of
   co-run time saved) if that is positive, else let i finish alone; on an
@@ -22,7 +25,7 @@ simulator of `simulate.py` with a start policy:
   caterpillar order of the preemptive LP; then, for each preempted kernel in
   turn, move it to the position of each of its pieces and keep the one with
   the least makespan increase (the "transform a preemptive solution" step).
-- ``local-search``: from the best of the orders above (except lp-merge),
+- ``local-search``: from the best of the LPT, greedy, matching and lp-merge orders,
   random swap and insertion moves on the submission order, list-scheduled,
   keeping non-worsening moves, until the time limit (default 2 s) or 3,000
   moves.
@@ -57,8 +60,8 @@ def _result(instance: Instance, method: str, solution: Solution, notes: tuple[st
 
 
 def list_schedule(instance: Instance, order: Sequence[int]) -> Solution:
-    """List scheduling of ``order`` (first compatible pending kernel starts)."""
-    return simulate(instance, order, list_policy())
+    """List scheduling of ``order``: the first pending kernel that pairs beneficially starts."""
+    return simulate(instance, order, list_policy(beneficial_only=True))
 
 
 def serial(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
@@ -140,6 +143,15 @@ def best_list_schedule(instance: Instance) -> Solution:
 
 def lp_merge(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
     """LP-guided: caterpillar order of the preemptive LP, preempted pieces merged greedily."""
+    order, merged = _lp_merge(instance, time_limit)
+    return _result(instance, "lp-merge", list_schedule(instance, order), (f"{merged} preempted kernels of the LP order merged",))
+
+
+def lp_merge_order(instance: Instance) -> list[int]:
+    return _lp_merge(instance, None)[0]
+
+
+def _lp_merge(instance: Instance, time_limit: float | None) -> tuple[list[int], int]:
     from .formulations import order_phases, solve_preemptive_lp
 
     _, value, solo, pairs, _ = solve_preemptive_lp(instance, time_limit=time_limit)
@@ -173,7 +185,7 @@ def lp_merge(instance: Instance, *, time_limit: float | None = None, seed: int =
             value_c = makespan_of(instance, candidate)
             if value_c < best_value:
                 best, best_value, key = candidate, value_c, trial
-    return _result(instance, "lp-merge", best, (f"{merged} preempted kernels of the LP order merged",))
+    return sorted(range(instance.n), key=lambda k: (key[k], k)), merged
 
 
 def local_search(
@@ -186,6 +198,7 @@ def local_search(
     starts = [
         sorted(range(instance.n), key=lambda k: -instance.kernels[k].duration),
         [s.kernel for s in greedy_partner_schedule(instance).segments],
+        lp_merge_order(instance),
     ]
     if instance.n <= 150:
         starts.append(matching_order(instance))

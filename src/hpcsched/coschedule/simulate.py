@@ -115,12 +115,23 @@ def fifo_policy(releases: Sequence[float] | None = None) -> Policy:
     return policy
 
 
-def list_policy(releases: Sequence[float] | None = None) -> Policy:
-    """List scheduling: the first released pending kernel compatible with the running one."""
+def list_policy(releases: Sequence[float] | None = None, *, beneficial_only: bool = False) -> Policy:
+    """List scheduling: the first released pending kernel compatible with the running one.
+
+    With ``beneficial_only`` a kernel joins a running one only when the pair
+    saves time (r_{i|j} + r_{j|i} > 1); otherwise it waits for a free GPU.
+    """
 
     def policy(instance, running, time, pending):
         for kernel in pending:
-            if _released(releases, kernel, time) and (not running or instance.compatible(kernel, running[0])):
+            if not _released(releases, kernel, time):
+                continue
+            if not running:
+                return kernel
+            partner = running[0]
+            if instance.compatible(kernel, partner) and (
+                not beneficial_only or instance.rate(kernel, partner) + instance.rate(partner, kernel) > 1 + 1e-12
+            ):
                 return kernel
         return None
 
