@@ -224,3 +224,29 @@ def read_solution(path: str | os.PathLike, instance: Any) -> Any:
 def result_status(document: dict[str, Any]) -> Status:
     """The Status recorded in a solution document."""
     return Status(document["status"])
+
+
+class atomic_output:
+    """Context manager giving a temporary path that replaces ``path`` on success.
+
+    For writers that insist on a file name (matplotlib's ``savefig``): the
+    temporary file keeps the suffix so the format is inferred the same way.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        self.target = Path(path)
+
+    def __enter__(self) -> Path:
+        self.target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(
+            dir=self.target.parent, prefix=f".{self.target.stem}.", suffix=self.target.suffix
+        )
+        os.close(handle)
+        self.temporary = Path(temporary)
+        return self.temporary
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if kind is None and self.temporary.exists() and self.temporary.stat().st_size > 0:
+            os.replace(self.temporary, self.target)
+        else:
+            self.temporary.unlink(missing_ok=True)

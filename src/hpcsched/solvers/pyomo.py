@@ -71,13 +71,14 @@ def solve_pyomo(
     if not available:
         hint = "pip install highspy" if "highs" in solver else f"install the '{solver}' solver for Pyomo"
         raise SolverUnavailableError(solver, hint)
+    keywords: dict[str, Any] = {"load_solutions": False}
+    if time_limit is not None:
+        keywords["timelimit"] = float(time_limit)
     if "highs" in solver:
-        if time_limit is not None:
-            opt.config.time_limit = float(time_limit)
         opt.config.mip_gap = gap
-        opt.highs_options = {"threads": int(threads or DEFAULT_THREADS), "random_seed": int(seed) % 2147483647}
+        keywords["options"] = {"threads": int(threads or DEFAULT_THREADS), "random_seed": int(seed) % 2147483647}
     started = time.perf_counter()
-    results = opt.solve(model, load_solutions=False)
+    results = opt.solve(model, **keywords)
     runtime = time.perf_counter() - started
     condition = results.solver.termination_condition
     upper = getattr(results.problem, "upper_bound", None)

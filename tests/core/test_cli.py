@@ -1,0 +1,86 @@
+"""The command line on the toy problem of test_core: outputs, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+import test_core  # noqa: F401  (registers the toy problem "pick")
+from hpcsched.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def toy_file(tmp_path):
+    path = tmp_path / "toy.json"
+    path.write_text(json.dumps({"problem": "pick", "format": 1, "name": "toy", "data": {"costs": [5, 3, 8]}}))
+    return path
+
+
+def _single_error_line(result, *fragments):
+    assert result.exit_code != 0
+    assert "Traceback" not in result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+
+
+def test_solve_prints_table_and_writes_solution_that_validates(toy_file, tmp_path):
+    out = tmp_path / "sol.json"
+    result = runner.invoke(app, ["solve", str(toy_file), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "cheapest" in result.stdout and "OPTIMAL" in result.stdout and "0.00%" in result.stdout
+    assert json.loads(out.read_text())["solution"] == {"index": 1}
+    checked = runner.invoke(app, ["validate", str(toy_file), str(out)])
+    assert checked.exit_code == 0 and "objective = 3" in checked.stdout
+
+
+def test_solve_json_summary(toy_file):
+    result = runner.invoke(app, ["solve", str(toy_file), "--method", "first", "--json"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["objective"] == 5.0
+
+
+def test_validate_reports_violations(toy_file, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"problem": "pick", "solution": {"index": 9}}))
+    result = runner.invoke(app, ["validate", str(toy_file), str(bad)])
+    assert result.exit_code == 1 and "index 9 is not a choice" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragments"),
+    [
+        (["solve", "{file}", "--method", "nope"], ["unknown method 'nope'"]),
+        (["solve", "{missing}"], ["no such file"]),
+        (["solve", "{file}", "--time-limit", "-1"], ["--time-limit", "> 0"]),
+        (["solve", "{file}", "--method", "first", "--opt", "index"], ["--opt", "key=value"]),
+        (["solve", "{file}", "--method", "first", "--opt", "colour=3"], ["does not take that option"]),
+        (["solve", "{file}", "--plot", "{out}"], ["has no plot"]),
+        (["generate", "nope", "-o", "{out}"], ["unknown problem 'nope'"]),
+        (["generate", "pick", "-o", "{out}"], ["has no generators"]),
+        (["import", "csv", "{file}", "--problem", "pick", "-o", "{out}"], ["no importer for format 'csv'"]),
+    ],
+)
+def test_bad_input_ends_in_one_line(toy_file, tmp_path, arguments, fragments):
+    out = tmp_path / "out.png"
+    filled = [a.format(file=toy_file, missing=tmp_path / "absent.json", out=out) for a in arguments]
+    _single_error_line(runner.invoke(app, filled), *fragments)
+    assert not out.exists()
+
+
+def test_malformed_instance_names_file_and_field(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps({"problem": "pick", "data": {"costs": [1, "two"]}}))
+    _single_error_line(runner.invoke(app, ["solve", str(path)]), str(path), "data.costs[1]")
+
+
+def test_methods_and_schema():
+    listed = runner.invoke(app, ["methods", "pick"])
+    assert listed.exit_code == 0 and "cheapest (default)" in listed.stdout
+    schema = runner.invoke(app, ["schema", "pick"])
+    assert schema.exit_code == 0 and json.loads(schema.stdout)["properties"]["problem"] == {"const": "pick"}

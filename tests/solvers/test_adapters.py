@@ -1,0 +1,107 @@
+"""The backend adapters map statuses honestly and pass options through."""
+
+from __future__ import annotations
+
+import pulp
+import pyomo.environ as pyo
+import pytest
+
+from hard_models import golomb_cpsat, golomb_pulp, golomb_pyomo
+from hpcsched.core.errors import SolverUnavailableError
+from hpcsched.core.result import Status
+from hpcsched.solvers.cpsat import new_model, solve_cpsat
+from hpcsched.solvers.milp import solve_pulp
+from hpcsched.solvers.pyomo import solve_pyomo
+
+# Known optima of the Golomb rulers in hard_models (Golomb ruler tables).
+OPTIMUM_9_MARKS, OPTIMUM_11_MARKS = 44, 72
+
+
+def _check_time_limited(outcome, limit, optimum):
+    assert outcome.status is Status.FEASIBLE, outcome.message
+    assert outcome.objective is not None and outcome.objective >= optimum
+    assert outcome.runtime_s < limit + 5
+    if outcome.bound is not None:
+        assert outcome.bound <= optimum
+
+
+@pytest.mark.parametrize("backend", ["highs", "cbc"])
+def test_pulp_time_limit_is_feasible_not_optimal(backend):
+    problem, length = golomb_pulp()
+    outcome = solve_pulp(problem, backend=backend, time_limit=1.0, seed=3)
+    _check_time_limited(outcome, 1.0, OPTIMUM_9_MARKS)
+    assert outcome.value(length) <= outcome.objective
+
+
+def test_pyomo_time_limit_is_feasible_not_optimal():
+    model, length = golomb_pyomo()
+    outcome = solve_pyomo(model, time_limit=1.0, seed=3)
+    _check_time_limited(outcome, 1.0, OPTIMUM_9_MARKS)
+    assert outcome.value(length) <= outcome.objective
+
+
+def test_cpsat_time_limit_is_feasible_not_optimal():
+    model, length = golomb_cpsat()
+    outcome = solve_cpsat(model, time_limit=1.0, seed=3)
+    _check_time_limited(outcome, 1.0, OPTIMUM_11_MARKS)
+    assert outcome.bound is not None
+    assert outcome.value(length) == outcome.objective
+
+
+def _tiny_pulp(infeasible: bool):
+    problem = pulp.LpProblem("tiny", pulp.LpMinimize)
+    x = pulp.LpVariable("x", 0, 10, cat="Integer")
+    problem += x
+    problem += x >= 2.5
+    if infeasible:
+        problem += x <= 2
+    return problem, x
+
+
+@pytest.mark.parametrize("backend", ["highs", "cbc"])
+def test_pulp_optimal_and_infeasible(backend):
+    problem, x = _tiny_pulp(False)
+    outcome = solve_pulp(problem, backend=backend)
+    assert (outcome.status, outcome.objective, outcome.bound, outcome.value(x)) == (Status.OPTIMAL, 3, 3, 3)
+    outcome = solve_pulp(_tiny_pulp(True)[0], backend=backend)
+    assert outcome.status is Status.INFEASIBLE and outcome.value is None
+
+
+def test_pyomo_optimal_and_infeasible():
+    model = pyo.ConcreteModel()
+    model.x = pyo.Var(bounds=(0, 10), domain=pyo.Integers)
+    model.objective = pyo.Objective(expr=model.x)
+    model.low = pyo.Constraint(expr=model.x >= 2.5)
+    outcome = solve_pyomo(model)
+    assert (outcome.status, outcome.objective, outcome.value(model.x)) == (Status.OPTIMAL, 3, 3)
+    model.high = pyo.Constraint(expr=model.x <= 2)
+    assert solve_pyomo(model).status is Status.INFEASIBLE
+
+
+def test_cpsat_optimal_and_infeasible():
+    model = new_model()
+    x = model.new_int_var(0, 10, "x")
+    model.add(x >= 3)
+    model.minimize(x)
+    outcome = solve_cpsat(model, workers=1, seed=5)
+    assert (outcome.status, outcome.objective, outcome.bound, outcome.value(x)) == (Status.OPTIMAL, 3, 3, 3)
+    assert outcome.backend.startswith("ortools-cpsat")
+    model.add(x <= 2)
+    outcome = solve_cpsat(model)
+    assert outcome.status is Status.INFEASIBLE and outcome.objective is None
+
+
+def test_cpsat_passes_parameters_through():
+    model, _ = golomb_cpsat()
+    outcome = solve_cpsat(model, time_limit=5, workers=1, seed=11, parameters={"stop_after_first_solution": True})
+    assert outcome.status is Status.FEASIBLE
+
+
+def test_missing_backends_raise_with_install_hint():
+    with pytest.raises(SolverUnavailableError, match="choose one of highs, cbc"):
+        solve_pulp(_tiny_pulp(False)[0], backend="gurobi-not-installed")
+    model = pyo.ConcreteModel()
+    model.x = pyo.Var(bounds=(0, 1))
+    model.objective = pyo.Objective(expr=model.x)
+    with pytest.raises(SolverUnavailableError, match="not available"):
+        solve_pyomo(model, solver="no_such_solver_anywhere")
