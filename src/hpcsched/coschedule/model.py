@@ -22,9 +22,9 @@ Modelling choices where the spec leaves room (documented for users):
   the relative tolerance the spec allows; the second absorbs float rounding
   of cumulated times (a few ulps of the makespan) on short kernels.
 - Idle time is the part of [0, makespan] where no kernel runs.
-- The ratio to the preemptive optimum needs an LP solve, so it is not part of
-  ``evaluate`` (which the registry calls on every result); notebooks and
-  benchmarks compute it as ``objective / lp-preemptive objective``.
+- The ratio to the preemptive optimum needs an LP solve: ``evaluate``
+  reports it (``ratio_to_preemptive_optimum``) for n <= 300, solving the LP
+  once per instance object (cached), and omits it above.
 
 Kernels may carry an optional ``profile`` (SM demand, class compute / memory
 / unknown, grid, block, registers, shared memory...) kept for provenance only:
@@ -281,7 +281,8 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
         ``objective`` = ``makespan`` (latest segment end); ``preemptions``
         (Σ runs − 1); ``preempted_fraction`` (kernels with ≥ 2 runs / n);
         ``idle_time`` (no kernel running within [0, makespan]);
-        ``corun_time`` (two kernels running); ``segments``.
+        ``corun_time`` (two kernels running); ``segments``;
+        ``ratio_to_preemptive_optimum`` (n <= 300, see module docstring).
     """
     by_kernel: list[list[Segment]] = [[] for _ in range(instance.n)]
     for segment in solution.segments:
@@ -301,7 +302,7 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
             corun += time - last
         active += delta
         last = time
-    return {
+    kpis = {
         "objective": float(makespan),
         "makespan": float(makespan),
         "preemptions": float(preemptions),
@@ -310,6 +311,28 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
         "corun_time": float(corun),
         "segments": float(len(solution.segments)),
     }
+    optimum = _preemptive_optimum(instance) if instance.n <= RATIO_MAX_N else None
+    if optimum:
+        kpis["ratio_to_preemptive_optimum"] = float(makespan) / optimum
+    return kpis
+
+
+#: Largest n for which evaluate() solves the preemptive LP to report the ratio.
+RATIO_MAX_N = 300
+_OPTIMA: dict[int, tuple["Instance", float | None]] = {}
+
+
+def _preemptive_optimum(instance: Instance) -> float | None:
+    cached = _OPTIMA.get(id(instance))
+    if cached is not None and cached[0] is instance:
+        return cached[1]
+    from .formulations.preemptive import solve_preemptive_lp  # the LP; evaluate stays independent of validate
+
+    value = solve_preemptive_lp(instance)[1]
+    if len(_OPTIMA) > 64:
+        _OPTIMA.clear()
+    _OPTIMA[id(instance)] = (instance, value)
+    return value
 
 
 def validate(instance: Instance, solution: Solution) -> list[Violation]:

@@ -118,9 +118,13 @@ def solve_preemptive_lp(
 
 
 def order_phases(
-    solo_times: dict[int, float], pair_times: dict[tuple[int, int], float], n: int
+    solo_times: dict[int, float], pair_times: dict[tuple[int, int], float], n: int, *, tries: int = 6
 ) -> list[tuple[tuple[int, ...], float]]:
-    """Order LP phases so each kernel's phases are as consecutive as possible (see module doc)."""
+    """Order LP phases so each kernel's phases are as consecutive as possible (see module doc).
+
+    Each component is ordered from the spanning trees of up to ``tries``
+    breadth-first roots; the order with the fewest preemptions is kept.
+    """
     graph = nx.Graph()
     for i in range(n):
         graph.add_node(("k", i))
@@ -129,38 +133,65 @@ def order_phases(
     for i, t in solo_times.items():
         graph.add_edge(("k", i), ("s", i), phase=((i,), t))
     sequence: list[tuple[tuple[int, ...], float]] = []
-    for component in nx.connected_components(graph):
+    for component in sorted(nx.connected_components(graph), key=min):
         sub = graph.subgraph(component)
         if sub.number_of_edges() == 0:
             continue
-        tree = nx.bfs_tree(sub, next(iter(sorted(component)))).to_undirected()
-        spine = _longest_path(tree)
-        on_spine = set(spine)
-        block: list[tuple[tuple[int, ...], float]] = []
-
-        def branch(child, parent):
-            # Phases of the subtree hanging from ``child``, ending with the edge to ``parent``.
-            out = []
-            for grandchild in sorted(tree.neighbors(child)):
-                if grandchild != parent:
-                    out += branch(grandchild, child)
-            out.append(sub.edges[child, parent]["phase"])
-            return out
-
-        for position, node in enumerate(spine):
-            if position > 0:
-                block.append(sub.edges[spine[position - 1], node]["phase"])
-            for other in sorted(tree.neighbors(node)):
-                if other not in on_spine:
-                    block += branch(other, node)
-        for u, v in sub.edges():
-            if not tree.has_edge(u, v):
-                kernels, _ = sub.edges[u, v]["phase"]
-                phase = sub.edges[u, v]["phase"]
-                last = max((k for k, (ks, _) in enumerate(block) if kernels[0] in ks), default=len(block) - 1)
-                block.insert(last + 1, phase)
-        sequence += block
+        nodes = sorted(component)
+        roots = nodes[:: max(1, len(nodes) // tries)][:tries]
+        blocks = [_component_order(sub, root) for root in roots]
+        sequence += min(blocks, key=_preemptions_of)
     return sequence
+
+
+def _preemptions_of(phases: list[tuple[tuple[int, ...], float]]) -> int:
+    last_seen: dict[int, int] = {}
+    preemptions = 0
+    for position, (kernels, _) in enumerate(phases):
+        for k in kernels:
+            if k in last_seen and last_seen[k] != position - 1:
+                preemptions += 1
+            last_seen[k] = position
+    return preemptions
+
+
+def _component_order(sub: nx.Graph, root) -> list[tuple[tuple[int, ...], float]]:
+    tree = nx.bfs_tree(sub, root).to_undirected()
+    spine = _longest_path(tree)
+    on_spine = set(spine)
+    block: list[tuple[tuple[int, ...], float]] = []
+
+    def branch(child, parent):
+        # Phases of the subtree hanging from ``child`` (post-order, iteratively: trees can be deep),
+        # each node's edge to its parent right after its own subtree.
+        out, stack = [], [(child, parent, False)]
+        while stack:
+            node, up, expanded = stack.pop()
+            if expanded:
+                out.append(sub.edges[node, up]["phase"])
+                continue
+            stack.append((node, up, True))
+            for below in sorted(tree.neighbors(node), reverse=True):
+                if below != up:
+                    stack.append((below, node, False))
+        return out
+
+    for position, node in enumerate(spine):
+        if position > 0:
+            block.append(sub.edges[spine[position - 1], node]["phase"])
+        for other in sorted(tree.neighbors(node)):
+            if other not in on_spine:
+                block += branch(other, node)
+    for u, v in sub.edges():
+        if tree.has_edge(u, v):
+            continue
+        phase = sub.edges[u, v]["phase"]
+        options = []
+        for kernel in phase[0]:
+            last = max((k for k, (ks, _) in enumerate(block) if kernel in ks), default=len(block) - 1)
+            options.append(block[: last + 1] + [phase] + block[last + 1 :])
+        block = min(options, key=_preemptions_of)
+    return block
 
 
 def _longest_path(tree: nx.Graph) -> list:
