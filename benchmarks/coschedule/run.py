@@ -113,11 +113,14 @@ def bench_gaps(time_limit: float) -> None:
         lp = run_method(instance, "lp-preemptive")
         row = {"instance": name[:-5], "n": instance.n, "lp_preempted_pct": round(100 * lp.kpis["preempted_fraction"], 1)}
         methods = HEURISTICS + (["milp"] if instance.n <= 10 else [])
+        row["milp"], row["milp_status"] = "-", "-"
         for method in methods:
             options = {"max_moves": 300} if method == "local-search" else {}
             result = run_method(instance, method, time_limit=60 if method == "milp" else time_limit, **options)
             ratio = result.objective / lp.objective
             row[method] = round(100 * (ratio - 1), 3)
+            if method == "milp":
+                row["milp_status"] = result.status.value
             per_method.setdefault(method, []).append(100 * (ratio - 1))
         rows.append(row)
         print(row, flush=True)

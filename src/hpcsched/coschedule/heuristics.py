@@ -130,7 +130,7 @@ def matching_list(instance: Instance, *, time_limit: float | None = None, seed: 
 
 
 def best_list_schedule(instance: Instance) -> Solution:
-    """Best of LPT, SPT, greedy partner and (n <= 150) matching orders; used as an upper bound."""
+    """Best of LPT, SPT, greedy partner and (n <= 150) matching and lp-merge orders; the MILP's big-M."""
     candidates = [
         list_schedule(instance, sorted(range(instance.n), key=lambda k: -instance.kernels[k].duration)),
         list_schedule(instance, sorted(range(instance.n), key=lambda k: instance.kernels[k].duration)),
@@ -138,6 +138,7 @@ def best_list_schedule(instance: Instance) -> Solution:
     ]
     if instance.n <= 150:
         candidates.append(list_schedule(instance, matching_order(instance)))
+        candidates.append(list_schedule(instance, lp_merge_order(instance)))
     return min(candidates, key=lambda s: makespan_of(instance, s))
 
 
