@@ -121,7 +121,7 @@ def test_min_preemptions_proven_on_n5(seed):
     lp = run_method(instance, "lp-preemptive")
     best = run_method(instance, "milp-min-preemptions", time_limit=60)
     assert any("proven minimal" in note for note in best.notes)
-    assert 1 <= best.kpis["preemptions"] <= lp.kpis["preemptions"]
+    assert best.kpis["preemptions"] <= lp.kpis["preemptions"]
 
 
 def paired_brute_force(instance):
