@@ -118,12 +118,19 @@ def solve_preemptive_lp(
 
 
 def order_phases(
-    solo_times: dict[int, float], pair_times: dict[tuple[int, int], float], n: int, *, tries: int = 6
+    solo_times: dict[int, float],
+    pair_times: dict[tuple[int, int], float],
+    n: int,
+    *,
+    tries: int = 6,
+    improve_limit: int = 300,
 ) -> list[tuple[tuple[int, ...], float]]:
     """Order LP phases so each kernel's phases are as consecutive as possible (see module doc).
 
     Each component is ordered from the spanning trees of up to ``tries``
-    breadth-first roots; the order with the fewest preemptions is kept.
+    breadth-first roots; the order with the fewest preemptions is kept, then
+    (components of at most ``improve_limit`` phases) improved by moving single
+    phases next to another phase of one of their kernels.
     """
     graph = nx.Graph()
     for i in range(n):
@@ -140,8 +147,37 @@ def order_phases(
         nodes = sorted(component)
         roots = nodes[:: max(1, len(nodes) // tries)][:tries]
         blocks = [_component_order(sub, root) for root in roots]
-        sequence += min(blocks, key=_preemptions_of)
+        best = min(blocks, key=_preemptions_of)
+        if _preemptions_of(best) > 0 and len(best) <= improve_limit:
+            best = _improve_order(best)
+        sequence += best
     return sequence
+
+
+def _improve_order(block: list[tuple[tuple[int, ...], float]], passes: int = 3) -> list[tuple[tuple[int, ...], float]]:
+    """Move single phases next to another phase of one of their kernels while that removes preemptions.
+
+    Any order of the phases is a schedule of the same makespan, so this local
+    search only trades preemptions.
+    """
+    current = _preemptions_of(block)
+    for _ in range(passes):
+        improved = False
+        for position in range(len(block)):
+            phase = block[position]
+            rest = block[:position] + block[position + 1 :]
+            targets = {q + offset for q, (ks, _) in enumerate(rest) if set(ks) & set(phase[0]) for offset in (0, 1)}
+            for target in sorted(targets):
+                candidate = rest[:target] + [phase] + rest[target:]
+                value = _preemptions_of(candidate)
+                if value < current:
+                    block, current, improved = candidate, value, True
+                    break
+            if current == 0:
+                return block
+        if not improved:
+            break
+    return block
 
 
 def _preemptions_of(phases: list[tuple[tuple[int, ...], float]]) -> int:
