@@ -26,9 +26,13 @@ caterpillar (a tree whose non-leaf nodes lie on one path). We take in each
 component the longest path of a spanning tree as the spine, emit the spine's
 phases in path order with each spine node's other phases (its pendant
 edges, and deeper branches recursively) between its two spine edges, and
-insert the phases outside the spanning tree next to their first kernel's
-block. On caterpillars this gives zero preemptions; elsewhere it is a
-heuristic, and ``milp-min-preemptions`` solves small instances exactly.
+insert the phases outside the spanning tree next to one of their kernels'
+blocks. Up to six spanning trees (breadth-first roots) are tried per
+component, and the best order is improved by moving single phases next to
+another phase of one of their kernels while that removes preemptions (any
+order has the same makespan). On caterpillars this gives zero preemptions;
+elsewhere it is a heuristic, and ``milp-min-preemptions`` solves small
+instances exactly.
 """
 
 from __future__ import annotations
