@@ -107,7 +107,7 @@ cells = [
         "optimum is often p_max or an easily packed bound.\n"
         "- The Gavel job mixes (measured rates, few jobs) are the hard ones: the hardware FIFO is 11–58% "
         "above the preemptive optimum, LP-guided merge about 0.6–2%, local search (seeded from it) under 1%.\n"
-        "- The preempted fraction of our LP order (0–20%, mean printed above) is of the same order as the "
+        "- The preempted fraction of our LP order (0–17%, mean printed above; one kernel of six is 16.7%) is of the same order as the "
         "paper's 6–9%; on small instances the exact MILP shows how many preemptions are really needed."
     ),
 ]
