@@ -218,6 +218,9 @@ def cpsat_nonpreemptive(
     # Valid cut: the union of the intervals (Σ lengths - Σ overlaps, at most two at once) fits in [0, C].
     model.add(sum(length) - sum(overlaps) <= makespan)
     model.minimize(makespan)
+    # Hint: the heuristic schedule's starts on the grid (CP-SAT repairs it if the rounding breaks it).
+    for segment in fallback.segments:
+        model.add_hint(start[segment.kernel], min(horizon, int(segment.start // tick)))
     outcome = solve_cpsat(model, time_limit=time_limit, seed=seed)
     lp_bound = _preemptive_bound(instance)
     notes = [
