@@ -149,13 +149,9 @@ def solve(
     if time_limit is not None and not time_limit > 0:
         raise InvalidInstanceError("--time-limit", f"must be > 0 seconds, got {time_limit}")
     options = parse_assignments(opt, "--opt")
+    problem.method(name).check_options(options)
     with error_console.status(f"{problem.name}: {name} on {instance.name}...", spinner="dots"):
-        try:
-            result = run_method(instance, name, time_limit=time_limit, seed=seed, **options)
-        except TypeError as error:
-            if options and "unexpected keyword" in str(error):
-                raise InvalidInstanceError("--opt", f"method '{name}' does not take that option: {error}") from None
-            raise
+        result = run_method(instance, name, time_limit=time_limit, seed=seed, **options)
     if as_json:
         console.print_json(json.dumps({"instance": instance.name, **result.summary()}))
     else:

@@ -230,3 +230,9 @@ def test_written_files_follow_the_umask(tmp_path):
     finally:
         os.umask(previous)
     assert (tmp_path / "toy.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_unknown_options_are_refused_not_ignored():
+    with pytest.raises(TypeError, match="method 'first' has no option 'colour' \\(its options: bound, claim, index\\)"):
+        run_method(INSTANCE, "first", problem="pick", colour=3)
+    assert run_method(INSTANCE, "first", problem="pick", index=2).objective == 8.0

@@ -35,7 +35,7 @@ PROBLEM = register_problem(
         lower_bound=bounds.best,
     )
 )
-PROBLEM.add_method("exact", formulations.exact, kind="exact")
+PROBLEM.add_method("exact", formulations.exact, kind="exact", forwards_options=True)
 PROBLEM.add_method("sharing-dp", formulations.sharing_dp, kind="exact")
 PROBLEM.add_method("sharing-milp", formulations.sharing_milp, kind="exact")
 PROBLEM.add_method("sizing-dynamic-sweep", special_cases.sizing_dynamic_sweep, kind="exact")

@@ -47,7 +47,7 @@ PROBLEM = register_problem(
         file_formats={".npz": (load_npz, save_npz)},
     )
 )
-PROBLEM.add_method("auto", auto, kind="exact")
+PROBLEM.add_method("auto", auto, kind="exact", forwards_options=True)
 PROBLEM.add_method("cpsat", cpsat_makespan, kind="exact")
 PROBLEM.add_method("milp", milp_makespan, kind="exact")
 PROBLEM.add_method("milp-communication", milp_communication, kind="exact")

@@ -184,12 +184,13 @@ def hadoop_greedy(instance: Instance, *, time_limit: float | None = None, seed: 
     return _schedule_result("hadoop-greedy", instance, trace, started)
 
 
-def delay_scheduling(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options: Any) -> Result:
+def delay_scheduling(
+    instance: Instance, *, time_limit: float | None = None, seed: int = 0, delay: int = 3, wait: int = 1, **options: Any
+) -> Result:
     """Delay scheduling: wait up to D heartbeats for a local task (reports the idle time)."""
     if instance.objective != "communication":
         return _not_applicable("delay-scheduling", "objective 2 heuristic (it may run tasks remotely)")
-    delay = int(options.get("delay", 3))
-    wait = int(options.get("wait", 1))
+    delay, wait = int(delay), int(wait)
     started = time.perf_counter()
     trace = list_schedule(instance, "delay", delay=delay, wait=wait)
     simulated_nonlocal = int(np.count_nonzero(~local_flags(instance, trace.server_of_task)))
