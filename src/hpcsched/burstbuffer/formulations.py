@@ -273,18 +273,11 @@ def _solve_knapsack(kind: str, costs, capacity, time_limit, seed):
 
 def _greedy_incumbent(instance: Instance) -> tuple[list[int], list[float], float]:
     """Greedy-marginal allocation with proportional drains and its max dilation (recurrence)."""
-    from .heuristics import drain_rates
-    from .simulate import dilations
+    from .heuristics import drain_rates, greedy_granules
 
     drains = drain_rates(instance, "proportional")
-    granule = instance.platform.granule
-    granules = [0] * instance.num_applications
-    current = [float(dilations(app, 0.0, d)) for app, d in zip(instance.applications, drains)]
-    for _ in range(instance.platform.granules):
-        k = int(np.argmax(current))
-        granules[k] += 1
-        current[k] = float(dilations(instance.applications[k], granules[k] * granule, drains[k]))
-    return granules, drains, max(current)
+    granules, worst = greedy_granules(instance, drains)
+    return granules, drains, worst
 
 
 def _share_spare_bandwidth(instance: Instance, drains: list[float]) -> list[float]:

@@ -127,6 +127,12 @@ def greedy_marginal(instance: Instance, *, time_limit=None, seed=0, drain: str =
     if refused:
         return refused
     drains = drain_rates(instance, drain)
+    granules, _ = greedy_granules(instance, drains)
+    return _result(instance, "greedy-marginal", granules, drains, f"drain policy: {drain}")
+
+
+def greedy_granules(instance: Instance, drains: list[float]) -> tuple[list[int], float]:
+    """Give each granule in turn to the most dilated application; the granules and the max dilation."""
     granule = instance.platform.granule
     granules = [0] * instance.num_applications
     current = [float(dilations(app, 0.0, d)) for app, d in zip(instance.applications, drains)]
@@ -134,7 +140,7 @@ def greedy_marginal(instance: Instance, *, time_limit=None, seed=0, drain: str =
         k = int(np.argmax(current))
         granules[k] += 1
         current[k] = float(dilations(instance.applications[k], granules[k] * granule, drains[k]))
-    return _result(instance, "greedy-marginal", granules, drains, f"drain policy: {drain}")
+    return granules, max(current)
 
 
 def no_burst_buffer(instance: Instance, *, time_limit=None, seed=0, **options) -> Result:
