@@ -59,7 +59,9 @@ def _entries(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
     return task_of_entry, instance.replica_servers
 
 
-def milp_makespan(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options: Any) -> Result:
+def milp_makespan(
+    instance: Instance, *, time_limit: float | None = None, seed: int = 0, backend: str = "highs", **options: Any
+) -> Result:
     """MILP (PuLP + HiGHS) for objective 1: assignment binaries on replica pairs only."""
     import pulp
 
@@ -81,7 +83,7 @@ def milp_makespan(instance: Instance, *, time_limit: float | None = None, seed: 
         model += pulp.lpSum(variables) == 1, f"once_{j}"
     for i, terms in per_server.items():
         model += pulp.lpSum(terms) <= makespan, f"load_{i}"
-    outcome = solve_pulp(model, backend=options.get("backend", "highs"),
+    outcome = solve_pulp(model, backend=backend,
                          time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, seed=seed)
     solution = None
     if outcome.has_solution:
@@ -92,7 +94,9 @@ def milp_makespan(instance: Instance, *, time_limit: float | None = None, seed: 
     return _result("milp", outcome, solution)
 
 
-def cpsat_makespan(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options: Any) -> Result:
+def cpsat_makespan(
+    instance: Instance, *, time_limit: float | None = None, seed: int = 0, workers: int | None = None, **options: Any
+) -> Result:
     """CP-SAT for objective 1: Boolean assignment on replica pairs, max-load objective."""
     if instance.objective != "makespan":
         return _not_applicable("cpsat", "objective 1 model; use milp-communication for objective 2")
@@ -114,7 +118,7 @@ def cpsat_makespan(instance: Instance, *, time_limit: float | None = None, seed:
         model.add(sum(p * v for v, p in terms) <= makespan)
     model.minimize(makespan)
     outcome = solve_cpsat(model, time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, seed=seed,
-                          workers=options.get("workers"))
+                          workers=workers)
     solution = None
     if outcome.has_solution:
         chosen = np.array([outcome.value(v) > 0.5 for v in assign])
@@ -131,14 +135,16 @@ def _local_matrix(instance: Instance) -> np.ndarray:
     return local
 
 
-def milp_communication(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options: Any) -> Result:
+def milp_communication(
+    instance: Instance, *, time_limit: float | None = None, seed: int = 0, backend: str = "highs", max_pairs: int = 5_000, **options: Any
+) -> Result:
     """MILP (PuLP + HiGHS) for objective 2 with "last task per server" binaries."""
     import pulp
 
     if instance.objective != "communication":
         return _not_applicable("milp-communication", "objective 2 model; use milp or cpsat for objective 1")
     n, m = instance.num_tasks, instance.servers
-    limit = int(options.get("max_pairs", 5_000))
+    limit = int(max_pairs)
     if n * m > limit:
         return _not_applicable("milp-communication", f"n*m = {n * m} pairs exceed max_pairs={limit}")
     local = _local_matrix(instance)
@@ -164,7 +170,7 @@ def milp_communication(instance: Instance, *, time_limit: float | None = None, s
             model += x[j][i] <= used[i], f"has_last_{j}_{i}"
         model += load - pulp.lpSum(int(length[j, i]) * last[j][i] for j in range(n)) <= latest_start, f"start_{i}"
         model += latest_start <= load, f"no_idle_{i}"
-    outcome = solve_pulp(model, backend=options.get("backend", "highs"),
+    outcome = solve_pulp(model, backend=backend,
                          time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, seed=seed)
     solution = None
     if outcome.has_solution:
@@ -185,11 +191,13 @@ def _no_idle_order_ok(lengths_by_server: list[list[int]]) -> bool:
     return latest <= earliest
 
 
-def brute_force(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options: Any) -> Result:
+def brute_force(
+    instance: Instance, *, time_limit: float | None = None, seed: int = 0, max_assignments: int = 300_000, **options: Any
+) -> Result:
     """Enumerate every assignment (tiny instances; at most ``max_assignments``)."""
     started = time.perf_counter()
     n, m = instance.num_tasks, instance.servers
-    limit = int(options.get("max_assignments", 300_000))
+    limit = int(max_assignments)
     durations = instance.durations.tolist()
     replica_sets = [instance.replicas(j).tolist() for j in range(n)]
     if instance.objective == "makespan":

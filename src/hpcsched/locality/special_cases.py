@@ -361,7 +361,9 @@ def unit_flow(instance: Instance, *, time_limit: float | None = None, seed: int 
                   notes=(f"max tasks per server {target}; {solves} max-flow solves",), solver=_ortools_version())
 
 
-def unit_flow_networkx(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options: Any) -> Result:
+def unit_flow_networkx(
+    instance: Instance, *, time_limit: float | None = None, seed: int = 0, max_tasks: int = 20_000, **options: Any
+) -> Result:
     """The same flow in networkx (cross-check for small instances)."""
     import networkx as nx
 
@@ -370,7 +372,7 @@ def unit_flow_networkx(instance: Instance, *, time_limit: float | None = None, s
     duration = equal_duration(instance)
     if duration is None:
         return _not_applicable("unit-flow-networkx", "tasks have different durations (NP-hard case)")
-    limit = int(options.get("max_tasks", 20_000))
+    limit = int(max_tasks)
     if instance.num_tasks > limit:
         return _not_applicable("unit-flow-networkx", f"more than {limit} tasks; use unit-flow or semi-matching")
     n, m = instance.num_tasks, instance.servers
