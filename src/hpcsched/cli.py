@@ -50,7 +50,8 @@ EXIT_INTERNAL = 3
 
 
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
-    error_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    error_console.print("[bold red]error:[/] ", end="", highlight=False)
+    error_console.print(message, highlight=False, soft_wrap=True, markup=False)
     raise typer.Exit(code)
 
 
@@ -110,7 +111,9 @@ def result_table(results: list[tuple[str, Result]]) -> Table:
     """Aligned table of (instance name, Result) rows."""
     table = Table(show_header=True, header_style="bold")
     for column in ("instance", "method", "status", "objective", "bound", "gap", "time (s)"):
-        table.add_column(column, justify="right" if column in ("objective", "bound", "gap", "time (s)") else "left")
+        numeric = column in ("objective", "bound", "gap", "time (s)")
+        # fold rather than truncate: a cut instance or method name is useless
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold", no_wrap=numeric)
     for instance_name, result in results:
         table.add_row(
             instance_name,
@@ -146,13 +149,9 @@ def solve(
     if time_limit is not None and not time_limit > 0:
         raise InvalidInstanceError("--time-limit", f"must be > 0 seconds, got {time_limit}")
     options = parse_assignments(opt, "--opt")
+    problem.method(name).check_options(options)
     with error_console.status(f"{problem.name}: {name} on {instance.name}...", spinner="dots"):
-        try:
-            result = run_method(instance, name, time_limit=time_limit, seed=seed, **options)
-        except TypeError as error:
-            if options and "unexpected keyword" in str(error):
-                raise InvalidInstanceError("--opt", f"method '{name}' does not take that option: {error}") from None
-            raise
+        result = run_method(instance, name, time_limit=time_limit, seed=seed, **options)
     if as_json:
         console.print_json(json.dumps({"instance": instance.name, **result.summary()}))
     else:
@@ -160,7 +159,7 @@ def solve(
         if result.solver:
             console.print(f"solver: {result.solver}", highlight=False)
         for note in result.notes:
-            console.print(f"note: {note}", highlight=False, soft_wrap=True)
+            console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
     if out is not None:
         write_solution(instance, result, out)
     if plot is not None:
@@ -187,7 +186,7 @@ def validate(
     violations = problem.validate(instance, decoded)
     if violations:
         for violation in violations:
-            error_console.print(f"{solution}: {violation}", highlight=False, soft_wrap=True)
+            error_console.print(f"{solution}: {violation}", highlight=False, soft_wrap=True, markup=False)
         _fail(f"{solution}: {len(violations)} violation(s): the solution is not feasible for {file}")
     kpis = problem.evaluate(instance, decoded)
     console.print(f"{solution}: valid for {file}", highlight=False)
@@ -255,7 +254,7 @@ def show_methods(problem: Optional[str] = typer.Argument(None, help="Problem nam
     names = [problem] if problem else problem_names()
     table = Table(show_header=True, header_style="bold")
     for column in ("problem", "method", "kind", "summary"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     extras = []
     for name in names:
         entry = get_problem(name)

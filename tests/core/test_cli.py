@@ -59,7 +59,7 @@ def test_validate_reports_violations(toy_file, tmp_path):
         (["solve", "{missing}"], ["no such file"]),
         (["solve", "{file}", "--time-limit", "-1"], ["--time-limit", "> 0"]),
         (["solve", "{file}", "--method", "first", "--opt", "index"], ["--opt", "key=value"]),
-        (["solve", "{file}", "--method", "first", "--opt", "colour=3"], ["does not take that option"]),
+        (["solve", "{file}", "--method", "first", "--opt", "colour=3"], ["has no option", "colour"]),
         (["solve", "{file}", "--plot", "{out}"], ["has no plot"]),
         (["generate", "nope", "-o", "{out}"], ["unknown problem 'nope'"]),
         (["generate", "pick", "-o", "{out}"], ["has no generators"]),

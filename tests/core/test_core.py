@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,3 +221,18 @@ def test_require_index_rejects_dangling_references(index, size):
     else:
         with pytest.raises(InvalidInstanceError, match="does not exist"):
             fields.require_index(index, "ref", size)
+
+
+def test_written_files_follow_the_umask(tmp_path):
+    previous = os.umask(0o022)
+    try:
+        write_instance(INSTANCE, tmp_path / "toy.json")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "toy.json").stat().st_mode & 0o777 == 0o644
+
+
+def test_unknown_options_are_refused_not_ignored():
+    with pytest.raises(TypeError, match="method 'first' has no option 'colour' \\(its options: bound, claim, index\\)"):
+        run_method(INSTANCE, "first", problem="pick", colour=3)
+    assert run_method(INSTANCE, "first", problem="pick", index=2).objective == 8.0

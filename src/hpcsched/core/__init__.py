@@ -8,6 +8,7 @@ from .errors import (
     InvalidSolutionError as InvalidSolutionError,
     SolverUnavailableError as SolverUnavailableError,
     UnknownMethodError as UnknownMethodError,
+    UnknownOptionError as UnknownOptionError,
     UnknownProblemError as UnknownProblemError,
 )
 from .registry import (

@@ -73,3 +73,7 @@ class UnknownMethodError(HpcschedError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class UnknownOptionError(HpcschedError, TypeError):
+    """A method was given an option it does not have."""

@@ -50,6 +50,13 @@ def file_sha256(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
+def _default_mode() -> int:
+    """Permissions of a new file under the current umask (mkstemp would give 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename."""
     atomic_write_bytes(path, text.encode())
@@ -65,6 +72,7 @@ def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
             out.write(payload)
             out.flush()
             os.fsync(out.fileno())
+        os.chmod(temporary, _default_mode())
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -129,8 +137,38 @@ def instance_from_document(document: Any, file: str = "<memory>") -> Any:
         raise error.in_file(file) from None
 
 
+def _npz_problem(path: Path) -> Problem:
+    """The problem named inside a .npz instance file."""
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            if "problem" not in archive.files:
+                raise InvalidInstanceError("problem", "is missing", str(path))
+            name = str(archive["problem"])
+    except FileNotFoundError:
+        raise FormatError(f"{path}: no such file") from None
+    except (OSError, ValueError, EOFError) as error:
+        raise FormatError(f"{path}: cannot read as .npz: {error}") from None
+    try:
+        return get_problem(name)
+    except KeyError as error:
+        raise InvalidInstanceError("problem", str(error), str(path)) from None
+
+
 def read_instance(path: str | os.PathLike) -> Any:
-    """Read an instance file (``.json`` or ``.json.gz``) into its Instance."""
+    """Read an instance file into its Instance.
+
+    ``.json`` and ``.json.gz`` are the reference format; other suffixes (such
+    as ``.npz`` for very large instances) go to the problem's own reader.
+    """
+    path = Path(path)
+    if path.suffix == ".npz":
+        problem = _npz_problem(path)
+        if ".npz" not in problem.file_formats:
+            raise FormatError(f"{path}: problem '{problem.name}' has no .npz format; use JSON")
+        read, _ = problem.file_formats[".npz"]
+        return read(path)
     return instance_from_document(load_json(path), str(path))
 
 
@@ -152,7 +190,15 @@ def dumps(document: Any) -> str:
 
 
 def write_instance(instance: Any, path: str | os.PathLike) -> None:
-    """Write ``instance`` to ``path`` atomically (gzip if the name ends in .gz)."""
+    """Write ``instance`` to ``path`` atomically (gzip if the name ends in .gz;
+    a problem's own format for other registered suffixes such as .npz)."""
+    suffix = Path(path).suffix
+    formats = problem_of(instance).file_formats
+    if suffix in formats:
+        _, write = formats[suffix]
+        with atomic_output(path) as temporary:
+            write(instance, temporary)
+        return
     text = dumps(instance_document(instance))
     if str(path).endswith(".gz"):
         atomic_write_bytes(path, gzip.compress(text.encode(), mtime=0))
@@ -247,6 +293,7 @@ class atomic_output:
 
     def __exit__(self, kind, value, traceback) -> None:
         if kind is None and self.temporary.exists() and self.temporary.stat().st_size > 0:
+            os.chmod(self.temporary, _default_mode())
             os.replace(self.temporary, self.target)
         else:
             self.temporary.unlink(missing_ok=True)

@@ -16,9 +16,10 @@ import importlib.util
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+import inspect
+from typing import Any, Callable, Iterable, Mapping
 
-from .errors import InfeasibleError, UnknownMethodError, UnknownProblemError
+from .errors import InfeasibleError, UnknownMethodError, UnknownOptionError, UnknownProblemError
 from .result import Result, Status
 
 #: Problem packages shipped with hpcsched, in the order the README presents them.
@@ -45,12 +46,28 @@ class Method:
         One of `METHOD_KINDS`.
     summary
         One line for ``hpcsched methods``; defaults to the docstring's first line.
+    options
+        The option names the method understands (its keyword-only parameters
+        besides ``time_limit`` and ``seed``), or None when it forwards any
+        option to the method it dispatches to.
     """
 
     name: str
     func: Callable[..., Result]
     kind: str
     summary: str
+    options: frozenset[str] | None = None
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        """Refuse options the method would silently ignore (a misspelled one, say)."""
+        if self.options is None:
+            return
+        unknown = sorted(set(options) - self.options)
+        if unknown:
+            known = ", ".join(sorted(self.options)) or "none"
+            raise UnknownOptionError(
+                f"method '{self.name}' has no option {', '.join(repr(u) for u in unknown)} (its options: {known})"
+            )
 
 
 @dataclass
@@ -79,6 +96,10 @@ class Problem:
         ``(instance, solution, path, **options) -> None`` or None.
     lower_bound
         ``instance -> float``: the best cheap lower bound, or None.
+    file_formats
+        Extra file suffixes (e.g. ``".npz"`` for very large instances) ->
+        ``(read(path) -> Instance, write(instance, path) -> None)``; JSON is
+        always supported.
     """
 
     name: str
@@ -92,6 +113,7 @@ class Problem:
     importers: dict[str, Callable[..., Any]] = field(default_factory=dict)
     plot: Callable[..., None] | None = None
     lower_bound: Callable[[Any], float] | None = None
+    file_formats: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], None]]] = field(default_factory=dict)
     methods: dict[str, Method] = field(default_factory=dict)
 
     def add_method(
@@ -101,14 +123,21 @@ class Problem:
         *,
         kind: str,
         summary: str | None = None,
+        forwards_options: bool = False,
     ) -> None:
-        """Register ``func`` under ``name``."""
+        """Register ``func`` under ``name``.
+
+        ``forwards_options`` marks a dispatcher that hands its options on to
+        the method it picks; any other method refuses options that are not
+        among its keyword-only parameters.
+        """
         if kind not in METHOD_KINDS:
             raise ValueError(f"method kind must be one of {METHOD_KINDS}, got {kind!r}")
         if summary is None:
             doc = (func.__doc__ or "").strip()
             summary = doc.splitlines()[0] if doc else ""
-        self.methods[name] = Method(name, func, kind, summary)
+        options = None if forwards_options else _keyword_options(func)
+        self.methods[name] = Method(name, func, kind, summary, options)
 
     def method(self, name: str) -> Method:
         try:
@@ -118,6 +147,13 @@ class Problem:
             raise UnknownMethodError(
                 f"unknown method '{name}' for problem '{self.name}' (known: {known})"
             ) from None
+
+
+def _keyword_options(func: Callable[..., Any]) -> frozenset[str]:
+    """Keyword-only parameters of a method, the common ``time_limit`` and ``seed`` aside."""
+    parameters = inspect.signature(func).parameters.values()
+    named = {p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    return frozenset(named - {"time_limit", "seed"})
 
 
 _PROBLEMS: dict[str, Problem] = {}
@@ -201,6 +237,7 @@ def run_method(
     """
     prob = get_problem(problem) if problem else problem_of(instance)
     entry = prob.method(method or prob.default_method)
+    entry.check_options(options)
     started = time.perf_counter()
     try:
         result = entry.func(instance, time_limit=time_limit, seed=seed, **options)

@@ -1,0 +1,81 @@
+"""Solve the shipped instances and write solved.json (best value, best proven bound).
+
+Run from the repository root (about 10 minutes on 2 cores):
+    PYTHONPATH=src python instances/transfers/make_solved.py [--cpsat-limit 20] [--milp-limit 10]
+
+For each instance: the lower bounds, the special cases, every heuristic
+(ILS 5 s), brute force when n <= 6, CP-SAT and (for n <= 50) the MILP, all
+through `run_method` (so every solution is validated). The entry keeps the
+best objective, the best proven bound, OPTIMAL when they meet, the method that
+found the best value and the one that gave the bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from hpcsched.core.io import atomic_write_text, read_instance
+from hpcsched.core.registry import run_method
+from hpcsched.core.result import Status
+from hpcsched.transfers import HEURISTIC_METHODS, bounds
+
+HERE = Path(__file__).resolve().parent
+DATE = "2026-11-21"
+
+
+def solve_one(path: Path, cpsat_limit: float, milp_limit: float) -> dict:
+    instance = read_instance(path)
+    started = time.perf_counter()
+    best_bound, bound_method, bound_solver = bounds.best(instance), "bounds.best", None
+    best = None  # (objective, method, solver, runtime)
+    plan = [("johnson", None), ("sequential", None), *[(m, 5.0 if m == "ils" else 30.0) for m in HEURISTIC_METHODS]]
+    if instance.n <= 6:
+        plan.append(("brute-force", None))
+    plan.append(("cpsat", cpsat_limit))
+    if instance.n <= 50:
+        plan.append(("milp", milp_limit))
+    for method, limit in plan:
+        result = run_method(instance, method, time_limit=limit)
+        if result.status is Status.ERROR:
+            raise RuntimeError(f"{path.name}: {method}: {result.notes}")
+        if result.objective is not None and (best is None or result.objective < best[0]):
+            best = (result.objective, method, result.solver, result.runtime_s)
+        if result.bound is not None and result.bound > best_bound and method in ("cpsat", "milp", "brute-force", "johnson", "sequential"):
+            best_bound, bound_method, bound_solver = result.bound, method, result.solver
+        if best is not None and best[0] <= best_bound:
+            break  # proven: no need to run the rest
+    assert best is not None
+    status = "OPTIMAL" if best[0] <= best_bound else "FEASIBLE"
+    return {
+        "n": instance.n,
+        "objective": best[0],
+        "bound": best_bound,
+        "status": status,
+        "method": best[1],
+        "solver": best[2],
+        "bound_method": bound_method,
+        "bound_solver": bound_solver,
+        "date": DATE,
+        "runtime_s": round(time.perf_counter() - started, 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cpsat-limit", type=float, default=20.0)
+    parser.add_argument("--milp-limit", type=float, default=10.0)
+    args = parser.parse_args()
+    solved = {}
+    for path in sorted(HERE.glob("*.json")):
+        if path.name == "solved.json":
+            continue
+        solved[path.name] = solve_one(path, args.cpsat_limit, args.milp_limit)
+        print(path.name, solved[path.name], flush=True)
+    atomic_write_text(HERE / "solved.json", json.dumps(solved, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""Lower bounds on the optimum of each objective.
+
+* ``sharing``: no application can do better than alone with the whole
+  buffer (N granules) and the whole PFS bandwidth B, and its dilation is at
+  least 1, so max(1, max_k D_k(N G, B)) is a lower bound on the static
+  optimum (and on any dynamic allocation of capacity S as well: in the
+  shared buffer an application gets at most S and B).
+* ``sizing-dynamic``: the maximum nominal backlog S*_dyn is the optimum itself.
+* ``sizing-static``: S*_dyn (on the finite horizon) is a lower bound: at every
+  instant the total content of static partitions drained at sum d_k(t) <= B
+  is at least the backlog of the work-conserving queue.
+"""
+
+from __future__ import annotations
+
+from .model import Instance
+from .simulate import dilations
+from .special_cases import dynamic_backlog
+
+
+def single_application_bound(instance: Instance) -> float:
+    """max(1, max_k dilation of k alone with the whole buffer and bandwidth)."""
+    room = instance.platform.granules * instance.platform.granule
+    bandwidth = instance.platform.pfs_bandwidth
+    worst = max(float(dilations(app, room, bandwidth)) for app in instance.applications)
+    return max(1.0, worst)
+
+
+def best(instance: Instance) -> float:
+    """The best cheap lower bound for the instance's objective."""
+    if instance.objective == "sharing":
+        return single_application_bound(instance)
+    return dynamic_backlog(instance)[0]

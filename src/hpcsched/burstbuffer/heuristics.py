@@ -1,0 +1,165 @@
+"""Heuristics and baselines for fair sharing (objective ``sharing``).
+
+Granule splits (N = floor(S/G) granules):
+
+* ``equal-split``: N/K granules each (remainder to the first applications);
+* ``proportional-volume``: in proportion to v_k (largest remainders);
+* ``proportional-rate``: in proportion to the nominal I/O rate v_k / T_k;
+* ``greedy-marginal``: one granule at a time to the currently most dilated
+  application (dilations from the per-application recurrence).
+
+Each takes the drain policy as option ``drain``:
+
+* ``"proportional"`` (default): d_k = B (v_k/T_k) / sum_j (v_j/T_j), the PFS
+  reserved in proportion to the nominal I/O rates;
+* ``"even"``: drain evenly over the compute phase (Tang et al., MASCOTS
+  2017 style): d_k = min(r_k, v_k / w_k), the rate that empties one burst
+  during the next compute phase, scaled down to fit B when the sum exceeds
+  it (spare bandwidth stays unreserved).
+
+Baselines:
+
+* ``no-burst-buffer``: no granules; each application's writes go straight to
+  the PFS at a reserved rate, B shared max-min fairly (water-filling capped at
+  r_k). This is a static allocation, so it is comparable with the optimum.
+* ``dynamic-reference``: the whole buffer shared dynamically (capacity S,
+  drain policy option ``drain_policy``), the reference point of the spec. It
+  lies OUTSIDE the static solution space of the sharing problem and may beat
+  the static optimum; its notes say so and the tests do not compare it with
+  the optimum.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.result import Result, Status
+from . import bounds
+from .model import Instance, Solution
+from .simulate import dilations
+
+PROBLEM = "burstbuffer"
+DRAINS = ("proportional", "even")
+
+
+def _not_sharing(instance: Instance, method: str) -> Result | None:
+    if instance.objective != "sharing":
+        return Result(PROBLEM, method, Status.NOT_APPLICABLE, notes=(f"objective is {instance.objective!r}, not 'sharing'",))
+    return None
+
+
+def water_fill(total: float, caps: list[float]) -> list[float]:
+    """Max-min fair split of ``total`` with per-entry caps."""
+    shares = [0.0] * len(caps)
+    open_entries = sorted(range(len(caps)), key=lambda k: caps[k])
+    left = total
+    while open_entries:
+        equal = left / len(open_entries)
+        k = open_entries[0]
+        if caps[k] <= equal:
+            shares[k] = caps[k]
+            left -= caps[k]
+            open_entries.pop(0)
+        else:
+            for k in open_entries:
+                shares[k] = equal
+            break
+    return shares
+
+
+def drain_rates(instance: Instance, drain: str = "proportional") -> list[float]:
+    """Reserved drain rates of a drain policy (see module docstring)."""
+    bandwidth = instance.platform.pfs_bandwidth
+    apps = instance.applications
+    if drain == "proportional":
+        weights = [app.io_rate for app in apps]
+        return [bandwidth * w / sum(weights) for w in weights]
+    if drain == "even":
+        wanted = [app.rate if app.compute <= 0 else min(app.rate, app.volume / app.compute) for app in apps]
+        scale = min(1.0, bandwidth / sum(wanted))
+        return [d * scale for d in wanted]
+    raise ValueError(f"drain must be one of {', '.join(DRAINS)}, got {drain!r}")
+
+
+def largest_remainder(weights: list[float], total: int) -> list[int]:
+    """Integers proportional to ``weights`` summing to ``total`` (Hamilton's method)."""
+    quotas = [total * w / sum(weights) for w in weights]
+    counts = [int(math.floor(q)) for q in quotas]
+    order = sorted(range(len(weights)), key=lambda k: (-(quotas[k] - counts[k]), k))
+    for k in order[: total - sum(counts)]:
+        counts[k] += 1
+    return counts
+
+
+def _result(instance: Instance, method: str, granules: list[int], drains: list[float], note: str) -> Result:
+    return Result(PROBLEM, method, Status.FEASIBLE, solution=Solution.static(granules, drains),
+                  bound=bounds.best(instance), notes=(note,))
+
+
+def _split(instance: Instance, method: str, weights: list[float], drain: str) -> Result:
+    refused = _not_sharing(instance, method)
+    if refused:
+        return refused
+    granules = largest_remainder(weights, instance.platform.granules)
+    return _result(instance, method, granules, drain_rates(instance, drain), f"drain policy: {drain}")
+
+
+def equal_split(instance: Instance, *, time_limit=None, seed=0, drain: str = "proportional", **options) -> Result:
+    """Equal granule split, drain rates by policy."""
+    return _split(instance, "equal-split", [1.0] * instance.num_applications, drain)
+
+
+def proportional_volume(instance: Instance, *, time_limit=None, seed=0, drain: str = "proportional", **options) -> Result:
+    """Granules in proportion to the burst volume v_k."""
+    return _split(instance, "proportional-volume", [app.volume for app in instance.applications], drain)
+
+
+def proportional_rate(instance: Instance, *, time_limit=None, seed=0, drain: str = "proportional", **options) -> Result:
+    """Granules in proportion to the nominal I/O rate v_k / T_k."""
+    return _split(instance, "proportional-rate", [app.io_rate for app in instance.applications], drain)
+
+
+def greedy_marginal(instance: Instance, *, time_limit=None, seed=0, drain: str = "proportional", **options) -> Result:
+    """Next granule to the currently most dilated application."""
+    refused = _not_sharing(instance, "greedy-marginal")
+    if refused:
+        return refused
+    drains = drain_rates(instance, drain)
+    granules, _ = greedy_granules(instance, drains)
+    return _result(instance, "greedy-marginal", granules, drains, f"drain policy: {drain}")
+
+
+def greedy_granules(instance: Instance, drains: list[float]) -> tuple[list[int], float]:
+    """Give each granule in turn to the most dilated application; the granules and the max dilation."""
+    granule = instance.platform.granule
+    granules = [0] * instance.num_applications
+    current = [float(dilations(app, 0.0, d)) for app, d in zip(instance.applications, drains)]
+    for _ in range(instance.platform.granules):
+        k = int(np.argmax(current))
+        granules[k] += 1
+        current[k] = float(dilations(instance.applications[k], granules[k] * granule, drains[k]))
+    return granules, max(current)
+
+
+def no_burst_buffer(instance: Instance, *, time_limit=None, seed=0, **options) -> Result:
+    """No buffer: writes go to the PFS at max-min fair reserved rates."""
+    refused = _not_sharing(instance, "no-burst-buffer")
+    if refused:
+        return refused
+    drains = water_fill(instance.platform.pfs_bandwidth, [app.rate for app in instance.applications])
+    return _result(instance, "no-burst-buffer", [0] * instance.num_applications, drains, "B shared max-min fairly")
+
+
+def dynamic_reference(instance: Instance, *, time_limit=None, seed=0, drain_policy: str = "proportional",
+                      capacity: float | None = None, **options) -> Result:
+    """Dynamic sharing of the whole buffer (reference, outside the static solution space)."""
+    refused = _not_sharing(instance, "dynamic-reference")
+    if refused:
+        return refused
+    size = instance.platform.capacity if capacity is None else float(capacity)
+    return Result(PROBLEM, "dynamic-reference", Status.FEASIBLE, solution=Solution.dynamic(size, drain_policy),
+                  bound=bounds.best(instance),
+                  notes=("dynamic allocation: outside the static solution space of 'sharing'; "
+                         "a reference that may beat the static optimum",))

@@ -1,0 +1,458 @@
+"""Data model of the burstbuffer problem: Instance, Solution, evaluate, validate.
+
+Applications alternate compute phases and I/O bursts; bursts go through a
+burst buffer (BB) that drains to the parallel file system (PFS) of bandwidth
+B. The model is a fluid model in continuous time (seconds, bytes, floats).
+
+Modelling choices (where the spec leaves room)
+----------------------------------------------
+* **One Instance, three problems.** ``data.objective`` says which problem the
+  instance poses (default ``"sharing"``):
+
+  - ``"sharing"``: fair sharing of the platform's buffer. The decision is a
+    *static* allocation with constant reserved drain rates ``(g_k, d_k)``,
+    ``sum g_k <= N = floor(S/G)``, ``sum d_k <= B``; objective = maximum
+    dilation. A *dynamic* allocation of capacity ``<= S`` is accepted too,
+    as the reference point of the spec (problem 3): it lies outside the
+    static solution space, so it may beat the static optimum (methods that
+    return one say so in their notes).
+  - ``"sizing-dynamic"``: smallest shared buffer with no slowdown; the
+    solution must be dynamic, every dilation must be 1 (relative tolerance
+    1e-9) and the objective is the buffer size ``capacity`` (bytes).
+  - ``"sizing-static"``: smallest partitioned buffer with no slowdown; the
+    solution must be static (whole granules, a reserved drain rate or a
+    piecewise-constant reserved drain schedule per application), every
+    dilation must be 1 and the objective is ``sum g_k * G`` (bytes).
+
+  For the sizing problems the platform capacity ``S`` is not a constraint (the
+  question is which ``S`` is needed); the granule ``G`` still defines the
+  static partitions.
+* **Dilation** of application k = (completion - release) / nominal time, where
+  completion is the instant its last burst has been *accepted* by the buffer
+  (the application does not wait for the drain), and nominal time is
+  ``n_k (w_k + v_k / r_k)``.
+* **System efficiency** = sum_k nodes_k * (n_k w_k) / (C_k - release_k),
+  divided by sum_k nodes_k: the node-weighted fraction of time spent computing
+  (the SysEfficiency of the periodic-I/O papers of the same group).
+* **Dynamic drain policy** (``"proportional"`` to backlog, ``"fifo"``, or
+  ``"equal"`` share among non-empty buffers):
+  the PFS is work-conserving (drains at B while the buffer holds data), and
+  admission depends only on the total occupancy (throttled writers share the
+  freed room in proportion to r_k), so completion times do not depend on the
+  policy; the policy only decides whose data leaves first, i.e. the
+  per-application occupancy (plotted, and checked to be non-negative).
+* **Static drain**: application k's buffer drains at its reserved rate d_k(t)
+  while non-empty; an empty buffer passes writes through up to d_k(t). A
+  ``drain_schedule`` (times t_0 < ... < t_m and one rate per application and
+  interval) overrides ``drain_rates`` on [t_0, t_m); it exists for the static
+  sizing LP, whose drain varies over time, and is refused under ``sharing``
+  (the spec's sharing decision is a constant ``(g_k, d_k)``).
+* An application that can never finish (e.g. no buffer room left and a drain
+  rate of 0) is a violation (``starvation``), not an infinite objective.
+
+The validator is the event-driven simulator of `hpcsched.burstbuffer.fluid`,
+written from the definition; it shares no code with the formulations and the
+heuristics (which use the per-application recurrence of ``simulate.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from ..core.errors import InvalidInstanceError
+from ..core.fields import (
+    int_list,
+    number_list,
+    require_dict,
+    require_int,
+    require_key,
+    require_list,
+    require_number,
+    require_str,
+)
+from ..core.violation import Violation
+
+OBJECTIVES = ("sharing", "sizing-dynamic", "sizing-static")
+DRAIN_POLICIES = ("proportional", "fifo", "equal")
+ALLOCATIONS = ("dynamic", "static")
+
+#: Relative tolerance of every check of the validator.
+TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Platform:
+    """PFS bandwidth B (bytes/s), buffer capacity S (bytes), granule G (bytes)."""
+
+    pfs_bandwidth: float
+    capacity: float
+    granule: float
+
+    @property
+    def granules(self) -> int:
+        """N = floor(S / G), the number of whole granules (tolerant to float noise)."""
+        return int(math.floor(self.capacity / self.granule * (1 + 1e-12)))
+
+
+@dataclass(frozen=True)
+class Application:
+    """A periodic application: ``iterations`` x (``compute`` s, then a burst of ``volume`` bytes)."""
+
+    name: str
+    release: float
+    iterations: int
+    compute: float
+    volume: float
+    rate: float
+    nodes: int = 1
+
+    @property
+    def burst_time(self) -> float:
+        """Nominal duration v/r of one burst."""
+        return self.volume / self.rate
+
+    @property
+    def period(self) -> float:
+        """Nominal iteration length T = w + v/r."""
+        return self.compute + self.volume / self.rate
+
+    @property
+    def nominal_time(self) -> float:
+        """Nominal execution time n (w + v/r)."""
+        return self.iterations * self.period
+
+    @property
+    def io_rate(self) -> float:
+        """Nominal (long-run) I/O rate v / T."""
+        return self.volume / self.period
+
+
+def _check_application(raw: Any, field: str) -> Application:
+    raw = require_dict(raw, field)
+    name = require_str(require_key(raw, "name", field), f"{field}.name")
+    release = require_number(require_key(raw, "release", field), f"{field}.release", minimum=0)
+    iterations = require_int(require_key(raw, "iterations", field), f"{field}.iterations", minimum=1)
+    compute = require_number(require_key(raw, "compute", field), f"{field}.compute", minimum=0)
+    volume = require_number(require_key(raw, "volume", field), f"{field}.volume", strictly_positive=True)
+    rate = require_number(require_key(raw, "rate", field), f"{field}.rate", strictly_positive=True)
+    nodes = require_int(raw.get("nodes", 1), f"{field}.nodes", minimum=1)
+    return Application(name, release, iterations, compute, volume, rate, nodes)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A burst-buffer instance (see the module docstring for the three objectives)."""
+
+    name: str
+    platform: Platform
+    applications: tuple[Application, ...]
+    objective: str = "sharing"
+    source: Mapping[str, Any] = field(default_factory=dict)
+    time_unit: str | None = "s"
+
+    def __post_init__(self) -> None:
+        # Instances built in code go through the same checks as files.
+        Instance.from_data(self.to_data(), name=self.name, time_unit=self.time_unit, source=dict(self.source))
+
+    @property
+    def num_applications(self) -> int:
+        return len(self.applications)
+
+    @property
+    def io_load(self) -> float:
+        """Long-run I/O load sum_k v_k/T_k divided by B."""
+        return sum(app.io_rate for app in self.applications) / self.platform.pfs_bandwidth
+
+    def with_objective(self, objective: str) -> "Instance":
+        """The same data posing another problem (``sharing``/``sizing-dynamic``/``sizing-static``)."""
+        return Instance(self.name, self.platform, self.applications, objective, self.source, self.time_unit)
+
+    def with_capacity(self, capacity: float, granule: float | None = None) -> "Instance":
+        """The same instance with another buffer capacity (and granule)."""
+        platform = Platform(self.platform.pfs_bandwidth, capacity, granule or self.platform.granule)
+        return Instance(self.name, platform, self.applications, self.objective, self.source, self.time_unit)
+
+    @classmethod
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None = "s", source: dict | None = None) -> "Instance":
+        """Build and check an Instance from the ``data`` section of a file."""
+        data = require_dict(data, "data")
+        if time_unit not in (None, "s"):
+            raise InvalidInstanceError("time_unit", f"burstbuffer times are in seconds ('s'), got {time_unit!r}")
+        raw_platform = require_dict(require_key(data, "platform", "data"), "data.platform")
+        bandwidth = require_number(
+            require_key(raw_platform, "pfs_bandwidth", "data.platform"), "data.platform.pfs_bandwidth", strictly_positive=True
+        )
+        capacity = require_number(require_key(raw_platform, "capacity", "data.platform"), "data.platform.capacity", minimum=0)
+        granule = require_number(
+            require_key(raw_platform, "granule", "data.platform"), "data.platform.granule", strictly_positive=True
+        )
+        raw_apps = require_list(require_key(data, "applications", "data"), "data.applications", min_length=1)
+        apps = tuple(_check_application(raw, f"data.applications[{k}]") for k, raw in enumerate(raw_apps))
+        seen: dict[str, int] = {}
+        for k, app in enumerate(apps):
+            if app.name in seen:
+                raise InvalidInstanceError(f"data.applications[{k}].name", f"duplicate name {app.name!r} (also [{seen[app.name]}])")
+            seen[app.name] = k
+        objective = require_str(data.get("objective", "sharing"), "data.objective", choices=OBJECTIVES)
+        platform = Platform(bandwidth, capacity, granule)
+        instance = object.__new__(cls)
+        for key, value in (
+            ("name", name),
+            ("platform", platform),
+            ("applications", apps),
+            ("objective", objective),
+            ("source", dict(source or {})),
+            ("time_unit", "s" if time_unit is None else time_unit),
+        ):
+            object.__setattr__(instance, key, value)
+        return instance
+
+    def to_data(self) -> dict:
+        """The ``data`` section of the instance file."""
+        data: dict[str, Any] = {
+            "platform": {
+                "pfs_bandwidth": self.platform.pfs_bandwidth,
+                "capacity": self.platform.capacity,
+                "granule": self.platform.granule,
+            },
+            "applications": [
+                {
+                    "name": app.name,
+                    "release": app.release,
+                    "iterations": app.iterations,
+                    "compute": app.compute,
+                    "volume": app.volume,
+                    "rate": app.rate,
+                    "nodes": app.nodes,
+                }
+                for app in self.applications
+            ],
+        }
+        if self.objective != "sharing":
+            data["objective"] = self.objective
+        return data
+
+
+@dataclass(frozen=True)
+class DrainSchedule:
+    """Piecewise-constant reserved drain rates: ``rates[k][j]`` on ``[times[j], times[j+1])``."""
+
+    times: tuple[float, ...]
+    rates: tuple[tuple[float, ...], ...]
+
+    def rate(self, app: int, t: float) -> float | None:
+        """Rate of ``app`` at ``t``, or None outside ``[t_0, t_m)``."""
+        import bisect
+
+        if t < self.times[0] or t >= self.times[-1]:
+            return None
+        j = bisect.bisect_right(self.times, t) - 1
+        return self.rates[app][j]
+
+
+@dataclass(frozen=True)
+class Solution:
+    """An allocation: dynamic (shared capacity + drain policy) or static (granules + drain rates).
+
+    Use `Solution.dynamic` / `Solution.static` to build one.
+    """
+
+    allocation: str
+    capacity: float | None = None
+    drain_policy: str = "proportional"
+    granules: tuple[int, ...] = ()
+    drain_rates: tuple[float, ...] = ()
+    drain_schedule: DrainSchedule | None = None
+
+    @classmethod
+    def dynamic(cls, capacity: float, drain_policy: str = "proportional") -> "Solution":
+        require_number(capacity, "capacity", minimum=0)
+        require_str(drain_policy, "drain_policy", choices=DRAIN_POLICIES)
+        return cls("dynamic", capacity=float(capacity), drain_policy=drain_policy)
+
+    @classmethod
+    def static(cls, granules, drain_rates, drain_schedule: DrainSchedule | None = None) -> "Solution":
+        granules = int_list(list(granules), "granules", minimum=0)
+        drain_rates = number_list(list(drain_rates), "drain_rates", minimum=0, length=len(granules))
+        return cls("static", granules=granules, drain_rates=drain_rates, drain_schedule=drain_schedule)
+
+    def to_data(self) -> dict:
+        if self.allocation == "dynamic":
+            return {"allocation": "dynamic", "capacity": self.capacity, "drain_policy": self.drain_policy}
+        data: dict[str, Any] = {
+            "allocation": "static",
+            "granules": list(self.granules),
+            "drain_rates": list(self.drain_rates),
+        }
+        if self.drain_schedule is not None:
+            data["drain_schedule"] = {
+                "times": list(self.drain_schedule.times),
+                "rates": [list(row) for row in self.drain_schedule.rates],
+            }
+        return data
+
+    @classmethod
+    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+        data = require_dict(data, "solution")
+        kind = require_str(require_key(data, "allocation", ""), "allocation", choices=ALLOCATIONS)
+        if kind == "dynamic":
+            capacity = require_number(require_key(data, "capacity", ""), "capacity", minimum=0)
+            policy = require_str(data.get("drain_policy", "proportional"), "drain_policy", choices=DRAIN_POLICIES)
+            return cls("dynamic", capacity=capacity, drain_policy=policy)
+        count = instance.num_applications
+        granules = int_list(require_key(data, "granules", ""), "granules", minimum=0, length=count)
+        rates = number_list(require_key(data, "drain_rates", ""), "drain_rates", minimum=0, length=count)
+        schedule = None
+        if data.get("drain_schedule") is not None:
+            raw = require_dict(data["drain_schedule"], "drain_schedule")
+            times = number_list(require_key(raw, "times", "drain_schedule"), "drain_schedule.times", minimum=0)
+            if len(times) < 2:
+                raise InvalidInstanceError("drain_schedule.times", "needs at least 2 instants")
+            for j in range(1, len(times)):
+                if times[j] <= times[j - 1]:
+                    raise InvalidInstanceError(f"drain_schedule.times[{j}]", "instants must increase strictly")
+            rows = require_list(require_key(raw, "rates", "drain_schedule"), "drain_schedule.rates", length=count)
+            table = tuple(
+                number_list(row, f"drain_schedule.rates[{k}]", minimum=0, length=len(times) - 1) for k, row in enumerate(rows)
+            )
+            schedule = DrainSchedule(times, table)
+        return cls("static", granules=granules, drain_rates=rates, drain_schedule=schedule)
+
+    def size(self, instance: Instance) -> float:
+        """Buffer size the allocation uses: capacity (dynamic) or sum g_k * G (static)."""
+        if self.allocation == "dynamic":
+            return float(self.capacity)
+        return sum(self.granules) * instance.platform.granule
+
+
+def _allocation_violations(instance: Instance, solution: Solution) -> list[Violation]:
+    """Rules on the allocation itself (before simulating)."""
+    found: list[Violation] = []
+    platform = instance.platform
+    objective = instance.objective
+    if objective == "sizing-dynamic" and solution.allocation != "dynamic":
+        found.append(Violation("allocation", "objective 'sizing-dynamic' asks for a dynamic allocation"))
+    if objective == "sizing-static" and solution.allocation != "static":
+        found.append(Violation("allocation", "objective 'sizing-static' asks for a static allocation"))
+    if solution.allocation == "static":
+        count = instance.num_applications
+        if len(solution.granules) != count or len(solution.drain_rates) != count:
+            found.append(Violation("allocation", f"static allocation needs {count} granule counts and drain rates"))
+            return found
+        if objective == "sharing" and solution.drain_schedule is not None:
+            found.append(Violation("allocation", "sharing decisions are constant drain rates; drain_schedule is for sizing"))
+        if objective == "sharing" and sum(solution.granules) > platform.granules:
+            found.append(
+                Violation("capacity", f"{sum(solution.granules)} granules allocated, the buffer has N = {platform.granules}")
+            )
+        reserved = sum(solution.drain_rates)
+        if reserved > platform.pfs_bandwidth * (1 + TOLERANCE):
+            found.append(Violation("drain", f"reserved drain rates sum to {reserved:.6g} > B = {platform.pfs_bandwidth:.6g}"))
+        schedule = solution.drain_schedule
+        if schedule is not None:
+            if len(schedule.rates) != count:
+                found.append(Violation("allocation", f"drain_schedule needs {count} rows"))
+                return found
+            for j in range(len(schedule.times) - 1):
+                total = sum(row[j] for row in schedule.rates)
+                if total > platform.pfs_bandwidth * (1 + TOLERANCE):
+                    found.append(
+                        Violation(
+                            "drain",
+                            f"drain schedule reserves {total:.6g} > B on [{schedule.times[j]:.6g}, {schedule.times[j + 1]:.6g})",
+                        )
+                    )
+                    break
+    else:
+        if objective == "sharing" and solution.capacity > platform.capacity * (1 + TOLERANCE):
+            found.append(Violation("capacity", f"dynamic capacity {solution.capacity:.6g} > platform capacity S = {platform.capacity:.6g}"))
+    return found
+
+
+def validate(instance: Instance, solution: Solution) -> list[Violation]:
+    """Every broken rule of ``solution`` ([] means feasible).
+
+    Allocation rules first (kind, granules <= N, reserved drain <= B), then
+    the event-driven simulation, which checks occupancy <= capacity, total
+    drain <= B and write rates <= r_k at every event, detects starvation and,
+    for the sizing objectives, any slowdown (dilation > 1 + 1e-9).
+    """
+    from .fluid import simulate
+
+    found = _allocation_violations(instance, solution)
+    if any(v.rule == "allocation" for v in found):
+        return found
+    trace = simulate(instance, solution)
+    found.extend(trace.violations)
+    if instance.objective != "sharing":
+        for k, app in enumerate(instance.applications):
+            dilation = trace.dilation(k)
+            if math.isfinite(dilation) and dilation > 1 + TOLERANCE:
+                found.append(Violation("slowdown", f"{app.name} is slowed down (dilation {dilation:.9g}) but sizing asks for none"))
+    return found
+
+
+def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
+    """Objective and KPIs.
+
+    ``objective`` is the max dilation for ``sharing`` and the buffer size
+    (bytes) for the sizing objectives. KPIs: ``max_dilation``,
+    ``mean_dilation``, ``efficiency``, ``peak_occupancy`` (bytes), ``size``
+    (bytes), and ``dilation[<name>]`` per application.
+    """
+    from .fluid import simulate
+
+    trace = simulate(instance, solution)
+    dilations = [trace.dilation(k) for k in range(instance.num_applications)]
+    size = solution.size(instance)
+    kpis: dict[str, float] = {
+        "max_dilation": max(dilations),
+        "mean_dilation": sum(dilations) / len(dilations),
+        "efficiency": trace.efficiency(),
+        "peak_occupancy": trace.peak_occupancy,
+        "size": size,
+    }
+    for app, dilation in zip(instance.applications, dilations):
+        kpis[f"dilation[{app.name}]"] = dilation
+    kpis["objective"] = kpis["max_dilation"] if instance.objective == "sharing" else size
+    return kpis
+
+
+_NUMBER = {"type": "number", "minimum": 0}
+DATA_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "burstbuffer instance data",
+    "type": "object",
+    "required": ["platform", "applications"],
+    "properties": {
+        "objective": {"enum": list(OBJECTIVES), "default": "sharing"},
+        "platform": {
+            "type": "object",
+            "required": ["pfs_bandwidth", "capacity", "granule"],
+            "properties": {
+                "pfs_bandwidth": {"type": "number", "exclusiveMinimum": 0, "description": "B, bytes/s"},
+                "capacity": {**_NUMBER, "description": "S, bytes"},
+                "granule": {"type": "number", "exclusiveMinimum": 0, "description": "G, bytes"},
+            },
+        },
+        "applications": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["name", "release", "iterations", "compute", "volume", "rate"],
+                "properties": {
+                    "name": {"type": "string"},
+                    "release": {**_NUMBER, "description": "s"},
+                    "iterations": {"type": "integer", "minimum": 1},
+                    "compute": {**_NUMBER, "description": "s per iteration"},
+                    "volume": {"type": "number", "exclusiveMinimum": 0, "description": "bytes per iteration"},
+                    "rate": {"type": "number", "exclusiveMinimum": 0, "description": "bytes/s into the buffer"},
+                    "nodes": {"type": "integer", "minimum": 1},
+                },
+            },
+        },
+    },
+}

@@ -1,0 +1,177 @@
+"""Fast per-application simulation under a static allocation (used by methods, not by the validator).
+
+Under static allocation an application does not interact with the others:
+with a partition of ``size`` bytes and a constant reserved drain rate ``d``
+its timeline follows a recurrence over its iterations (content ``c`` of its
+partition at the start of each phase):
+
+* compute ``w``: the partition drains, ``c <- max(c - d w, 0)``;
+* burst of ``v`` at rate ``r``: if ``d >= r`` nothing accumulates
+  (``c <- max(c - (d - r) v / r, 0)``, duration ``v / r``); otherwise the
+  partition fills at ``r - d`` for ``(size - c) / (r - d)`` seconds and the
+  rest of the burst is throttled to ``d``.
+
+`completion_times` evaluates the recurrence vectorized over numpy arrays of
+sizes and drain rates (so a whole column of the sharing tables costs one
+pass), stopping early once the state repeats (periodic regime). The event
+simulator of ``fluid.py`` (the validator) is independent of this code; the
+tests check that both agree.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .model import Application
+
+
+def _elapsed(rate, volume, compute, iterations, size, drain) -> np.ndarray:
+    """Time from release to completion, elementwise over flat arrays of parameters.
+
+    Elements whose state repeats from one iteration to the next are finished
+    in closed form (periodic regime) and dropped from the working set.
+    """
+    total = np.zeros(size.shape)
+    active = np.arange(size.size)
+    content = np.zeros(size.shape)
+    elapsed = np.zeros(size.shape)
+    previous_content = np.full(size.shape, np.nan)
+    previous_duration = np.full(size.shape, np.nan)
+    iteration = 0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        while active.size:
+            r, v, w, n, S, d = rate[active], volume[active], compute[active], iterations[active], size[active], drain[active]
+            c = np.maximum(content - d * w, 0.0)
+            slow = d < r
+            fill_time = np.where(slow, (S - c) / np.where(slow, r - d, 1.0), np.inf)
+            filled_volume = r * fill_time
+            fits = v <= filled_volume
+            throttled_time = np.where(d > 0, (v - filled_volume) / np.where(d > 0, d, 1.0), np.inf)
+            burst = np.where(fits | ~slow, v / r, fill_time + throttled_time)
+            c = np.where(slow, np.where(fits, c + (r - d) * v / r, S), np.maximum(c - (d - r) * v / r, 0.0))
+            duration = w + burst
+            spent = elapsed + duration
+            repeat = (c == previous_content) & (duration == previous_duration)
+            spent = np.where(repeat, spent + duration * (n - 1 - iteration), spent)
+            finished = repeat | (iteration + 1 >= n) | ~np.isfinite(spent)
+            total[active[finished]] = spent[finished]
+            keep = ~finished
+            active = active[keep]
+            content, elapsed = c[keep], spent[keep]
+            previous_content, previous_duration = c[keep], duration[keep]
+            iteration += 1
+    return total
+
+
+def completion_times(app: Application, size, drain) -> np.ndarray:
+    """Completion instant of ``app`` for each (partition size, constant drain rate).
+
+    Parameters
+    ----------
+    app
+        The application.
+    size, drain
+        Arrays (or scalars) broadcast together: bytes and bytes/s.
+
+    Returns
+    -------
+    numpy.ndarray
+        Absolute completion times (``inf`` when the application starves).
+    """
+    size, drain = np.broadcast_arrays(np.asarray(size, dtype=float), np.asarray(drain, dtype=float))
+    shape = size.shape
+    flat_size, flat_drain = size.ravel().copy(), drain.ravel().copy()
+    ones = np.ones(flat_size.shape)
+    elapsed = _elapsed(app.rate * ones, app.volume * ones, app.compute * ones, app.iterations * ones,
+                       flat_size, flat_drain)
+    return app.release + elapsed.reshape(shape)
+
+
+def drain_table_brackets(apps, sizes, target: float, *, low=None, high=None,
+                         precision: float = 1e-12, steps: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Bracket the least drain meeting ``target`` for every application and size at once.
+
+    Parameters
+    ----------
+    apps
+        The applications (rows of the tables).
+    sizes
+        Partition sizes in bytes (columns).
+    target
+        The dilation to meet.
+    low, high
+        Optional starting brackets of shape (K, len(sizes)): ``low`` must miss
+        the target (or be 0), ``high`` must meet it. The sharing bisection
+        passes the tables of its current bounds, so late steps start narrow.
+    precision
+        Stop when ``high - low <= precision * r_k``.
+
+    Returns
+    -------
+    (low, high)
+        ``high`` meets the target, ``low`` misses it unless it is 0 and 0 meets it.
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    shape = (len(apps), sizes.size)
+
+    def column(values):
+        return np.repeat(np.asarray(values, dtype=float)[:, None], sizes.size, axis=1).ravel()
+
+    rate = column([a.rate for a in apps])
+    volume = column([a.volume for a in apps])
+    compute = column([a.compute for a in apps])
+    iterations = column([a.iterations for a in apps])
+    nominal = column([a.nominal_time for a in apps])
+    size = np.tile(sizes, len(apps))
+    limit = target * (1 + 1e-13) * nominal
+    low = np.zeros(size.shape) if low is None else np.array(low, dtype=float).ravel()
+    high = rate.copy() if high is None else np.array(high, dtype=float).ravel()
+    at_zero = np.flatnonzero(low <= 0)
+    if at_zero.size:
+        ok = _elapsed(rate[at_zero], volume[at_zero], compute[at_zero], iterations[at_zero], size[at_zero],
+                      np.zeros(at_zero.size)) <= limit[at_zero]
+        high[at_zero[ok]] = 0.0
+    open_ = np.flatnonzero(high - low > precision * rate)
+    for _ in range(steps):
+        if not open_.size:
+            break
+        middle = 0.5 * (low[open_] + high[open_])
+        ok = _elapsed(rate[open_], volume[open_], compute[open_], iterations[open_], size[open_], middle) <= limit[open_]
+        high[open_] = np.where(ok, middle, high[open_])
+        low[open_] = np.where(ok, low[open_], middle)
+        open_ = open_[high[open_] - low[open_] > precision * rate[open_]]
+    return low.reshape(shape), high.reshape(shape)
+
+
+def dilations(app: Application, size, drain) -> np.ndarray:
+    """Dilation (completion - release) / nominal time for each (size, drain)."""
+    return (completion_times(app, size, drain) - app.release) / app.nominal_time
+
+
+def min_drain_bracket(app: Application, sizes, target: float, *, steps: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Bracket the least constant drain rate that keeps ``app``'s dilation <= ``target``.
+
+    Dilation is non-increasing in the drain rate, and ``d = r`` gives
+    dilation 1, so bisection on ``[0, r]`` applies.
+
+    Returns
+    -------
+    (low, high)
+        Arrays over ``sizes``: ``high`` achieves the target (checked by the
+        recurrence), ``low`` does not unless it is 0 (then ``low == high == 0``).
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    limit = target * (1 + 1e-13)
+    low = np.zeros(sizes.shape)
+    high = np.full(sizes.shape, app.rate)
+    zero_ok = dilations(app, sizes, low) <= limit
+    high = np.where(zero_ok, 0.0, high)
+    for _ in range(steps):
+        middle = 0.5 * (low + high)
+        ok = dilations(app, sizes, middle) <= limit
+        high = np.where(ok, middle, high)
+        low = np.where(ok, low, middle)
+        if np.all(high - low <= 1e-15 * app.rate):
+            break
+    low = np.where(zero_ok, 0.0, low)
+    return low, high

@@ -1,0 +1,384 @@
+"""Instance generators (seeded) and importers of real kernel data.
+
+Generators (``hpcsched generate coschedule --family F``):
+
+- ``uniform``: durations uniform in [p_min, p_max]; each pair compatible with
+  probability ``density``; rates uniform in [r_min, r_max].
+- ``all-ones``: every pair compatible with both rates 1 (the McNaughton class).
+- ``sm-model``: synthetic kernels with SM demand q uniform in [1, 2Q] (capped
+  at Q) and class memory with probability ``memory_share``, rates by the
+  SM-share × memory-contention model below.
+
+Importers (``hpcsched import FORMAT PATH --problem coschedule``); PATH is a
+file, a comma-separated list of files, or a folder with ``files=a,b``:
+
+- ``orion``: Orion per-kernel CSVs (V100, 80 SMs); SM demand = SM_usage
+  capped at Q; class from Profile; durations in ns.
+- ``kineto``: PyTorch profiler Chrome traces (both schemas); SM demand by the
+  occupancy calculation below with the trace's deviceProperties; class
+  unknown (traces do not classify kernels); ``dur`` µs → integer ns.
+- ``gavel``: Gavel job types of one GPU type; rates *measured*:
+  r_{i|j} = own co-located throughput / solo throughput.
+
+Kernels of several applications co-located on one GPU are independent; an
+importer samples ``n`` kernels (or jobs) with ``seed``, spread evenly over
+the applications, so each instance mixes them. Every source file is recorded
+in ``source`` with its sha256, with the options and the rate model.
+
+Rate model for kernels (no per-kernel pair measurement is public): on a GPU
+of Q SMs with demands q_i <= Q, a co-run pair shares the SMs, each kernel
+getting share = min(1, Q / (q_i + q_j)) of its demand; when both kernels are
+memory-bound their speeds are further divided by 1 + α (α = ``alpha``,
+default 1). So r_{i|j} = r_{j|i} = share × (1/(1+α) if both memory-bound).
+Every pair is compatible. Rates are rounded to 6 significant digits.
+
+Occupancy calculation (CUDA occupancy rules, simplified): threads per block
+rounded up to whole warps; resident blocks per SM = min(32,
+maxThreadsPerMultiprocessor / threads, regsPerMultiprocessor / (registers
+per thread × threads), sharedMemPerMultiprocessor / shared memory), at least
+1; SM demand = min(Q, ceil(blocks / resident blocks per SM)). Register and
+shared-memory allocation granularities are ignored. Kernels without launch
+fields (the AMD trace) are assumed to saturate the GPU (q = Q) and say so in
+their profile.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import FormatError, InvalidInstanceError
+from ..core.io import file_sha256
+from .model import Instance
+
+DEFAULT_ALPHA = 1.0
+MAX_BLOCKS_PER_SM = 32
+
+
+def _rng(seed: int):
+    return np.random.default_rng(seed)
+
+
+def _check_n(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InvalidInstanceError("n", f"must be a positive integer, got {n!r}")
+    return n
+
+
+def generate_uniform(
+    *,
+    seed: int = 0,
+    n: int = 10,
+    p_min: int = 10,
+    p_max: int = 100,
+    density: float = 1.0,
+    r_min: float = 0.5,
+    r_max: float = 1.0,
+) -> Instance:
+    """Random durations and rates (see module doc)."""
+    n = _check_n(n)
+    if not (1 <= p_min <= p_max):
+        raise InvalidInstanceError("p_min", f"need 1 <= p_min <= p_max, got {p_min}, {p_max}")
+    if not (0 < r_min <= r_max <= 1):
+        raise InvalidInstanceError("r_min", f"need 0 < r_min <= r_max <= 1, got {r_min}, {r_max}")
+    if not (0 <= density <= 1):
+        raise InvalidInstanceError("density", f"must be in [0, 1], got {density}")
+    rng = _rng(seed)
+    durations = [int(v) for v in rng.integers(p_min, p_max + 1, size=n)]
+    pairs = []
+    for a in range(n):
+        for b in range(a + 1, n):
+            if rng.random() < density:
+                ra, rb = rng.uniform(r_min, r_max, size=2)
+                pairs.append((a, b, round(float(ra), 6), round(float(rb), 6)))
+    params = dict(n=n, p_min=p_min, p_max=p_max, density=density, r_min=r_min, r_max=r_max)
+    return Instance.create(
+        durations, pairs, name=f"uniform-n{n}-s{seed}", source={"generator": "uniform", "seed": seed, "params": params}
+    )
+
+
+def generate_all_ones(*, seed: int = 0, n: int = 10, p_min: int = 10, p_max: int = 100) -> Instance:
+    """Every pair compatible with rates 1 (McNaughton class)."""
+    n = _check_n(n)
+    rng = _rng(seed)
+    durations = [int(v) for v in rng.integers(p_min, p_max + 1, size=n)]
+    pairs = [(a, b, 1.0, 1.0) for a in range(n) for b in range(a + 1, n)]
+    return Instance.create(
+        durations,
+        pairs,
+        name=f"all-ones-n{n}-s{seed}",
+        source={"generator": "all-ones", "seed": seed, "params": dict(n=n, p_min=p_min, p_max=p_max)},
+    )
+
+
+def sm_model_rate(q_a: float, q_b: float, class_a: str, class_b: str, sms: int, alpha: float) -> float:
+    """Co-run rate of both kernels under the SM-share × memory-contention model."""
+    total = min(q_a, sms) + min(q_b, sms)
+    share = 1.0 if total <= sms else sms / total
+    if class_a == "memory" and class_b == "memory":
+        share /= 1.0 + alpha
+    return float(f"{share:.6g}")
+
+
+def _model_pairs(profiles: list[dict], sms: int, alpha: float) -> list[tuple[int, int, float, float]]:
+    pairs = []
+    for a in range(len(profiles)):
+        for b in range(a + 1, len(profiles)):
+            rate = sm_model_rate(profiles[a]["sm_demand"], profiles[b]["sm_demand"], profiles[a]["class"], profiles[b]["class"], sms, alpha)
+            pairs.append((a, b, rate, rate))
+    return pairs
+
+
+def generate_sm_model(
+    *, seed: int = 0, n: int = 10, sms: int = 80, memory_share: float = 0.5, alpha: float = DEFAULT_ALPHA, p_min: int = 10, p_max: int = 100
+) -> Instance:
+    """Synthetic kernels with rates from the SM-share × memory-contention model."""
+    n = _check_n(n)
+    rng = _rng(seed)
+    durations = [int(v) for v in rng.integers(p_min, p_max + 1, size=n)]
+    profiles = [
+        {"sm_demand": int(min(sms, rng.integers(1, 2 * sms + 1))), "class": "memory" if rng.random() < memory_share else "compute"}
+        for _ in range(n)
+    ]
+    params = dict(n=n, sms=sms, memory_share=memory_share, alpha=alpha, p_min=p_min, p_max=p_max)
+    return Instance.create(
+        durations,
+        _model_pairs(profiles, sms, alpha),
+        name=f"sm-model-n{n}-s{seed}",
+        profiles=profiles,
+        gpu={"name": "synthetic", "sms": sms},
+        source={"generator": "sm-model", "seed": seed, "params": params, "rate_model": "sm-share x memory-contention", "alpha": alpha},
+    )
+
+
+# -- importers -----------------------------------------------------------------------
+
+
+def _files(path: str | os.PathLike, files: str | list | None) -> list[Path]:
+    text = str(path)
+    if files:
+        names = files.split(",") if isinstance(files, str) else list(files)
+        return [Path(text) / name.strip() for name in names]
+    if "," in text:
+        return [Path(p.strip()) for p in text.split(",")]
+    if Path(text).is_dir():
+        found = sorted(p for p in Path(text).iterdir() if p.is_file() and not p.name.startswith(("LICENSE", "README")))
+        if not found:
+            raise FormatError(f"{text}: folder holds no trace files")
+        return found
+    return [Path(text)]
+
+
+def _sample(groups: list[list[Any]], n: int | None, rng) -> list[tuple[int, Any]]:
+    """``n`` items spread evenly over the groups (all when n is None), as (group, item)."""
+    if n is None:
+        return [(g, item) for g, items in enumerate(groups) for item in items]
+    total = sum(len(items) for items in groups)
+    if n > total:
+        raise InvalidInstanceError("n", f"asks for {n} kernels but the sources hold {total}")
+    quotas = [n // len(groups)] * len(groups)
+    for g in range(n - sum(quotas)):
+        quotas[g] += 1
+    # Move quota from groups too small to the others.
+    for g, items in enumerate(groups):
+        excess = quotas[g] - len(items)
+        if excess > 0:
+            quotas[g] = len(items)
+            for h in range(len(groups)):
+                room = len(groups[h]) - quotas[h]
+                take = min(room, excess)
+                quotas[h] += take
+                excess -= take
+    chosen = []
+    for g, items in enumerate(groups):
+        picks = rng.choice(len(items), size=quotas[g], replace=False)
+        chosen += [(g, items[int(i)]) for i in sorted(picks)]
+    return chosen
+
+
+def _provenance(files: list[Path]) -> list[dict[str, str]]:
+    return [{"file": f.name, "sha256": file_sha256(f)} for f in files]
+
+
+def import_orion(
+    path: str | os.PathLike, *, n: int | None = None, seed: int = 0, alpha: float = DEFAULT_ALPHA, files: Any = None, sms: int = 80, name: str | None = None
+) -> Instance:
+    """Orion per-kernel CSVs → instance (SM-share × memory-contention rates)."""
+    from ..traces.orion import read_orion_csv
+
+    paths = _files(path, files)
+    groups = [list(read_orion_csv(p)) for p in paths]
+    rng = _rng(seed)
+    chosen = _sample(groups, n, rng)
+    durations, names, profiles = [], [], []
+    for g, kernel in chosen:
+        durations.append(max(1, kernel.duration_ns))
+        names.append(f"{paths[g].stem}:{kernel.name}")
+        profiles.append(
+            {
+                "app": paths[g].stem,
+                "sm_demand": min(kernel.sm_usage, sms),
+                "sm_usage_raw": kernel.sm_usage,
+                "class": kernel.kernel_class,
+                "memory_footprint": kernel.memory_footprint,
+            }
+        )
+    options = dict(n=n, seed=seed, alpha=alpha, sms=sms)
+    return Instance.create(
+        durations,
+        _model_pairs(profiles, sms, alpha),
+        name=name or f"orion-{'+'.join(p.stem for p in paths)}-n{len(durations)}-s{seed}",
+        names=names,
+        profiles=profiles,
+        gpu={"name": "Tesla V100-16GB", "sms": sms},
+        time_unit="ns",
+        source={
+            "importer": "orion",
+            "files": _provenance(paths),
+            "options": options,
+            "rate_model": "sm-share x memory-contention",
+            "alpha": alpha,
+            "note": "durations of 0 ns are raised to 1 ns",
+        },
+    )
+
+
+def occupancy_sm_demand(record: Any, props: dict[str, Any], sms: int) -> int | None:
+    """SMs a kernel occupies by the occupancy calculation (module doc); None without launch fields."""
+    threads, blocks = record.threads_per_block, record.blocks
+    if not threads or not blocks:
+        return None
+    warp = int(props.get("warpSize") or 32)
+    threads = math.ceil(threads / warp) * warp
+    limits = [MAX_BLOCKS_PER_SM, int(props.get("maxThreadsPerMultiprocessor") or 2048) // threads]
+    regs_sm = props.get("regsPerMultiprocessor") or props.get("regsPerBlock")
+    if record.registers_per_thread and regs_sm:
+        limits.append(int(regs_sm) // (record.registers_per_thread * threads))
+    smem_sm = props.get("sharedMemPerMultiprocessor") or props.get("maxSharedMemoryPerMultiProcessor")
+    if record.shared_memory and smem_sm:
+        limits.append(int(smem_sm) // record.shared_memory)
+    per_sm = max(1, min(limits))
+    return int(min(sms, math.ceil(blocks / per_sm)))
+
+
+def import_kineto(
+    path: str | os.PathLike, *, n: int | None = None, seed: int = 0, alpha: float = DEFAULT_ALPHA, files: Any = None, name: str | None = None
+) -> Instance:
+    """PyTorch profiler traces → instance (occupancy SM demand, SM-share rates)."""
+    from ..traces.chrome_trace import read_chrome_trace
+
+    paths = _files(path, files)
+    traces = [read_chrome_trace(p) for p in paths]
+    sm_counts = set()
+    for trace in traces:
+        if not trace.kernels:
+            raise FormatError(f"{trace.path}: no kernel events")
+        if not trace.device_properties:
+            raise FormatError(f"{trace.path}: no deviceProperties (needed for the occupancy calculation)")
+        sm_counts.add(int(trace.device_properties[0].get("numSms", 0)))
+    if len(sm_counts) != 1 or 0 in sm_counts:
+        raise FormatError(f"{path}: traces come from GPUs with different or unknown SM counts {sorted(sm_counts)}; co-locate traces of one GPU model")
+    sms = sm_counts.pop()
+    rng = _rng(seed)
+    chosen = _sample([list(t.kernels) for t in traces], n, rng)
+    durations, names, profiles = [], [], []
+    for g, record in chosen:
+        props = traces[g].device(record.device) or traces[g].device_properties[0]
+        demand = occupancy_sm_demand(record, props, sms)
+        profile: dict[str, Any] = {"app": paths[g].name.split(".")[0], "class": "unknown", "stream": record.stream}
+        if demand is None:
+            profile["sm_demand"] = sms
+            profile["sm_demand_assumed"] = "no launch fields in the trace: assumed to saturate the GPU"
+        else:
+            profile.update(
+                sm_demand=demand,
+                grid=list(record.grid),
+                block=list(record.block),
+                registers=record.registers_per_thread or 0,
+                shared_memory=record.shared_memory or 0,
+            )
+        durations.append(max(1, round(record.duration_us * 1000)))
+        names.append(record.name[:80])
+        profiles.append(profile)
+    return Instance.create(
+        durations,
+        _model_pairs(profiles, sms, alpha),
+        name=name or f"kineto-{'+'.join(p.name.split('.')[0] for p in paths)}-n{len(durations)}-s{seed}",
+        names=names,
+        profiles=profiles,
+        gpu={"name": str(traces[0].device_properties[0].get("name", "unknown")), "sms": sms},
+        time_unit="ns",
+        source={
+            "importer": "kineto",
+            "files": _provenance(paths),
+            "schemas": [t.schema for t in traces],
+            "options": dict(n=n, seed=seed, alpha=alpha),
+            "rate_model": "sm-share x memory-contention (occupancy SM demand; classes unknown, so no memory factor)",
+            "alpha": alpha,
+            "note": "dur in us converted to integer ns (at least 1)",
+        },
+    )
+
+
+def import_gavel(
+    path: str | os.PathLike,
+    *,
+    n: int = 10,
+    seed: int = 0,
+    gpu: str = "v100",
+    min_seconds: float = 300.0,
+    max_seconds: float = 10800.0,
+    name: str | None = None,
+) -> Instance:
+    """Gavel job mix → instance with measured co-location rates.
+
+    Jobs draw a job type (scale factor 1) uniformly and a solo duration
+    log-uniform in [min_seconds, max_seconds] (Gavel gives throughputs, not
+    job lengths: the durations are synthetic, the rates are measured). Rates
+    above 1 (measurement noise) are clipped to 1; pairs with a zero
+    throughput are incompatible.
+    """
+    from ..traces.gavel import read_gavel
+
+    n = _check_n(n)
+    table = read_gavel(path, gpu)
+    types = [t for t in table.job_types(1) if table.solo[t] > 0]
+    if not types:
+        raise FormatError(f"{path}: no job type with a positive solo throughput on {gpu}")
+    rng = _rng(seed)
+    jobs = [types[int(i)] for i in rng.integers(0, len(types), size=n)]
+    durations = [int(round(math.exp(rng.uniform(math.log(min_seconds), math.log(max_seconds))))) for _ in range(n)]
+    pairs, clipped, missing = [], 0, 0
+    for a in range(n):
+        for b in range(a + 1, n):
+            measured = table.pairs.get((jobs[a], jobs[b]))
+            if measured is None:
+                missing += 1
+                continue
+            rate_a, rate_b = measured[0] / table.solo[jobs[a]], measured[1] / table.solo[jobs[b]]
+            if rate_a <= 0 or rate_b <= 0:
+                continue
+            clipped += (rate_a > 1) + (rate_b > 1)
+            pairs.append((a, b, float(f"{min(1.0, rate_a):.6g}"), float(f"{min(1.0, rate_b):.6g}")))
+    return Instance.create(
+        durations,
+        pairs,
+        name=name or f"gavel-{gpu}-n{n}-s{seed}",
+        names=[f"job{k}:{jobs[k]}" for k in range(n)],
+        profiles=[{"job_type": jobs[k], "solo_throughput": table.solo[jobs[k]]} for k in range(n)],
+        gpu={"name": gpu},
+        time_unit="s",
+        source={
+            "importer": "gavel",
+            "files": _provenance([Path(path)]),
+            "options": dict(n=n, seed=seed, gpu=gpu, min_seconds=min_seconds, max_seconds=max_seconds),
+            "rate_model": "measured: pair throughput / solo throughput (Gavel)",
+            "rates_clipped_to_1": clipped,
+            "pairs_without_measurement": missing,
+            "note": "job durations are synthetic (log-uniform), rates measured",
+        },
+    )

@@ -1,0 +1,434 @@
+"""Data model of coschedule: GPU kernels co-scheduled two at a time.
+
+Definition (``shared/spec/coschedule.md``): kernels i with solo durations
+p_i > 0 (integers in ``time_unit``); at most two kernels run at once; two
+kernels may run together only when they form a listed compatible pair
+{i, j}, and then i progresses at r_{i|j} in (0, 1] times its solo speed. A
+schedule is a list of segments (kernel, start, end); kernel i completes when
+its progress reaches 1 and its last segment ends exactly then. Objective:
+makespan.
+
+Modelling choices where the spec leaves room (documented for users):
+
+- Times of a schedule are real numbers (floats in files): co-run rates are
+  real, so completion times are not integers even when durations are.
+- A *preemption* is an interruption: touching segments of one kernel
+  (``end == start`` exactly) are one run. preemptions = Σ_i (runs_i − 1); the
+  preempted fraction is the share of kernels with at least two runs.
+- The validator integrates progress with exact rational arithmetic
+  (``fractions.Fraction`` of the float times and rates: every float is a
+  rational number, so nothing is rounded), then accepts a final progress of
+  kernel i within ``1e-9 + 1e-12 * makespan / p_i`` of 1. The first term is
+  the relative tolerance the spec allows; the second absorbs float rounding
+  of cumulated times (a few ulps of the makespan) on short kernels.
+- Idle time is the part of [0, makespan] where no kernel runs.
+- The ratio to the preemptive optimum needs an LP solve: ``evaluate``
+  reports it (``ratio_to_preemptive_optimum``) for n <= 300, solving the LP
+  once per instance object (cached), and omits it above.
+
+Kernels may carry an optional ``profile`` (SM demand, class compute / memory
+/ unknown, grid, block, registers, shared memory...) kept for provenance only:
+no method reads it; the rates in ``pairs`` are the whole model.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Mapping
+
+from ..core.errors import InvalidInstanceError
+from ..core.fields import (
+    require_dict,
+    require_index,
+    require_int,
+    require_key,
+    require_list,
+    require_number,
+    require_str,
+)
+from ..core.violation import Violation
+
+KERNEL_CLASSES = ("compute", "memory", "unknown")
+
+#: Progress tolerance of the validator (see module docstring).
+PROGRESS_TOLERANCE = 1e-9
+#: Float rounding allowance on times, relative to the makespan.
+TIME_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel: a name, its solo duration and an optional profile."""
+
+    name: str
+    duration: int
+    profile: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A compatible pair: ``a`` runs at ``rate_a`` with ``b``, ``b`` at ``rate_b`` with ``a``."""
+
+    a: int
+    b: int
+    rate_a: float
+    rate_b: float
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A coschedule instance (build it with `Instance.create` or `from_data`).
+
+    Attributes
+    ----------
+    name, source, time_unit
+        Name, provenance and the unit of the integer durations.
+    kernels
+        The kernels, indexed 0..n-1.
+    pairs
+        Compatible pairs with both co-run rates; unlisted pairs never co-run.
+    gpu
+        Optional ``{"name": ..., "sms": Q}``.
+    """
+
+    name: str
+    source: Mapping[str, Any]
+    time_unit: str | None
+    kernels: tuple[Kernel, ...]
+    pairs: tuple[Pair, ...]
+    gpu: Mapping[str, Any] | None = None
+    _rates: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        rates = {}
+        for pair in self.pairs:
+            rates[(pair.a, pair.b)] = pair.rate_a
+            rates[(pair.b, pair.a)] = pair.rate_b
+        object.__setattr__(self, "_rates", rates)
+
+    # -- queries -----------------------------------------------------------
+    @property
+    def n(self) -> int:
+        return len(self.kernels)
+
+    @property
+    def durations(self) -> tuple[int, ...]:
+        return tuple(kernel.duration for kernel in self.kernels)
+
+    def rate(self, i: int, j: int) -> float | None:
+        """Speed of ``i`` (fraction of solo speed) while ``j`` runs; None if incompatible."""
+        return self._rates.get((i, j))
+
+    def compatible(self, i: int, j: int) -> bool:
+        return (i, j) in self._rates
+
+    # -- construction --------------------------------------------------------
+    @classmethod
+    def create(
+        cls,
+        durations: list[int],
+        pairs: list[tuple[int, int, float, float]],
+        *,
+        name: str = "coschedule",
+        names: list[str] | None = None,
+        profiles: list[Mapping[str, Any] | None] | None = None,
+        gpu: Mapping[str, Any] | None = None,
+        time_unit: str | None = "us",
+        source: Mapping[str, Any] | None = None,
+    ) -> "Instance":
+        """Build an instance in code, through the same checks as `from_data`."""
+        kernels = []
+        for index, duration in enumerate(durations):
+            kernel: dict[str, Any] = {"name": names[index] if names else f"k{index}", "duration": duration}
+            if profiles and profiles[index] is not None:
+                kernel["profile"] = dict(profiles[index])
+            kernels.append(kernel)
+        data: dict[str, Any] = {
+            "kernels": kernels,
+            "pairs": [{"a": a, "b": b, "rate_a": ra, "rate_b": rb} for a, b, ra, rb in pairs],
+        }
+        if gpu is not None:
+            data["gpu"] = dict(gpu)
+        return cls.from_data(data, name=name, time_unit=time_unit, source=dict(source or {}))
+
+    @classmethod
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None, source: dict) -> "Instance":
+        """Check the ``data`` section of an instance file and build the Instance."""
+        data = require_dict(data, "data")
+        raw_kernels = require_list(require_key(data, "kernels", "data"), "data.kernels", min_length=1)
+        kernels = []
+        for index, raw in enumerate(raw_kernels):
+            where = f"data.kernels[{index}]"
+            raw = require_dict(raw, where)
+            kernel_name = require_str(raw.get("name", f"k{index}"), f"{where}.name")
+            duration = require_int(require_key(raw, "duration", where), f"{where}.duration", minimum=1)
+            profile = raw.get("profile")
+            if profile is not None:
+                profile = _check_profile(require_dict(profile, f"{where}.profile"), f"{where}.profile")
+            kernels.append(Kernel(kernel_name, duration, profile))
+        n = len(kernels)
+        raw_pairs = require_list(data.get("pairs", []), "data.pairs")
+        pairs, seen = [], {}
+        for index, raw in enumerate(raw_pairs):
+            where = f"data.pairs[{index}]"
+            raw = require_dict(raw, where)
+            a = require_index(require_key(raw, "a", where), f"{where}.a", n, "kernel")
+            b = require_index(require_key(raw, "b", where), f"{where}.b", n, "kernel")
+            if a == b:
+                raise InvalidInstanceError(f"{where}.b", f"a kernel cannot pair with itself (a = b = {a})")
+            key = (min(a, b), max(a, b))
+            if key in seen:
+                raise InvalidInstanceError(where, f"pair {{{a}, {b}}} is listed twice (also data.pairs[{seen[key]}])")
+            seen[key] = index
+            rate_a = require_number(require_key(raw, "rate_a", where), f"{where}.rate_a", maximum=1.0, strictly_positive=True)
+            rate_b = require_number(require_key(raw, "rate_b", where), f"{where}.rate_b", maximum=1.0, strictly_positive=True)
+            pairs.append(Pair(a, b, rate_a, rate_b))
+        gpu = data.get("gpu")
+        if gpu is not None:
+            gpu = require_dict(gpu, "data.gpu")
+            if "sms" in gpu:
+                require_int(gpu["sms"], "data.gpu.sms", minimum=1)
+            if "name" in gpu:
+                require_str(gpu["name"], "data.gpu.name")
+            gpu = dict(gpu)
+        return cls(name=name, source=dict(source), time_unit=time_unit, kernels=tuple(kernels), pairs=tuple(pairs), gpu=gpu)
+
+    def to_data(self) -> dict[str, Any]:
+        """The ``data`` section of the instance file."""
+        kernels = []
+        for kernel in self.kernels:
+            entry: dict[str, Any] = {"name": kernel.name, "duration": kernel.duration}
+            if kernel.profile is not None:
+                entry["profile"] = dict(kernel.profile)
+            kernels.append(entry)
+        data: dict[str, Any] = {
+            "kernels": kernels,
+            "pairs": [{"a": p.a, "b": p.b, "rate_a": p.rate_a, "rate_b": p.rate_b} for p in self.pairs],
+        }
+        if self.gpu is not None:
+            data["gpu"] = dict(self.gpu)
+        return data
+
+
+def _check_profile(profile: dict, where: str) -> dict:
+    """Profile fields are free-form provenance, but the known ones are typed."""
+    if "sm_demand" in profile:
+        require_number(profile["sm_demand"], f"{where}.sm_demand", minimum=0)
+    if "class" in profile:
+        require_str(profile["class"], f"{where}.class", choices=KERNEL_CLASSES)
+    for key in ("registers", "shared_memory", "memory_footprint"):
+        if key in profile and profile[key] is not None:
+            require_number(profile[key], f"{where}.{key}", minimum=0)
+    for key in ("grid", "block"):
+        if key in profile and profile[key] is not None:
+            for axis, value in enumerate(require_list(profile[key], f"{where}.{key}")):
+                require_int(value, f"{where}.{key}[{axis}]", minimum=0)
+    return dict(profile)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Kernel ``kernel`` runs during [start, end)."""
+
+    kernel: int
+    start: float
+    end: float
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A schedule: segments, any number per kernel (one per kernel if non-preemptive)."""
+
+    segments: tuple[Segment, ...]
+
+    def to_data(self) -> dict[str, Any]:
+        return {"segments": [{"kernel": s.kernel, "start": s.start, "end": s.end} for s in self.segments]}
+
+    @classmethod
+    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+        data = require_dict(data, "solution")
+        raw_segments = require_list(require_key(data, "segments", ""), "segments")
+        segments = []
+        for index, raw in enumerate(raw_segments):
+            where = f"segments[{index}]"
+            raw = require_dict(raw, where)
+            kernel = require_index(require_key(raw, "kernel", where), f"{where}.kernel", instance.n, "kernel")
+            start = require_number(require_key(raw, "start", where), f"{where}.start")
+            end = require_number(require_key(raw, "end", where), f"{where}.end")
+            segments.append(Segment(kernel, start, end))
+        return cls(tuple(segments))
+
+
+def _runs(segments: list[Segment]) -> list[tuple[float, float]]:
+    """Maximal runs of one kernel's segments (touching segments merge)."""
+    runs: list[list[float]] = []
+    for segment in sorted(segments, key=lambda s: (s.start, s.end)):
+        if runs and segment.start <= runs[-1][1]:
+            runs[-1][1] = max(runs[-1][1], segment.end)
+        else:
+            runs.append([segment.start, segment.end])
+    return [(a, b) for a, b in runs]
+
+
+def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
+    """Makespan (objective) and KPIs of a schedule.
+
+    Returns
+    -------
+    dict
+        ``objective`` = ``makespan`` (latest segment end); ``preemptions``
+        (Σ runs − 1); ``preempted_fraction`` (kernels with ≥ 2 runs / n);
+        ``idle_time`` (no kernel running within [0, makespan]);
+        ``corun_time`` (two kernels running); ``segments``;
+        ``ratio_to_preemptive_optimum`` (n <= 300, see module docstring).
+    """
+    by_kernel: list[list[Segment]] = [[] for _ in range(instance.n)]
+    for segment in solution.segments:
+        by_kernel[segment.kernel].append(segment)
+    makespan = max((s.end for s in solution.segments), default=0.0)
+    runs = [_runs(segments) for segments in by_kernel]
+    preemptions = sum(max(0, len(r) - 1) for r in runs)
+    preempted = sum(1 for r in runs if len(r) > 1)
+    # Busy time by a sweep over start (+1) / end (-1) events.
+    events = sorted([(s.start, 1) for s in solution.segments] + [(s.end, -1) for s in solution.segments])
+    busy = corun = 0.0
+    active, last = 0, 0.0
+    for time, delta in events:
+        if active >= 1:
+            busy += time - last
+        if active >= 2:
+            corun += time - last
+        active += delta
+        last = time
+    kpis = {
+        "objective": float(makespan),
+        "makespan": float(makespan),
+        "preemptions": float(preemptions),
+        "preempted_fraction": preempted / instance.n,
+        "idle_time": float(max(0.0, makespan - busy)),
+        "corun_time": float(corun),
+        "segments": float(len(solution.segments)),
+    }
+    optimum = _preemptive_optimum(instance) if instance.n <= RATIO_MAX_N else None
+    if optimum:
+        kpis["ratio_to_preemptive_optimum"] = float(makespan) / optimum
+    return kpis
+
+
+#: Largest n for which evaluate() solves the preemptive LP to report the ratio.
+RATIO_MAX_N = 300
+_OPTIMA: dict[int, tuple["Instance", float | None]] = {}
+
+
+def _preemptive_optimum(instance: Instance) -> float | None:
+    cached = _OPTIMA.get(id(instance))
+    if cached is not None and cached[0] is instance:
+        return cached[1]
+    from .formulations.preemptive import solve_preemptive_lp  # the LP; evaluate stays independent of validate
+
+    value = solve_preemptive_lp(instance)[1]
+    if len(_OPTIMA) > 64:
+        _OPTIMA.clear()
+    _OPTIMA[id(instance)] = (instance, value)
+    return value
+
+
+def validate(instance: Instance, solution: Solution) -> list[Violation]:
+    """Every rule of the definition the schedule breaks ([] = feasible).
+
+    Rules: ``segment`` (start ≥ 0, end > start, finite), ``self-overlap``
+    (a kernel cannot run twice at once), ``missing`` (a kernel never runs),
+    ``concurrency`` (≤ 2 kernels at any instant), ``compatibility`` (two
+    running kernels form a listed pair), ``incomplete`` (progress < 1 at the
+    kernel's last end), ``overrun`` (progress > 1: the kernel ran after
+    completing). Progress is integrated slab by slab in exact rationals.
+    """
+    violations: list[Violation] = []
+    n = instance.n
+    by_kernel: list[list[Segment]] = [[] for _ in range(n)]
+    for index, segment in enumerate(solution.segments):
+        if not (0 <= segment.kernel < n):
+            violations.append(Violation("segment", f"segment {index} names kernel {segment.kernel}, not in 0..{n - 1}"))
+            continue
+        if not (math.isfinite(segment.start) and math.isfinite(segment.end)):
+            violations.append(Violation("segment", f"segment {index} of kernel {segment.kernel} has a non-finite time"))
+            continue
+        if segment.start < 0:
+            violations.append(Violation("segment", f"segment {index} of kernel {segment.kernel} starts at {segment.start} < 0"))
+        if segment.end <= segment.start:
+            violations.append(
+                Violation("segment", f"segment {index} of kernel {segment.kernel} ends at {segment.end} <= its start {segment.start}")
+            )
+            continue
+        by_kernel[segment.kernel].append(segment)
+    for kernel, segments in enumerate(by_kernel):
+        if not segments:
+            violations.append(Violation("missing", f"kernel {kernel} ({instance.kernels[kernel].name}) never runs"))
+        ordered = sorted(segments, key=lambda s: s.start)
+        for first, second in zip(ordered, ordered[1:]):
+            if second.start < first.end:
+                violations.append(
+                    Violation("self-overlap", f"kernel {kernel} runs twice at once: [{first.start}, {first.end}) and [{second.start}, {second.end})")
+                )
+    # Sweep the slabs between consecutive distinct endpoints.
+    valid = [s for segments in by_kernel for s in segments]
+    events: dict[float, list[tuple[int, int]]] = {}
+    for s in valid:
+        events.setdefault(s.start, []).append((1, s.kernel))
+        events.setdefault(s.end, []).append((-1, s.kernel))
+    times = sorted(events)
+    progress = [Fraction(0)] * n
+    active: dict[int, int] = {}
+    reported_pairs: set[tuple[int, int]] = set()
+    reported_crowds = 0
+    for position, time in enumerate(times):
+        for delta, kernel in events[time]:
+            active[kernel] = active.get(kernel, 0) + delta
+            if active[kernel] == 0:
+                del active[kernel]
+        if position + 1 == len(times) or not active:
+            continue
+        length = Fraction(times[position + 1]) - Fraction(time)
+        running = sorted(active)
+        if len(running) > 2:
+            if reported_crowds < 10:
+                violations.append(
+                    Violation("concurrency", f"kernels {running} run at once during [{time}, {times[position + 1]})")
+                )
+            reported_crowds += 1
+            continue
+        if len(running) == 1:
+            kernel = running[0]
+            progress[kernel] += length / instance.kernels[kernel].duration
+            continue
+        i, j = running
+        rate_i, rate_j = instance.rate(i, j), instance.rate(j, i)
+        if rate_i is None or rate_j is None:
+            if (i, j) not in reported_pairs:
+                violations.append(
+                    Violation("compatibility", f"kernels {i} and {j} are not a compatible pair but run together from {time}")
+                )
+                reported_pairs.add((i, j))
+            continue
+        progress[i] += length * Fraction(rate_i) / instance.kernels[i].duration
+        progress[j] += length * Fraction(rate_j) / instance.kernels[j].duration
+    if reported_crowds > 10:
+        violations.append(Violation("concurrency", f"... {reported_crowds - 10} more slabs with three or more kernels"))
+    makespan = max((s.end for s in valid), default=0.0)
+    for kernel, segments in enumerate(by_kernel):
+        if not segments:
+            continue
+        duration = instance.kernels[kernel].duration
+        tolerance = PROGRESS_TOLERANCE + TIME_TOLERANCE * makespan / duration
+        done = float(progress[kernel])
+        if done < 1 - tolerance:
+            violations.append(
+                Violation("incomplete", f"kernel {kernel} stops at progress {done:.12g} < 1 (last end {max(s.end for s in segments)})")
+            )
+        elif done > 1 + tolerance:
+            violations.append(
+                Violation("overrun", f"kernel {kernel} reaches progress {done:.12g} > 1: it runs after completing")
+            )
+    return violations

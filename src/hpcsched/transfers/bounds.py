@@ -1,0 +1,80 @@
+"""Lower bounds on the makespan.
+
+All three are valid for every schedule, including schedules whose compute
+order differs from their transfer order, and all are integers (the data are).
+
+* `johnson_bound` — dropping the memory constraint leaves the two-machine
+  flow shop F2||Cmax (link, then device), whose optimum Johnson's rule finds
+  (Johnson 1954); permutation schedules are dominant for F2||Cmax, so the
+  bound holds for non-permutation schedules too.
+* `memory_bound` — task i holds m_i bytes during at least c_i + p_i time
+  units and at most M bytes are held at any instant, so
+  M · C ≥ Σ m_i (c_i + p_i).
+* `clique_bound` — tasks i, j with m_i + m_j > M never hold memory at the
+  same time, so the tasks of a clique of this conflict graph run one after
+  the other, each for at least c_i + p_i. The conflict graph is a threshold
+  graph: a clique holds every "big" task it wants (m > M/2 are pairwise in
+  conflict) and at most one task with m ≤ M/2 (two of those fit together),
+  and that task k conflicts exactly with the big tasks of m > M − m_k. The
+  maximum-weight clique is therefore found in O(n log n) after sorting.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from .model import Instance
+from .simulate import flow_shop_starts, johnson_order
+
+
+def johnson_bound(instance: Instance) -> int:
+    """LB_johnson: the F2||Cmax optimum, memory ignored."""
+    transfer_start, compute_start = flow_shop_starts(instance, johnson_order(instance))
+    return max(t + task.compute for t, task in zip(compute_start, instance.tasks))
+
+
+def memory_bound(instance: Instance) -> int:
+    """LB_memory = ⌈Σ m_i (c_i + p_i) / M⌉."""
+    area = sum(t.memory * (t.transfer + t.compute) for t in instance.tasks)
+    return -(-area // instance.capacity)
+
+
+def clique_tasks(instance: Instance) -> list[int]:
+    """Indices of a maximum-weight clique of the conflict graph (weight c + p)."""
+    capacity = instance.capacity
+    weight = [t.transfer + t.compute for t in instance.tasks]
+    # Big tasks (2 m > M), sorted by memory, with suffix sums of weight.
+    big = sorted((i for i, t in enumerate(instance.tasks) if 2 * t.memory > capacity), key=lambda i: instance.tasks[i].memory)
+    big_memory = [instance.tasks[i].memory for i in big]
+    suffix = [0] * (len(big) + 1)
+    for position in range(len(big) - 1, -1, -1):
+        suffix[position] = suffix[position + 1] + weight[big[position]]
+    best_value, best_clique = suffix[0], list(big)
+    for k, task in enumerate(instance.tasks):
+        if 2 * task.memory > capacity:
+            continue
+        # the big tasks with m_i > M - m_k, i.e. m_i >= M - m_k + 1
+        first = bisect.bisect_right(big_memory, capacity - task.memory)
+        value = weight[k] + suffix[first]
+        if value > best_value:
+            best_value, best_clique = value, [k, *big[first:]]
+    return best_clique
+
+
+def clique_bound(instance: Instance) -> int:
+    """LB_clique: Σ (c_i + p_i) over a maximum-weight clique of never-coexisting tasks."""
+    return sum(instance.tasks[i].transfer + instance.tasks[i].compute for i in clique_tasks(instance))
+
+
+def all_bounds(instance: Instance) -> dict[str, int]:
+    """Every bound by name (for tables)."""
+    return {
+        "johnson": johnson_bound(instance),
+        "memory": memory_bound(instance),
+        "clique": clique_bound(instance),
+    }
+
+
+def best(instance: Instance) -> int:
+    """The largest of the lower bounds (registered as the problem's ``lower_bound``)."""
+    return max(all_bounds(instance).values())

@@ -1,0 +1,406 @@
+"""Exact methods: CP-SAT, a disjunctive MILP, and brute force over order pairs.
+
+All three optimize over *all* schedules: the compute order may differ from
+the transfer order (unlike the heuristics, which are permutation schedules).
+
+``cpsat``
+    Intervals T_i = [s_i, s_i + c_i) and P_i = [t_i, t_i + p_i), a memory
+    interval R_i = [s_i, t_i + p_i) of variable length, NoOverlap(T),
+    NoOverlap(P), Cumulative(R, m, M), t_i ≥ s_i + c_i, minimize C ≥ t_i + p_i.
+    Zero-length operations are left out of the NoOverlap constraints (CP-SAT
+    forbids a zero-size interval strictly inside another one, while the
+    definition lets an empty operation overlap nothing). Options (on by
+    default except ``conflicts``, which the benchmark found to slow CP-SAT
+    down; the benchmark switches them one by one):
+
+    * ``lower_bound`` — C ≥ `bounds.best` (Johnson, memory-area and clique
+      bounds), and the reported bound is at least that; with ``warm_start``,
+      a warm-start schedule that meets the bound is returned as OPTIMAL
+      without calling the solver (the bound proves it);
+    * ``warm_start`` — the best heuristic (`incumbent`: the static and
+      dynamic rules, NEH for n ≤ 100, and ILS for ``warm_start_seconds``,
+      default 20 % of the time limit up to 10 s, skipped when a rule already
+      meets the bound) gives the horizon (every start ≤ its makespan) and a
+      solution hint; without it the horizon is Σ (c_i + p_i). The time limit
+      covers the warm start and the solve together;
+    * ``conflicts`` — redundant NoOverlap constraints on the holding
+      intervals of tasks that never fit together (m_i + m_j > M): one over
+      the "big" tasks (2 m > M, pairwise in conflict) and one per smaller task
+      k over k and the big tasks it conflicts with (cliques of the threshold
+      conflict graph, see `bounds`). The Cumulative implies them, but its
+      propagation with variable-length intervals is weak, while NoOverlap's
+      disjunctive reasoning (edge finding) is strong — in theory: on the
+      benchmark it made CP-SAT slower, so it is off by default;
+    * ``symmetry`` — for identical tasks i < j (same c, p, m):
+      s_i ≤ s_j and t_i ≤ t_j. Safe: if s_i ≤ s_j but t_i > t_j, exchanging
+      the two computations keeps every constraint (t_j ≥ s_j + c ≥ s_i + c,
+      t_i > t_j ≥ s_j + c) and leaves the memory profile unchanged (the two
+      holding intervals [s_i, t_j+p) and [s_j, t_i+p) cover each instant as
+      often as the originals), and renaming identical tasks orders the
+      transfers.
+
+``milp``
+    Disjunctive MILP (PuLP, HiGHS by default, ``backend="cbc"`` possible):
+    z_ij = 1 if transfer i starts before transfer j (z_ji = 1 − z_ij),
+    y_ij the same for computations, w_ij = 1 if i has finished by s_j
+    (w_ij ≤ z_ij, t_i + p_i ≤ s_j + H(1 − w_ij)). Memory row per task j:
+    m_j + Σ_{i≠j} m_i (z_ij − w_ij) ≤ M — the held total only rises at
+    transfer starts, so checking it there is exact (a task released before
+    s_j may set w_ij = 1; one not released cannot). Starts are integer
+    variables (the data are integers).
+
+    * Big-M H is the makespan of the warm-start schedule (`incumbent`), an
+      upper bound on the optimum, so restricting every schedule to [0, H]
+      loses no optimum; not Σ. That schedule is also returned when the
+      backend's incumbent is worse or missing (it is a feasible point of the
+      model; the PuLP adapter passes no MIP start).
+    * Pairs with an empty transfer (c = 0) get two indicators
+      z_ij = [s_i ≤ s_j] and z_ji = [s_j ≤ s_i] with z_ij + z_ji ≥ 1 instead
+      of the disjunction: equal starts count both ways (a single "before"
+      binary would let three tied starts form a cycle that hides memory).
+      Empty computations are left out of the device disjunctions.
+    * Options: ``lower_bound`` (C ≥ `bounds.best`; a warm-start schedule
+      meeting it is returned as OPTIMAL without a solve), ``symmetry``
+      (identical tasks: z_ij = y_ij = 1 for i < j, safe by the argument
+      above), ``conflicts`` (on by default: w_ij + w_ji ≥ 1 for pairs that
+      never fit together — one must be released before the other starts;
+      the memory rows imply it only through big-M), ``backend``.
+
+``brute-force``
+    Every transfer order π × every compute order σ (n ≤ 6), each run through
+    the earliest-start `Simulator`; stops early when the lower bound is met.
+
+    Why this is exact. Every simulated schedule is feasible, so the minimum
+    is ≥ the optimum. Conversely take any feasible schedule S; let π sort the
+    tasks by s_i and σ by (t_i, t_i + p_i, position in π). Following the
+    simulator's sequence of placements, every operation starts no later than
+    in S (induction): a computation waits only for its transfer and, if it
+    has positive length, for the previous positive-length computation in σ,
+    both no later than in S. A transfer of task j waits for the previous
+    transfer in π and for memory: the tasks counted as held are the
+    π-earlier ones not yet released; those whose computation is placed are
+    released no later than in S, and those whose computation is not yet
+    placed come after a task in σ whose transfer is π-at-or-after j, hence
+    (by the order chosen for σ) are still held at s_j in S. So at time s_j
+    the simulator sees at most the bytes S holds at s_j, and m_j fits: the
+    simulator starts j at or before s_j. Hence the simulated schedule of
+    (π, σ) has makespan ≤ that of S, and the minimum over all order pairs is
+    the optimum. (Zero-length operations occupy no machine in the simulator,
+    as in the definition; that is what the induction needs.)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+
+from ..core.result import Result, Status
+from ..solvers.cpsat import new_model, solve_cpsat
+from ..solvers.milp import solve_pulp
+from . import bounds
+from .heuristics import best_constructive, ils, neh
+from .model import Instance, Solution, makespan_of, require_fits
+from .simulate import Simulator
+
+PROBLEM = "transfers"
+BRUTE_FORCE_MAX_N = 6
+
+
+NEH_WARM_START_MAX_N = 100  # NEH costs O(n^3) simulation steps; above this only the O(n log n) rules
+
+
+def incumbent(instance: Instance, ils_seconds: float = 0.0, seed: int = 0) -> tuple[str, Solution, int]:
+    """Best heuristic schedule for the warm start and the horizon / big-M:
+    the best static or dynamic rule, NEH when n <= `NEH_WARM_START_MAX_N`,
+    and ILS for ``ils_seconds`` (seeded) when that is positive."""
+    name, _, solution, value = best_constructive(instance)
+    candidates = []
+    if instance.n <= NEH_WARM_START_MAX_N:
+        candidates.append(neh(instance))
+    if ils_seconds > 0 and value > bounds.best(instance):
+        candidates.append(ils(instance, time_limit=ils_seconds, seed=seed))
+    for result in candidates:
+        if result.objective < value:
+            name, solution, value = result.method, result.solution, int(result.objective)
+    return name, solution, value
+
+
+def _warm_start_seconds(option: float | None, time_limit: float | None) -> float:
+    """ILS time of the warm start: the option, else 20 % of the time limit (at most 10 s; 5 s without limit)."""
+    if option is not None:
+        return float(option)
+    return 5.0 if time_limit is None else min(10.0, 0.2 * float(time_limit))
+
+
+def _proven_by_bound(instance: Instance, method: str, name: str, solution: Solution, value: int) -> Result | None:
+    """OPTIMAL without a solve when the warm-start schedule already meets `bounds.best`."""
+    lower = bounds.best(instance)
+    if value > lower:
+        return None
+    return Result(PROBLEM, method, Status.OPTIMAL, objective=value, bound=lower, solution=solution,
+                  notes=(f"the warm-start schedule of {name} meets the lower bound {lower}: no solve needed",))
+
+
+def identical_groups(instance: Instance) -> list[list[int]]:
+    """Groups (of size ≥ 2) of tasks with equal transfer, compute and memory."""
+    groups: dict[tuple[int, int, int], list[int]] = {}
+    for i, task in enumerate(instance.tasks):
+        groups.setdefault((task.transfer, task.compute, task.memory), []).append(i)
+    return [members for members in groups.values() if len(members) > 1]
+
+
+def _finish(
+    instance: Instance,
+    method: str,
+    outcome,
+    transfer_start: list[int] | None,
+    compute_start: list[int] | None,
+    use_lower_bound: bool,
+    notes: list[str],
+    fallback: Solution | None = None,
+) -> Result:
+    """Turn a backend Outcome into a Result (bound combined with our bounds if asked)."""
+    bound = outcome.bound
+    if bound is not None and math.isfinite(bound):
+        bound = math.ceil(bound - 1e-6)  # integer makespan: a fractional bound rounds up
+    else:
+        bound = None
+    if use_lower_bound:
+        best = bounds.best(instance)
+        bound = best if bound is None else max(bound, best)
+    status = outcome.status
+    if not outcome.has_solution or transfer_start is None:
+        if fallback is None or status is not Status.TIME_LIMIT_NO_SOLUTION:
+            status = status if status is not Status.OPTIMAL else Status.ERROR
+            return Result(PROBLEM, method, status, bound=bound, solver=outcome.backend,
+                          notes=(*notes, f"backend: {outcome.message}"))
+        # The heuristic schedule that set the horizon is a feasible point of the model.
+        solution, status = fallback, Status.FEASIBLE
+        notes.append("backend found no incumbent in time: returning the heuristic schedule of the horizon")
+    else:
+        solution = Solution(tuple(transfer_start), tuple(compute_start))
+        if fallback is not None and makespan_of(instance, fallback) < makespan_of(instance, solution):
+            solution = fallback  # a feasible point of the model, better than the backend's incumbent
+            notes.append("the heuristic schedule of the horizon beats the backend incumbent: returned instead")
+    objective = makespan_of(instance, solution)
+    if status is Status.FEASIBLE and bound is not None and objective <= bound:
+        status = Status.OPTIMAL
+        notes.append("objective meets the lower bound")
+    return Result(PROBLEM, method, status, objective=objective, bound=bound, solution=solution,
+                  solver=outcome.backend, notes=(*notes, f"backend: {outcome.message}"))
+
+
+def conflict_cliques(instance: Instance) -> list[list[int]]:
+    """Cliques (size ≥ 2) covering every conflicting pair (m_i + m_j > M) of the threshold graph."""
+    capacity, memory = instance.capacity, instance.memory
+    big = [i for i in range(instance.n) if 2 * memory[i] > capacity]
+    cliques = [big] if len(big) > 1 else []
+    for k in range(instance.n):
+        if 2 * memory[k] <= capacity:
+            partners = [i for i in big if memory[i] + memory[k] > capacity]
+            if partners:
+                cliques.append([k, *partners])
+    return cliques
+
+
+def solve_cpsat_model(
+    instance: Instance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    lower_bound: bool = True,
+    conflicts: bool = False,
+    warm_start: bool = True,
+    symmetry: bool = True,
+    warm_start_seconds: float | None = None,
+    workers: int = 2,
+    log: bool = False,
+    **options,
+) -> Result:
+    """CP-SAT: intervals, NoOverlap on link and device, Cumulative memory; minimize makespan."""
+    require_fits(instance)
+    tasks = instance.tasks
+    notes = [f"options: lower_bound={lower_bound}, warm_start={warm_start}, symmetry={symmetry}, conflicts={conflicts}"]
+    started = time.perf_counter()
+    if warm_start:
+        heuristic_name, heuristic, horizon = incumbent(instance, _warm_start_seconds(warm_start_seconds, time_limit), seed)
+        notes.append(f"hint and horizon from {heuristic_name} ({horizon})")
+        if lower_bound and (proven := _proven_by_bound(instance, "cpsat", heuristic_name, heuristic, horizon)):
+            return proven
+    else:
+        heuristic, horizon = None, sum(t.transfer + t.compute for t in tasks)
+    model = new_model()
+    transfer_start, compute_start, link, device, holding = [], [], [], [], []
+    for i, task in enumerate(tasks):
+        s = model.new_int_var(0, horizon - task.transfer - task.compute, f"s{i}")
+        t = model.new_int_var(task.transfer, horizon - task.compute, f"t{i}")
+        model.add(t >= s + task.transfer)
+        if task.transfer:
+            link.append(model.new_fixed_size_interval_var(s, task.transfer, f"T{i}"))
+        if task.compute:
+            device.append(model.new_fixed_size_interval_var(t, task.compute, f"P{i}"))
+        held = model.new_int_var(task.transfer + task.compute, horizon, f"r{i}")
+        holding.append(model.new_interval_var(s, held, t + task.compute, f"R{i}"))
+        transfer_start.append(s)
+        compute_start.append(t)
+    model.add_no_overlap(link)
+    model.add_no_overlap(device)
+    if sum(task.memory for task in tasks) > instance.capacity:  # else memory cannot bind
+        model.add_cumulative(holding, [task.memory for task in tasks], instance.capacity)
+    if conflicts:
+        for clique in conflict_cliques(instance):
+            model.add_no_overlap([holding[i] for i in clique])
+    makespan = model.new_int_var(bounds.best(instance) if lower_bound else 0, horizon, "C")
+    for i, task in enumerate(tasks):
+        model.add(makespan >= compute_start[i] + task.compute)
+    if symmetry:
+        for group in identical_groups(instance):
+            for a, b in zip(group, group[1:]):
+                model.add(transfer_start[a] <= transfer_start[b])
+                model.add(compute_start[a] <= compute_start[b])
+    if heuristic is not None:
+        for i in range(instance.n):
+            model.add_hint(transfer_start[i], heuristic.transfer_start[i])
+            model.add_hint(compute_start[i], heuristic.compute_start[i])
+        model.add_hint(makespan, horizon)
+    model.minimize(makespan)
+    remaining = None if time_limit is None else max(0.1, time_limit - (time.perf_counter() - started))
+    outcome = solve_cpsat(model, time_limit=remaining, workers=workers, seed=seed, log=log)
+    starts = None
+    if outcome.has_solution:
+        starts = ([int(outcome.value(v)) for v in transfer_start], [int(outcome.value(v)) for v in compute_start])
+    return _finish(instance, "cpsat", outcome, *(starts or (None, None)), lower_bound, notes, fallback=heuristic)
+
+
+def solve_milp(
+    instance: Instance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    backend: str = "highs",
+    lower_bound: bool = True,
+    symmetry: bool = True,
+    conflicts: bool = True,
+    warm_start_seconds: float | None = None,
+    threads: int = 2,
+    **options,
+) -> Result:
+    """Disjunctive MILP (z, y, w binaries, memory row per task) on PuLP + HiGHS or CBC."""
+    import pulp
+
+    require_fits(instance)
+    tasks, n = instance.tasks, instance.n
+    started = time.perf_counter()
+    heuristic_name, heuristic, horizon = incumbent(instance, _warm_start_seconds(warm_start_seconds, time_limit), seed)
+    if lower_bound and (proven := _proven_by_bound(instance, "milp", heuristic_name, heuristic, horizon)):
+        return proven
+    notes = [f"big-M = {horizon} from {heuristic_name}; options: lower_bound={lower_bound}, symmetry={symmetry}, "
+             f"conflicts={conflicts}"]
+    problem = pulp.LpProblem("transfers", pulp.LpMinimize)
+    s = [problem.add_variable(f"s{i}", 0, horizon - t.transfer - t.compute, cat="Integer") for i, t in enumerate(tasks)]
+    t = [problem.add_variable(f"t{i}", task.transfer, horizon - task.compute, cat="Integer") for i, task in enumerate(tasks)]
+    makespan = problem.add_variable("C", bounds.best(instance) if lower_bound else 0, horizon)
+    problem += makespan
+    c = [task.transfer for task in tasks]
+    p = [task.compute for task in tasks]
+    m = [task.memory for task in tasks]
+    for i in range(n):
+        problem += t[i] >= s[i] + c[i]
+        problem += makespan >= t[i] + p[i]
+    identical = {}
+    if symmetry:
+        for group in identical_groups(instance):
+            for a, b in itertools.combinations(group, 2):
+                identical[(a, b)] = True
+    before: dict[tuple[int, int], object] = {}  # (i, j) -> expression equal to z_ij
+    for i, j in itertools.combinations(range(n), 2):
+        if c[i] > 0 and c[j] > 0:
+            if (i, j) in identical:
+                z_ij = 1  # identical tasks go in index order on both machines (see module docstring)
+            else:
+                z_ij = problem.add_variable(f"z_{i}_{j}", cat="Binary")
+            before[(i, j)], before[(j, i)] = z_ij, 1 - z_ij
+            problem += s[j] >= s[i] + c[i] - horizon * (1 - z_ij)
+            problem += s[i] >= s[j] + c[j] - horizon * z_ij
+        else:
+            # An empty transfer overlaps nothing, so two starts may coincide; then both
+            # tasks count in each other's memory row: z_ij = 1 iff s_i <= s_j (integers).
+            z_ij = problem.add_variable(f"z_{i}_{j}", cat="Binary")
+            z_ji = problem.add_variable(f"z_{j}_{i}", cat="Binary")
+            before[(i, j)], before[(j, i)] = z_ij, z_ji
+            problem += z_ij + z_ji >= 1
+            problem += s[i] <= s[j] + horizon * (1 - z_ij)
+            problem += s[j] <= s[i] + horizon * (1 - z_ji)
+            problem += s[i] >= s[j] + 1 - (horizon + 1) * z_ij
+            problem += s[j] >= s[i] + 1 - (horizon + 1) * z_ji
+        if p[i] > 0 and p[j] > 0:
+            y_ij = 1 if (i, j) in identical else problem.add_variable(f"y_{i}_{j}", cat="Binary")
+            problem += t[j] >= t[i] + p[i] - horizon * (1 - y_ij)
+            problem += t[i] >= t[j] + p[j] - horizon * y_ij
+    if sum(m) > instance.capacity:  # otherwise everything fits together: no memory row binds
+        finished = {}
+        for i, j in itertools.permutations(range(n), 2):
+            w_ij = finished[(i, j)] = problem.add_variable(f"w_{i}_{j}", cat="Binary")
+            problem += w_ij <= before[(i, j)]
+            problem += t[i] + p[i] <= s[j] + horizon * (1 - w_ij)
+        for j in range(n):
+            held = [m[i] * (before[(i, j)] - finished[(i, j)]) for i in range(n) if i != j]
+            problem += m[j] + pulp.lpSum(held) <= instance.capacity
+        if conflicts:
+            for i, j in itertools.combinations(range(n), 2):
+                if m[i] + m[j] > instance.capacity:
+                    problem += finished[(i, j)] + finished[(j, i)] >= 1
+    remaining = None if time_limit is None else max(0.1, time_limit - (time.perf_counter() - started))
+    outcome = solve_pulp(problem, backend=backend, time_limit=remaining, threads=threads, seed=seed)
+    starts = (None, None)
+    if outcome.has_solution:
+        starts = ([round(outcome.value(v)) for v in s], [round(outcome.value(v)) for v in t])
+    return _finish(instance, "milp", outcome, *starts, lower_bound, notes, fallback=heuristic)
+
+
+def brute_force(
+    instance: Instance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    max_n: int = BRUTE_FORCE_MAX_N,
+    stop_at_bound: bool = True,
+    **options,
+) -> Result:
+    """Every transfer order x every compute order through the simulator (n <= 6).
+
+    ``stop_at_bound=False`` enumerates every pair even after reaching
+    `bounds.best`, for checks that must not lean on the bounds.
+    """
+    require_fits(instance)
+    if instance.n > max_n:
+        return Result(PROBLEM, "brute-force", Status.NOT_APPLICABLE,
+                      notes=(f"n = {instance.n} > {max_n}: (n!)^2 order pairs is too many",))
+    started = time.perf_counter()
+    simulator = Simulator(instance)
+    lower = bounds.best(instance) if stop_at_bound else -math.inf
+    best_value, best_pair = math.inf, None
+    stopped_early = timed_out = False
+    orders = list(itertools.permutations(range(instance.n)))
+    for transfer_order in orders:
+        for compute_order in orders:
+            value = simulator.makespan(transfer_order, compute_order)
+            if value < best_value:
+                best_value, best_pair = value, (transfer_order, compute_order)
+                if best_value <= lower:
+                    stopped_early = True
+                    break
+        if stopped_early:
+            break
+        if time_limit is not None and time.perf_counter() - started > time_limit:
+            timed_out = True
+            break
+    assert best_pair is not None  # σ = π never deadlocks once every task fits
+    solution = simulator.schedule(*best_pair)
+    if timed_out:
+        return Result(PROBLEM, "brute-force", Status.FEASIBLE, objective=best_value, bound=bounds.best(instance),
+                      solution=solution, notes=("time limit before all order pairs were tried",))
+    note = "stopped at the lower bound" if stopped_early else f"all {len(orders) ** 2} order pairs tried"
+    return Result(PROBLEM, "brute-force", Status.OPTIMAL, objective=best_value, bound=best_value,
+                  solution=solution, notes=(note,))

@@ -1,0 +1,120 @@
+"""Fair sharing: exact methods agree, brute force agrees, heuristics never beat the optimum."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from hpcsched.burstbuffer import Application, Solution, generate_periodic
+from hpcsched.burstbuffer.fluid import simulate
+from hpcsched.burstbuffer.formulations import knapsack_dp, knapsack_enumerate, knapsack_milp
+from hpcsched.burstbuffer.simulate import dilations, drain_table_brackets
+from hpcsched.core.registry import run_method
+from hpcsched.core.result import Status
+
+from .bb_helpers import single
+
+HEURISTICS = ["greedy-marginal", "equal-split", "proportional-volume", "proportional-rate", "no-burst-buffer"]
+
+
+def small_instance(seed, n, granules, fraction=0.5, load=0.8):
+    return generate_periodic(seed=seed, n=n, load=load, iterations=(1, 3), granules=granules, capacity_fraction=fraction)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 4), granules=st.integers(1, 8), fraction=st.floats(0.05, 1.2))
+def test_dp_agrees_with_brute_force_and_heuristics_do_not_beat_it(seed, n, granules, fraction):
+    instance = small_instance(seed, n, granules, fraction)
+    dp = run_method(instance, "sharing-dp")
+    brute = run_method(instance, "sharing-brute-force")
+    assert dp.status is Status.OPTIMAL and brute.status is Status.OPTIMAL
+    assert dp.objective == pytest.approx(brute.objective, rel=1e-6)
+    assert dp.bound <= brute.objective * (1 + 1e-9) and brute.bound <= dp.objective * (1 + 1e-9)
+    for method in HEURISTICS:
+        # no-burst-buffer has no drain policy: the PFS is shared max-min fairly
+        policies = [{}] if method == "no-burst-buffer" else [{"drain": d} for d in ("proportional", "even")]
+        for options in policies:
+            result = run_method(instance, method, **options)
+            assert result.status is Status.FEASIBLE, result.notes
+            assert result.objective >= dp.bound * (1 - 1e-9), method
+            assert result.bound <= dp.objective * (1 + 1e-9)
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 3), granules=st.integers(1, 6))
+def test_milp_agrees_with_dp(seed, n, granules):
+    instance = small_instance(seed, n, granules)
+    dp = run_method(instance, "sharing-dp")
+    milp = run_method(instance, "sharing-milp")
+    assert milp.status is Status.OPTIMAL
+    assert milp.objective == pytest.approx(dp.objective, rel=1e-6)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), count=st.integers(1, 4), capacity=st.integers(0, 10))
+def test_three_knapsack_solvers_agree(seed, count, capacity):
+    rng = np.random.default_rng(seed)
+    # non-increasing costs in g, like drain needs
+    costs = -np.sort(-rng.uniform(0, 10, size=(count, capacity + 1)), axis=1)
+    value_dp, vector_dp = knapsack_dp(costs, capacity)
+    value_enum, _ = knapsack_enumerate(costs, capacity)
+    value_milp, vector_milp, status, _ = knapsack_milp(costs, capacity)
+    assert sum(vector_dp) <= capacity and sum(vector_milp) <= capacity
+    assert value_dp == pytest.approx(value_enum, rel=1e-9, abs=1e-9)
+    assert value_milp == pytest.approx(value_enum, rel=1e-7, abs=1e-7)
+    assert value_dp == pytest.approx(sum(costs[k, g] for k, g in enumerate(vector_dp)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(release=st.floats(0, 30), compute=st.floats(0, 40), volume=st.floats(1, 100), rate=st.floats(1, 20),
+       iterations=st.integers(1, 6), granules=st.integers(0, 6), fraction=st.floats(0.02, 1.5))
+def test_recurrence_agrees_with_the_event_simulator(release, compute, volume, rate, iterations, granules, fraction):
+    app = Application("x", release, iterations, compute, volume, rate)
+    drain = fraction * app.io_rate
+    instance = single(app, bandwidth=drain * 2, capacity=60.0, granule=10.0)
+    expected = simulate(instance, Solution.static([granules], [drain])).dilation(0)
+    assert float(dilations(app, granules * 10.0, drain)) == pytest.approx(expected, rel=1e-9)
+
+
+def test_drain_brackets_are_brackets():
+    app = Application("x", 0.0, 3, 10.0, 100.0, 10.0)
+    sizes = np.arange(6) * 10.0
+    low, high = drain_table_brackets([app], sizes, 1.05)
+    assert np.all(dilations(app, sizes, high[0]) <= 1.05 * (1 + 1e-12))
+    missed = low[0] > 0
+    assert np.all(dilations(app, sizes[missed], low[0][missed]) > 1.05)
+    assert np.all(high - low <= 1e-12 * app.rate + 1e-300)
+
+
+def test_time_limited_bisection_is_feasible_not_optimal():
+    instance = small_instance(5, 3, 8)
+    result = run_method(instance, "sharing-dp", time_limit=1e-9)
+    assert result.status is Status.FEASIBLE
+    assert result.bound <= result.objective
+
+
+def test_dynamic_reference_says_it_is_outside_the_static_space():
+    instance = small_instance(7, 3, 8)
+    result = run_method(instance, "dynamic-reference")
+    assert result.status is Status.FEASIBLE and "outside the static solution space" in result.notes[0]
+
+
+def test_sharing_methods_refuse_sizing_instances():
+    instance = small_instance(1, 2, 4).with_objective("sizing-dynamic")
+    for method in ["sharing-dp", "sharing-milp", "greedy-marginal", "dynamic-reference"]:
+        assert run_method(instance, method).status is Status.NOT_APPLICABLE
+    assert run_method(small_instance(1, 2, 4), "sizing-static-lp").status is Status.NOT_APPLICABLE
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), granules=st.integers(0, 8), fraction=st.floats(0.05, 1.5))
+def test_one_application_gets_everything(seed, granules, fraction):
+    # Alone, the optimum is the application with all N granules and the whole bandwidth B.
+    instance = small_instance(seed, 1, max(granules, 1), fraction)
+    app, platform = instance.applications[0], instance.platform
+    expected = simulate(instance, Solution.static([platform.granules], [platform.pfs_bandwidth])).dilation(0)
+    assert expected == pytest.approx(float(dilations(app, platform.granules * platform.granule, platform.pfs_bandwidth)))
+    result = run_method(instance, "sharing-dp")
+    assert result.status is Status.OPTIMAL
+    assert result.objective == pytest.approx(expected, rel=1e-6)

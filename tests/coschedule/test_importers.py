@@ -1,0 +1,127 @@
+"""Trace readers and importers: real data (skipped when absent) and bad input."""
+
+import gzip
+import json
+import math
+
+import pytest
+
+from hpcsched.core.errors import FormatError, InvalidInstanceError
+from hpcsched.coschedule.generate import (
+    generate_all_ones,
+    generate_sm_model,
+    generate_uniform,
+    import_gavel,
+    import_kineto,
+    import_orion,
+    occupancy_sm_demand,
+    sm_model_rate,
+)
+from hpcsched.traces.chrome_trace import KernelRecord, read_chrome_trace
+from hpcsched.traces.orion import read_orion_csv
+
+
+def test_sm_model_by_hand():
+    assert sm_model_rate(30, 40, "compute", "memory", 80, 1.0) == 1.0  # both fit
+    assert math.isclose(sm_model_rate(80, 80, "compute", "compute", 80, 1.0), 0.5)
+    assert math.isclose(sm_model_rate(200, 40, "compute", "compute", 80, 1.0), 80 / 120, rel_tol=1e-5)  # demand capped at Q
+    assert math.isclose(sm_model_rate(60, 60, "memory", "memory", 80, 1.0), 80 / 120 / 2, rel_tol=1e-5)
+
+
+def test_occupancy_by_hand():
+    props = {"numSms": 80, "maxThreadsPerMultiprocessor": 2048, "regsPerMultiprocessor": 65536, "sharedMemPerMultiprocessor": 98304, "warpSize": 32}
+    record = KernelRecord("k", 0, 1, 0, 7, (800, 1, 1), (256, 1, 1), 64, 0)
+    # 256 threads x 64 regs = 16384 regs/block -> 4 blocks/SM (threads allow 8): 800 / 4 = 200 SMs -> capped at 80.
+    assert occupancy_sm_demand(record, props, 80) == 80
+    small = KernelRecord("k", 0, 1, 0, 7, (20, 1, 1), (128, 1, 1), 32, 49152)
+    # shared memory allows 2 blocks/SM: 20 blocks -> 10 SMs.
+    assert occupancy_sm_demand(small, props, 80) == 10
+    assert occupancy_sm_demand(KernelRecord("k", 0, 1, 0, 7, None, None, None, None), props, 80) is None
+
+
+def test_generators_are_seeded_and_checked():
+    assert generate_uniform(seed=4, n=6).to_data() == generate_uniform(seed=4, n=6).to_data()
+    assert generate_uniform(seed=4, n=6).to_data() != generate_uniform(seed=5, n=6).to_data()
+    assert all(p.rate_a == 1 for p in generate_all_ones(n=4).pairs)
+    assert generate_sm_model(n=5, seed=1).source["alpha"] == 1.0
+    with pytest.raises(InvalidInstanceError):
+        generate_uniform(n=0)
+    with pytest.raises(InvalidInstanceError):
+        generate_uniform(n=3, r_min=0)
+
+
+def test_bad_orion_csv(tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("Name,Profile,Duration\nk,1,10\n")
+    with pytest.raises(FormatError, match="missing column"):
+        read_orion_csv(bad)
+    bad.write_text("Name,Profile,Memory_footprint,SM_usage,Duration\nk,1,0,3,abc\n")
+    with pytest.raises(FormatError, match="row 2"):
+        read_orion_csv(bad)
+    with pytest.raises(FormatError, match="no such file"):
+        import_orion(tmp_path / "missing.csv")
+
+
+def test_bad_chrome_trace(tmp_path):
+    path = tmp_path / "t.json.gz"
+    path.write_bytes(gzip.compress(b"{not json"))
+    with pytest.raises(FormatError, match="malformed JSON"):
+        read_chrome_trace(path)
+    path.write_bytes(gzip.compress(json.dumps({"traceEvents": [{"cat": "kernel", "ph": "X", "ts": 0, "dur": -4}]}).encode()))
+    with pytest.raises(FormatError, match=r"traceEvents\[0\].dur"):
+        read_chrome_trace(path)
+    path.write_bytes(gzip.compress(json.dumps({"traceEvents": [{"cat": "kernel", "ph": "X", "ts": 0, "dur": 4}]}).encode()))
+    with pytest.raises(FormatError, match="deviceProperties"):
+        import_kineto(path)
+
+
+def test_bad_gavel(tmp_path):
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps({"v100": {"('A', 1)": {"null": 2.0, "('B', 1)": [1.0]}}}))
+    with pytest.raises(FormatError, match="own, partner"):
+        import_gavel(path)
+    with pytest.raises(FormatError, match="no GPU type"):
+        import_gavel(path, gpu="k80")
+
+
+@pytest.mark.data
+def test_real_orion_mix(data_dir):
+    instance = import_orion(data_dir / "orion", files="resnet50_4_fwd.csv,bert_2_fwd.csv", n=12, seed=3)
+    assert instance.n == 12 and instance.time_unit == "ns"
+    assert {k.profile["app"] for k in instance.kernels} == {"resnet50_4_fwd", "bert_2_fwd"}
+    assert all(k.profile["sm_demand"] <= 80 for k in instance.kernels)
+    assert len(instance.source["files"][0]["sha256"]) == 64
+    assert len(instance.pairs) == 12 * 11 // 2
+
+
+@pytest.mark.data
+def test_both_kineto_schemas(data_dir):
+    old = read_chrome_trace(data_dir / "kineto" / "resnet50_v100_workers0.pt.trace.json.gz")
+    new = read_chrome_trace(data_dir / "hta" / "alexnet_critical_path.trace.json.gz")
+    amd = read_chrome_trace(data_dir / "hta" / "mi250_minitoy_train.json.gz")
+    assert old.schema == "kineto-old" and new.schema == "kineto-new"
+    assert old.kernels and new.kernels and amd.kernels
+    assert old.kernels[0].grid is not None and old.device_properties[0]["numSms"] == 80
+    assert new.device_properties[0]["numSms"] == 108
+    assert all(k.grid is None for k in amd.kernels)  # the AMD trace has no launch fields
+    instance = import_kineto(data_dir / "hta" / "mi250_minitoy_train.json.gz", n=4)
+    assert all(k.profile["sm_demand"] == 104 for k in instance.kernels)
+
+
+@pytest.mark.data
+def test_kineto_refuses_mixing_gpu_models(data_dir):
+    paths = f"{data_dir / 'kineto' / 'resnet50_v100_workers0.pt.trace.json.gz'},{data_dir / 'hta' / 'alexnet_critical_path.trace.json.gz'}"
+    with pytest.raises(FormatError, match="different"):
+        import_kineto(paths, n=4)
+
+
+@pytest.mark.data
+def test_gavel_rates_are_measured_ratios(data_dir):
+    path = data_dir / "gavel" / "simulation_throughputs.json"
+    instance = import_gavel(path, n=6, seed=2)
+    table = json.loads(path.read_text())["v100"]
+    pair = instance.pairs[0]
+    a, b = instance.kernels[pair.a].profile["job_type"], instance.kernels[pair.b].profile["job_type"]
+    own, other = table[a][b]
+    assert math.isclose(pair.rate_a, min(1.0, own / table[a]["null"]), rel_tol=1e-5)
+    assert math.isclose(pair.rate_b, min(1.0, other / table[b]["null"]), rel_tol=1e-5)

@@ -1,0 +1,88 @@
+"""Brute force, CP-SAT and MILP agree on the optimum of random small instances."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from hpcsched.core.registry import run_method
+from hpcsched.core.result import Status
+from hpcsched.transfers import Instance, Simulator, Solution, evaluate, generate_uniform, validate
+from transfers_strategies import small_instances
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(small_instances(max_n=5))
+def test_three_exact_methods_agree(instance):
+    brute = run_method(instance, "brute-force")
+    assert brute.status is Status.OPTIMAL
+    for method in ("cpsat", "milp"):
+        result = run_method(instance, method, time_limit=20)
+        assert result.status is Status.OPTIMAL, (method, result.notes)
+        assert result.objective == brute.objective, (method, instance.to_data())
+
+
+@settings(max_examples=10, deadline=None)
+@given(small_instances(min_n=2, max_n=4))
+def test_plain_variants_agree(instance):
+    """Without bounds, hint and symmetry breaking (the benchmark's 'plain'), and on CBC."""
+    optimum = run_method(instance, "brute-force").objective
+    plain = run_method(instance, "cpsat", lower_bound=False, conflicts=False, warm_start=False, symmetry=False, time_limit=20)
+    assert plain.status is Status.OPTIMAL and plain.objective == optimum
+    cbc = run_method(instance, "milp", backend="cbc", lower_bound=False, conflicts=False, symmetry=False, time_limit=20)
+    assert cbc.status is Status.OPTIMAL and cbc.objective == optimum
+
+
+def test_non_permutation_optimum():
+    """An instance whose optimum computes in another order than it transfers.
+
+    Found by a random search (positive durations, n = 5). Every permutation
+    schedule (σ = π, all 120 orders enumerated here) has makespan >= 32, while
+    brute force over order pairs, CP-SAT and the MILP find 31; the witness
+    schedule below (checked by the validator) transfers task 2 before task 1
+    but computes it after.
+    """
+    instance = Instance.create([9, 1, 2, 1, 7], [4, 7, 7, 8, 3], [6, 6, 2, 7, 1], 9)
+    witness = Solution((17, 9, 1, 0, 10), (27, 10, 17, 1, 24))
+    assert validate(instance, witness) == [] and evaluate(instance, witness)["objective"] == 31
+    simulator = Simulator(instance)
+    assert min(simulator.makespan(order) for order in itertools.permutations(range(5))) == 32
+    for method in ("brute-force", "cpsat", "milp"):
+        assert run_method(instance, method, time_limit=20).objective == 31, method
+    assert run_method(instance, "ils", time_limit=2).objective == 32
+
+
+def test_identical_tasks_symmetry_breaking_keeps_the_optimum():
+    instance = Instance.create([3, 3, 3, 1, 2], [2, 2, 2, 4, 1], [4, 4, 4, 3, 5], 9)
+    optimum = run_method(instance, "brute-force").objective
+    for method in ("cpsat", "milp"):
+        with_symmetry = run_method(instance, method, symmetry=True, time_limit=20)
+        without = run_method(instance, method, symmetry=False, time_limit=20)
+        assert with_symmetry.objective == without.objective == optimum
+
+
+def test_time_limited_solve_is_feasible_not_optimal():
+    instance = generate_uniform(seed=3, n=60, memory_factor=1.5)
+    for method, limit in (("cpsat", 0.5), ("milp", 1.0)):
+        result = run_method(instance, method, time_limit=limit)
+        assert result.status in (Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION), method
+        assert result.bound is not None and (result.objective is None or result.bound < result.objective)
+
+
+def test_brute_force_outside_its_size():
+    instance = generate_uniform(seed=0, n=7)
+    assert run_method(instance, "brute-force").status is Status.NOT_APPLICABLE
+
+
+@pytest.mark.slow
+@settings(max_examples=15, deadline=None)
+@given(small_instances(min_n=6, max_n=6, max_time=6))
+def test_exact_methods_agree_at_six_tasks(instance):
+    brute = run_method(instance, "brute-force")
+    cpsat = run_method(instance, "cpsat", time_limit=30)
+    milp = run_method(instance, "milp", time_limit=30)
+    assert brute.objective == cpsat.objective == milp.objective

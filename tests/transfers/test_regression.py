@@ -1,0 +1,49 @@
+"""Exact methods reproduce instances/transfers/solved.json (produced by make_solved.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hpcsched.core.io import read_instance
+from hpcsched.core.registry import run_method
+from hpcsched.core.result import Status
+
+FOLDER = Path(__file__).resolve().parents[2] / "instances" / "transfers"
+SOLVED = json.loads((FOLDER / "solved.json").read_text())
+FAST_N = 12  # proven instances up to this size run by default; the rest are marked slow
+
+
+def cases():
+    for name, entry in sorted(SOLVED.items()):
+        for method in ("cpsat", "milp"):
+            if method == "milp" and entry["n"] > 50:
+                continue
+            fast = entry["n"] <= FAST_N and entry["status"] == "OPTIMAL"
+            marks = [] if fast else [pytest.mark.slow]
+            yield pytest.param(name, method, id=f"{name}-{method}", marks=marks)
+
+
+def test_solved_json_covers_every_shipped_instance():
+    shipped = {p.name for p in FOLDER.glob("*.json") if p.name != "solved.json"}
+    assert shipped == set(SOLVED) and len(shipped) >= 15
+    for entry in SOLVED.values():
+        assert entry["bound"] <= entry["objective"]
+        assert (entry["status"] == "OPTIMAL") == (entry["bound"] >= entry["objective"])
+
+
+@pytest.mark.parametrize(("name", "method"), list(cases()))
+def test_exact_method_reproduces_solved(name, method):
+    entry = SOLVED[name]
+    instance = read_instance(FOLDER / name)
+    result = run_method(instance, method, time_limit=10 if method == "cpsat" else 5)
+    assert result.status in (Status.OPTIMAL, Status.FEASIBLE), result.notes
+    # never better than a proven bound, never a bound above a known value
+    assert result.objective >= entry["bound"]
+    assert result.bound <= entry["objective"]
+    if entry["status"] == "OPTIMAL" and result.status is Status.OPTIMAL:
+        assert result.objective == entry["objective"]
+    if entry["status"] == "OPTIMAL" and entry["n"] <= FAST_N and method == "cpsat":
+        assert result.status is Status.OPTIMAL, "CP-SAT must prove a small proven instance within 10 s"

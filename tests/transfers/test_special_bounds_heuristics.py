@@ -1,0 +1,114 @@
+"""Special cases, lower bounds and heuristics against the optimum (brute force)."""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import networkx as nx
+from hypothesis import given, settings
+
+from hpcsched.core.registry import run_method
+from hpcsched.core.result import Status
+from hpcsched.transfers import HEURISTIC_METHODS, Instance, Simulator, bounds, generate_uniform
+from hpcsched.transfers.heuristics import DYNAMIC_METHODS, _dynamic_priorities, dynamic_order
+from transfers_strategies import small_instances
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_instances(max_n=5))
+def test_johnson_is_optimal_whenever_its_schedule_fits(instance):
+    johnson = run_method(instance, "johnson")
+    assert johnson.status in (Status.OPTIMAL, Status.FEASIBLE)
+    optimum = run_method(instance, "brute-force").objective
+    assert johnson.objective >= optimum
+    if johnson.status is Status.OPTIMAL:
+        assert johnson.objective == optimum
+
+
+@settings(max_examples=25, deadline=None)
+@given(small_instances(max_n=5, capacity="unlimited"))
+def test_johnson_with_unlimited_memory_is_optimal_and_agrees(instance):
+    johnson = run_method(instance, "johnson")
+    assert johnson.status is Status.OPTIMAL
+    assert johnson.objective == run_method(instance, "brute-force").objective
+    assert johnson.objective == run_method(instance, "cpsat", time_limit=10).objective
+
+
+@settings(max_examples=25, deadline=None)
+@given(small_instances(max_n=5, capacity="sequential"))
+def test_sequential_case(instance):
+    result = run_method(instance, "sequential")
+    assert result.status is Status.OPTIMAL
+    assert result.objective == sum(t.transfer + t.compute for t in instance.tasks)
+    assert result.objective == run_method(instance, "brute-force").objective
+
+
+def test_sequential_not_applicable():
+    instance = Instance.create([1, 1], [1, 1], [5, 5], 10)
+    assert run_method(instance, "sequential").status is Status.NOT_APPLICABLE
+
+
+@settings(max_examples=30, deadline=None)
+@given(small_instances(max_n=5))
+def test_heuristics_between_bound_and_optimum(instance):
+    optimum = run_method(instance, "brute-force").objective
+    lower = bounds.best(instance)
+    for name, value in bounds.all_bounds(instance).items():
+        assert value <= optimum, name
+    for method in HEURISTIC_METHODS:
+        # only the local search has an evaluation budget
+        budget = {"max_evaluations": 300} if method == "ils" else {}
+        result = run_method(instance, method, time_limit=1, **budget)
+        assert result.status in (Status.OPTIMAL, Status.FEASIBLE), (method, result.notes)
+        assert lower <= optimum <= result.objective, method
+        assert result.bound == lower
+        if result.status is Status.OPTIMAL:
+            assert result.objective == optimum
+
+
+@settings(max_examples=40, deadline=None)
+@given(small_instances(max_n=6))
+def test_clique_bound_matches_networkx(instance):
+    graph = nx.Graph()
+    for i, task in enumerate(instance.tasks):
+        graph.add_node(i, weight=task.transfer + task.compute)
+    for i, j in itertools.combinations(range(instance.n), 2):
+        if instance.tasks[i].memory + instance.tasks[j].memory > instance.capacity:
+            graph.add_edge(i, j)
+    _, weight = nx.max_weight_clique(graph, weight="weight")
+    assert bounds.clique_bound(instance) == weight
+
+
+def test_bounds_by_hand():
+    # c = (2, 3), p = (4, 1), m = (6, 4), M = 9: Johnson order a, b: link 0-2, 2-5; device 2-6, 6-7 -> 7.
+    instance = Instance.create([2, 3], [4, 1], [6, 4], 9)
+    assert bounds.johnson_bound(instance) == 7
+    assert bounds.memory_bound(instance) == -(-(6 * 6 + 4 * 4) // 9)  # ceil(52 / 9) = 6
+    assert bounds.clique_bound(instance) == 6 + 4  # 6 + 4 > 9: never together
+    assert bounds.best(instance) == 10
+
+
+def test_dynamic_rules_agree_with_the_simulator():
+    instance = generate_uniform(seed=5, n=300, memory_factor=1.5)
+    simulator = Simulator(instance)
+    for name, priority in _dynamic_priorities(instance).items():
+        order = dynamic_order(instance, priority)
+        assert sorted(order) == list(range(instance.n))
+        assert run_method(instance, name).objective == simulator.makespan(order)
+
+
+def test_dynamic_rules_scale():
+    instance = generate_uniform(seed=1, n=20_000, memory_factor=3)
+    for name in DYNAMIC_METHODS:
+        started = time.perf_counter()
+        result = run_method(instance, name)
+        assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
+        assert time.perf_counter() - started < 10, name
+
+
+def test_ils_is_seeded():
+    instance = generate_uniform(seed=2, n=15, memory_factor=1.5)
+    first = run_method(instance, "ils", seed=4, max_evaluations=500, time_limit=30)
+    second = run_method(instance, "ils", seed=4, max_evaluations=500, time_limit=30)
+    assert first.solution == second.solution
