@@ -27,9 +27,9 @@ def test_solve_validate_and_plot(tmp_path):
     out, picture = tmp_path / "sol.json", tmp_path / "plot.png"
     instance = INSTANCES / "vgg16-pcie3-60.json"
     result = runner.invoke(app, ["solve", str(instance), "--method", "local-search", "--time-limit", "0.5",
-                                 "--out", str(out), "--plot", str(picture)])
+                                 "--out", str(out), "--plot", str(picture), "--json"])
     assert result.exit_code == 0, result.output
-    assert "FEASIBLE" in result.stdout and picture.stat().st_size > 0
+    assert json.loads(result.stdout)["status"] == "FEASIBLE" and picture.stat().st_size > 0
     checked = runner.invoke(app, ["validate", str(instance), str(out)])
     assert checked.exit_code == 0 and "overhead" in checked.stdout
 
@@ -39,8 +39,8 @@ def test_generate_then_solve_default_method(tmp_path):
     made = runner.invoke(app, ["generate", "offload", "--family", "random", "--n", "4", "--seed", "2",
                                "--param", "budget=0.9", "--param", "bandwidth=20000", "-o", str(path)])
     assert made.exit_code == 0, made.output
-    solved = runner.invoke(app, ["solve", str(path), "--time-limit", "10"])
-    assert solved.exit_code == 0 and "OPTIMAL" in solved.stdout, solved.output
+    solved = runner.invoke(app, ["solve", str(path), "--time-limit", "10", "--json"])
+    assert solved.exit_code == 0 and json.loads(solved.stdout)["status"] == "OPTIMAL", solved.output
 
 
 def test_infeasible_budget_from_the_cli(tmp_path):
@@ -49,8 +49,9 @@ def test_infeasible_budget_from_the_cli(tmp_path):
     path = tmp_path / "tiny.json"
     path.write_text(json.dumps(document))
     for method in ("cpsat", "local-search", "offload-all"):
-        result = runner.invoke(app, ["solve", str(path), "--method", method, "--time-limit", "1"])
-        assert "INFEASIBLE" in result.stdout and "step F1" in result.stdout, result.output
+        result = runner.invoke(app, ["solve", str(path), "--method", method, "--time-limit", "1", "--json"])
+        summary = json.loads(result.stdout)
+        assert summary["status"] == "INFEASIBLE" and "step F1" in summary["notes"], result.output
 
 
 @pytest.mark.parametrize(
