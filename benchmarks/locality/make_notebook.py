@@ -1,4 +1,4 @@
-"""Build notebooks/locality.ipynb (run once, then execute with pytest --nbmake)."""
+"""Build notebooks/locality.ipynb (run from the repository root, then execute with pytest --nbmake)."""
 
 import nbformat as nbf
 
