@@ -32,6 +32,7 @@ scaling
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import statistics
 import time
@@ -39,7 +40,7 @@ from pathlib import Path
 
 from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
-from hpcsched.transfers import HEURISTIC_METHODS
+from hpcsched.transfers import HEURISTIC_METHODS, bounds
 from hpcsched.transfers.generate import GENERATORS
 from hpcsched.transfers.heuristics import DYNAMIC_METHODS
 
@@ -55,7 +56,27 @@ VARIANTS = {
     "cpsat default": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True)),
     "milp plain": ("milp", dict(lower_bound=False, conflicts=False, symmetry=False)),
     "milp all": ("milp", dict(lower_bound=True, conflicts=True, symmetry=True)),
+    # round 2: the same defaults with the round-1 bounds only (no overlap bound), and CP-SAT
+    # with its two workers spent on lower-bounding subsolvers instead of default_lp + LNS
+    "cpsat default round-1 bounds": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True)),
+    "milp all round-1 bounds": ("milp", dict(lower_bound=True, conflicts=True, symmetry=True)),
+    "cpsat default lb-workers": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True,
+                                               parameters={"subsolvers": ["max_lp", "objective_lb_search"]})),
+    "cpsat default +probe": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True,
+                                           probe_seconds=None)),
 }
+ROUND_1_BOUNDS = ("johnson", "memory", "clique")
+
+
+@contextlib.contextmanager
+def bounds_restricted_to(names):
+    """Make `bounds.best` (used by every method) the max of the named bounds only."""
+    original = bounds.all_bounds
+    bounds.all_bounds = lambda instance: {k: v for k, v in original(instance).items() if k in names}
+    try:
+        yield
+    finally:
+        bounds.all_bounds = original
 
 
 def write(rows: list[dict], out: Path, stem: str, table: str) -> None:
@@ -74,22 +95,26 @@ def ladder(args) -> None:
     for factor in args.factors:
         for variant in args.variants:
             method, options = VARIANTS[variant]
-            largest = 0
+            largest, climbing = 0, True
             for n in args.ladder:
                 if method == "milp" and n > args.milp_max_n:
                     break
                 proven = 0
                 for seed in args.seeds:
                     instance = GENERATORS["uniform"](seed=seed, n=n, memory_factor=factor)
-                    result = run_method(instance, method, time_limit=args.time_limit, **options)
+                    restrict = bounds_restricted_to(ROUND_1_BOUNDS) if "round-1" in variant else contextlib.nullcontext()
+                    with restrict:
+                        result = run_method(instance, method, time_limit=args.time_limit, **options)
                     rows.append(dict(variant=variant, factor=factor, n=n, seed=seed, status=result.status.value,
                                      objective=result.objective, bound=result.bound,
                                      runtime_s=round(result.runtime_s, 2)))
                     print(rows[-1], flush=True)
                     proven += result.status is Status.OPTIMAL
-                if proven == 0:
+                climbing = climbing and proven > 0
+                if climbing:
+                    largest = n
+                elif not args.every_rung:
                     break
-                largest = n
             summary[(variant, factor)] = largest
     lines = [f"Largest n proven optimal within {args.time_limit:g} s (seeds {args.seeds}; ladder {args.ladder}; "
              "a rung counts when at least one seed is proven)\n",
@@ -97,6 +122,11 @@ def ladder(args) -> None:
              "|---|" + "---|" * len(args.factors)]
     for variant in args.variants:
         lines.append(f"| {variant} | " + " | ".join(str(summary[(variant, f)]) for f in args.factors) + " |")
+    lines += ["", "Per rung: objective / bound (status, seconds) of each run\n",
+              "| variant | memory | n | seed | objective | bound | status | time (s) |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['variant']} | {r['factor']:g}x | {r['n']} | {r['seed']} | {r['objective']} | {r['bound']} | "
+                     f"{r['status']} | {r['runtime_s']} |")
     write(rows, args.out, "ladder", "\n".join(lines) + "\n")
 
 
@@ -157,6 +187,8 @@ def main() -> None:
     parser.add_argument("--ladder", type=int, nargs="+", default=[10, 15, 20, 30, 50, 75, 100, 150, 200])
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--milp-max-n", type=int, default=100)
+    parser.add_argument("--every-rung", action="store_true",
+                        help="run every rung even after a failure (the largest proven n still stops at the first failure)")
     parser.add_argument("--n", type=int, default=None)
     parser.add_argument("--ils-time", type=float, default=2.0)
     args = parser.parse_args()

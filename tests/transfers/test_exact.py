@@ -86,3 +86,26 @@ def test_exact_methods_agree_at_six_tasks(instance):
     cpsat = run_method(instance, "cpsat", time_limit=30)
     milp = run_method(instance, "milp", time_limit=30)
     assert brute.objective == cpsat.objective == milp.objective
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances(min_n=3, max_n=5))
+def test_cpsat_probe_and_lower_bound_workers_agree_with_brute_force(instance):
+    """The probe at C <= bound (without warm start, so it runs) and CP-SAT on lower-bounding subsolvers."""
+    optimum = run_method(instance, "brute-force", stop_at_bound=False).objective
+    probed = run_method(instance, "cpsat", warm_start=False, probe_seconds=5, time_limit=20)
+    assert probed.status is Status.OPTIMAL, probed.notes
+    assert probed.objective == optimum
+    workers = run_method(instance, "cpsat", warm_start=False, time_limit=20,
+                         parameters={"subsolvers": ["max_lp", "objective_lb_search"]})
+    assert workers.status is Status.OPTIMAL and workers.objective == optimum
+
+
+def test_cpsat_probe_that_is_infeasible_raises_the_bound():
+    # Any two tasks fit in M = 20, never all three; bounds.best = 9 (Johnson) but the optimum
+    # (brute force) is 11, so the probe at C <= 9 must be refuted and the probe's note says so.
+    instance = Instance.create([2, 5, 1], [3, 1, 4], [8, 8, 7], 20)
+    assert run_method(instance, "brute-force", stop_at_bound=False).objective == 11
+    result = run_method(instance, "cpsat", warm_start=False, probe_seconds=5, time_limit=20)
+    assert result.status is Status.OPTIMAL and result.objective == 11
+    assert any("infeasible, so C >= 10" in note for note in result.notes), result.notes

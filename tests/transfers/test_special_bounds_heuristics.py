@@ -112,3 +112,43 @@ def test_ils_is_seeded():
     first = run_method(instance, "ils", seed=4, max_evaluations=500, time_limit=30)
     second = run_method(instance, "ils", seed=4, max_evaluations=500, time_limit=30)
     assert first.solution == second.solution
+
+
+def _overlap_bound_by_max_flow(instance):
+    """LB_overlap recomputed with networkx max flow (computations -> compatible transfers)."""
+    tasks, capacity = instance.tasks, instance.capacity
+    graph = nx.DiGraph()
+    for i, task in enumerate(tasks):
+        graph.add_edge("source", ("p", i), capacity=task.compute)
+        graph.add_edge(("c", i), "sink", capacity=task.transfer)
+        for j, other in enumerate(tasks):
+            if task.memory + other.memory <= capacity:
+                graph.add_edge(("p", i), ("c", j))  # unlimited
+    flow = nx.maximum_flow_value(graph, "source", "sink")
+    total_c = sum(t.transfer for t in tasks)
+    total_p = sum(t.compute for t in tasks)
+    overlap = min(flow, total_c - min(t.transfer for t in tasks), total_p - min(t.compute for t in tasks))
+    return total_c + total_p - overlap
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_instances(max_n=8))
+def test_overlap_bound_greedy_is_the_max_flow(instance):
+    assert bounds.overlap_bound(instance) == _overlap_bound_by_max_flow(instance)
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_instances(max_n=5, max_time=6))
+def test_overlap_bound_never_above_brute_force(instance):
+    optimum = run_method(instance, "brute-force", stop_at_bound=False).objective
+    assert bounds.overlap_bound(instance) <= optimum
+
+
+def test_overlap_bound_by_hand():
+    # M = 10, m = 6, 6, 3: the two big tasks never meet; c = (4, 4, 1), p = (4, 4, 1).
+    # Link 9, device 9; computation of a big task overlaps only the small transfer (1 unit),
+    # the small computation overlaps at most 1 unit: overlap <= 2, C >= 18 - 2 = 16.
+    instance = Instance.create([4, 4, 1], [4, 4, 1], [6, 6, 3], 10)
+    assert bounds.overlap_bound(instance) == 16
+    assert bounds.johnson_bound(instance) == 13  # small task first: link 0-1-5-9, device 1-2, 5-9, 9-13
+    assert run_method(instance, "brute-force", stop_at_bound=False).objective >= 16

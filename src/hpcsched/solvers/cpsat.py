@@ -72,7 +72,10 @@ def solve_cpsat(
     solver.parameters.random_seed = int(seed)
     solver.parameters.log_search_progress = bool(log)
     for key, value in (parameters or {}).items():
-        setattr(solver.parameters, key, value)
+        if isinstance(value, (list, tuple)):  # repeated fields (e.g. subsolvers) cannot be assigned
+            getattr(solver.parameters, key).extend(value)
+        else:
+            setattr(solver.parameters, key, value)
     started = time.perf_counter()
     code = solver.solve(model)
     runtime = time.perf_counter() - started
