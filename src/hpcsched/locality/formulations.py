@@ -59,6 +59,16 @@ def _entries(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
     return task_of_entry, instance.replica_servers
 
 
+def _chosen_assignment(instance: Instance, outcome, assign, task_of_entry, server_of_entry) -> Solution | None:
+    """The assignment read off the (task, replica) binaries of an incumbent, or None."""
+    if not outcome.has_solution:
+        return None
+    chosen = np.array([outcome.value(v) > 0.5 for v in assign])
+    server_of_task = np.empty(instance.num_tasks, dtype=np.int64)
+    server_of_task[task_of_entry[chosen]] = server_of_entry[chosen]
+    return Solution.from_assignment(server_of_task, instance.servers)
+
+
 def milp_makespan(
     instance: Instance, *, time_limit: float | None = None, seed: int = 0, backend: str = "highs", **options: Any
 ) -> Result:
@@ -85,12 +95,7 @@ def milp_makespan(
         model += pulp.lpSum(terms) <= makespan, f"load_{i}"
     outcome = solve_pulp(model, backend=backend,
                          time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, seed=seed)
-    solution = None
-    if outcome.has_solution:
-        chosen = np.array([outcome.value(v) > 0.5 for v in assign])
-        server_of_task = np.empty(instance.num_tasks, dtype=np.int64)
-        server_of_task[task_of_entry[chosen]] = server_of_entry[chosen]
-        solution = Solution.from_assignment(server_of_task, instance.servers)
+    solution = _chosen_assignment(instance, outcome, assign, task_of_entry, server_of_entry)
     return _result("milp", outcome, solution)
 
 
@@ -119,12 +124,7 @@ def cpsat_makespan(
     model.minimize(makespan)
     outcome = solve_cpsat(model, time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, seed=seed,
                           workers=workers)
-    solution = None
-    if outcome.has_solution:
-        chosen = np.array([outcome.value(v) > 0.5 for v in assign])
-        server_of_task = np.empty(instance.num_tasks, dtype=np.int64)
-        server_of_task[task_of_entry[chosen]] = server_of_entry[chosen]
-        solution = Solution.from_assignment(server_of_task, instance.servers)
+    solution = _chosen_assignment(instance, outcome, assign, task_of_entry, server_of_entry)
     return _result("cpsat", outcome, solution)
 
 

@@ -202,16 +202,9 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
     tau_out = {i: instance.offload_time(i) for i in offloadable}
     tau_in = {i: instance.prefetch_time(i) for i in offloadable}
     lp = pulp.LpProblem("offload_lp", pulp.LpMinimize)
-    SF = [pulp.LpVariable(f"SF{k}", lowBound=0) for k in range(1, n + 1)]
-    SB = [pulp.LpVariable(f"SB{k}", lowBound=0) for k in range(1, n + 1)]
+    SF, SB = compute_chain(lp, f, b)
     category = pulp.LpBinary if integer else pulp.LpContinuous
     o = {i: pulp.LpVariable(f"o{i}", 0, 1, cat=category) for i in offloadable}
-    lp += SB[0] + b[0]
-    for k in range(1, n):
-        lp += SF[k] >= SF[k - 1] + f[k - 1]
-    lp += SB[n - 1] >= SF[n - 1] + f[n - 1]
-    for k in range(1, n):
-        lp += SB[k - 1] >= SB[k] + b[k]
     q: dict[tuple[int, int], Any] = {}
     r: dict[tuple[int, int], Any] = {}
 
@@ -304,3 +297,24 @@ def relaxation_milp_bound(instance: Instance, *, time_limit: float | None = 10.0
 def best(instance: Instance) -> float:
     """max(compute bound, transfer bound): cheap, valid for every instance."""
     return max(compute_bound(instance), transfer_bound(instance))
+
+
+def compute_chain(lp: Any, forward, backward, upper: float | None = None) -> tuple[list, list]:
+    """Start variables of F_1..F_L and B_1..B_L in the serial order F_1..F_L, B_L..B_1.
+
+    Adds the precedence rows of the compute stream and the objective "end of
+    B_1" to the PuLP model ``lp``; shared by the LP relaxation and the
+    fixed-order MILP, whose compute stream is the same.
+    """
+    import pulp
+
+    n = len(forward)
+    SF = [pulp.LpVariable(f"SF{k}", 0, upper) for k in range(1, n + 1)]
+    SB = [pulp.LpVariable(f"SB{k}", 0, upper) for k in range(1, n + 1)]
+    lp += SB[0] + backward[0]
+    for k in range(1, n):
+        lp += SF[k] >= SF[k - 1] + forward[k - 1]
+    lp += SB[n - 1] >= SF[n - 1] + forward[n - 1]
+    for k in range(1, n):
+        lp += SB[k - 1] >= SB[k] + backward[k]
+    return SF, SB

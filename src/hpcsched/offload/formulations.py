@@ -367,6 +367,7 @@ def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.
     import pulp
 
     from ..solvers.milp import solve_pulp
+    from .bounds import compute_chain
     from .heuristics import best_heuristic_solution
     from .simulate import simulate
 
@@ -383,17 +384,10 @@ def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.
     tau_out = {i: instance.offload_time(i) for i in offloadable}
     tau_in = {i: instance.prefetch_time(i) for i in offloadable}
     lp = pulp.LpProblem("offload_fixed_order", pulp.LpMinimize)
-    SF = [pulp.LpVariable(f"SF{k}", 0, big) for k in range(1, n + 1)]
-    SB = [pulp.LpVariable(f"SB{k}", 0, big) for k in range(1, n + 1)]
+    SF, SB = compute_chain(lp, f, b, upper=big)
     o = {i: pulp.LpVariable(f"o{i}", cat="Binary") for i in offloadable}
     X = {i: pulp.LpVariable(f"X{i}", 0, big) for i in offloadable}
     P = {i: pulp.LpVariable(f"P{i}", 0, big) for i in offloadable}
-    lp += SB[0] + b[0]
-    for k in range(1, n):
-        lp += SF[k] >= SF[k - 1] + f[k - 1]
-    lp += SB[n - 1] >= SF[n - 1] + f[n - 1]
-    for k in range(1, n):
-        lp += SB[k - 1] >= SB[k] + b[k]
     end_out = {i: X[i] + tau_out[i] * o[i] for i in offloadable}
     for position, i in enumerate(offloadable):
         if i >= 1:
