@@ -207,7 +207,7 @@ def test_failed_write_leaves_no_partial_file(tmp_path):
 
 @given(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.booleans(), st.text(max_size=3), st.none()))
 def test_require_int_rejects_everything_but_integers(value):
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and value >= 0:
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and 0 <= value <= 2**53:
         assert fields.require_int(value, "f", minimum=0) == int(value)
     else:
         with pytest.raises(InvalidInstanceError, match="^f: "):
@@ -236,3 +236,9 @@ def test_unknown_options_are_refused_not_ignored():
     with pytest.raises(TypeError, match="method 'first' has no option 'colour' \\(its options: bound, claim, index\\)"):
         run_method(INSTANCE, "first", problem="pick", colour=3)
     assert run_method(INSTANCE, "first", problem="pick", index=2).objective == 8.0
+
+
+def test_integers_beyond_float_precision_are_refused():
+    with pytest.raises(InvalidInstanceError, match="at most 2\\^53"):
+        fields.require_int(1e308, "data.big")
+    assert fields.require_int(2**53, "data.big") == 2**53

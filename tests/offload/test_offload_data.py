@@ -36,7 +36,7 @@ def test_vgg16_import_matches_the_file(pipedream_dir):
     assert instance.source["skip_edges"] == 0  # VGG16 is a chain
     assert instance.source["sha256"] == file_sha256(path)
     assert instance.bandwidth_out == LINKS["pcie3"] == 12_000.0
-    assert instance.memory == int(0.6 * no_offload_peak(instance.with_memory(10**18)))
+    assert instance.memory == int(0.6 * no_offload_peak(instance.with_memory(2**53)))
 
 
 @pytest.mark.data

@@ -105,3 +105,13 @@ def test_missing_backends_raise_with_install_hint():
     model.objective = pyo.Objective(expr=model.x)
     with pytest.raises(SolverUnavailableError, match="not available"):
         solve_pyomo(model, solver="no_such_solver_anywhere")
+
+
+def test_a_model_the_backend_refuses_is_an_error_not_a_crash():
+    problem = pulp.LpProblem("huge", pulp.LpMinimize)
+    x = pulp.LpVariable("x", 0, None, cat="Integer")
+    problem += x
+    problem += 1e300 * x >= 3  # beyond HiGHS' numerical range: it refuses the model
+    outcome = solve_pulp(problem)
+    assert outcome.status is Status.ERROR and outcome.value is None
+    assert outcome.message.startswith("highs failed")

@@ -13,6 +13,11 @@ from typing import Any, Sequence
 
 from .errors import InvalidInstanceError
 
+#: Largest integer magnitude accepted: 2^53 is exact as a float (HiGHS works in
+#: doubles) and leaves room for sums of many such values in int64 (CP-SAT, numpy),
+#: so no method overflows or silently rounds a legal instance.
+LARGEST_INTEGER = 2**53
+
 
 def _type_name(value: Any) -> str:
     return "null" if value is None else type(value).__name__
@@ -26,6 +31,8 @@ def require_int(value: Any, field: str, *, minimum: int | None = None, maximum: 
         if not math.isfinite(value) or not value.is_integer():
             raise InvalidInstanceError(field, f"must be an integer, got {value!r}")
         value = int(value)
+    if abs(value) > LARGEST_INTEGER:
+        raise InvalidInstanceError(field, f"magnitude must be at most 2^53 = {LARGEST_INTEGER}, got {value:.3g}")
     if minimum is not None and value < minimum:
         raise InvalidInstanceError(field, f"must be >= {minimum}, got {value}")
     if maximum is not None and value > maximum:

@@ -36,13 +36,14 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import FormatError, InvalidInstanceError
+from ..core.fields import LARGEST_INTEGER
 from ..core.io import file_sha256
 from .model import Instance
 
 #: Link presets: name -> bytes per microsecond per direction.
 LINKS = {"pcie3": 12_000.0, "pcie4": 24_000.0, "pcie5": 50_000.0, "nvlink-c2c": 450_000.0}
 
-_HUGE = 10**18
+_HUGE = LARGEST_INTEGER  # memory that never binds
 
 
 def no_offload_peak(instance: Instance) -> int:

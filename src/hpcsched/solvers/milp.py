@@ -105,8 +105,11 @@ def solve_pulp(
     started = time.perf_counter()
     try:
         problem.solve(solver)
-    except pulp.PulpSolverError as error:
-        return Outcome(Status.ERROR, None, None, time.perf_counter() - started, version(backend), message=str(error))
+    except (pulp.PulpSolverError, ArithmeticError, IndexError, ValueError) as error:
+        # PuLP's HiGHS wrapper indexes an empty solution when HiGHS refuses a model
+        # (e.g. coefficients beyond its numerical range): report it, do not crash.
+        message = f"{backend} failed: {type(error).__name__}: {error}"
+        return Outcome(Status.ERROR, None, None, time.perf_counter() - started, version(backend), message=message)
     runtime = time.perf_counter() - started
     code, solution_code = problem.status, problem.sol_status
     is_mip = any(variable.cat != pulp.LpContinuous for variable in problem.variables())
