@@ -16,12 +16,18 @@ SOLVED = json.loads((FOLDER / "solved.json").read_text())
 FAST_N = 12  # proven instances up to this size run by default; the rest are marked slow
 
 
+def searched_proof(entry: dict) -> bool:
+    return entry.get("bound_method") == "cpsat"
+
+
 def cases():
     for name, entry in sorted(SOLVED.items()):
         for method in ("cpsat", "milp"):
             if method == "milp" and entry["n"] > 50:
                 continue
-            fast = entry["n"] <= FAST_N and entry["status"] == "OPTIMAL"
+            # a proof that needed CP-SAT's search (not a bound met by a heuristic) took seconds in
+            # make_solved.py; on a loaded 2-core machine it can take longer than 10 s, so it is slow
+            fast = entry["n"] <= FAST_N and entry["status"] == "OPTIMAL" and not searched_proof(entry)
             marks = [] if fast else [pytest.mark.slow]
             yield pytest.param(name, method, id=f"{name}-{method}", marks=marks)
 
@@ -38,7 +44,8 @@ def test_solved_json_covers_every_shipped_instance():
 def test_exact_method_reproduces_solved(name, method):
     entry = SOLVED[name]
     instance = read_instance(FOLDER / name)
-    result = run_method(instance, method, time_limit=10 if method == "cpsat" else 5)
+    time_limit = (60 if searched_proof(entry) else 10) if method == "cpsat" else 5
+    result = run_method(instance, method, time_limit=time_limit)
     assert result.status in (Status.OPTIMAL, Status.FEASIBLE), result.notes
     # never better than a proven bound, never a bound above a known value
     assert result.objective >= entry["bound"]
@@ -46,4 +53,4 @@ def test_exact_method_reproduces_solved(name, method):
     if entry["status"] == "OPTIMAL" and result.status is Status.OPTIMAL:
         assert result.objective == entry["objective"]
     if entry["status"] == "OPTIMAL" and entry["n"] <= FAST_N and method == "cpsat":
-        assert result.status is Status.OPTIMAL, "CP-SAT must prove a small proven instance within 10 s"
+        assert result.status is Status.OPTIMAL, f"CP-SAT must prove a small proven instance within {time_limit} s"

@@ -218,7 +218,7 @@ def _build_cpsat(instance: Instance, horizon: int, lowest: int, conflicts: bool,
     """The CP-SAT model with every start in [0, horizon] and C in [lowest, horizon]."""
     tasks = instance.tasks
     model = new_model()
-    transfer_start, compute_start, link, device, holding = [], [], [], [], []
+    transfer_start, compute_start, link, device, holding, holding_time = [], [], [], [], [], []
     for i, task in enumerate(tasks):
         s = model.new_int_var(0, horizon - task.transfer - task.compute, f"s{i}")
         t = model.new_int_var(task.transfer, horizon - task.compute, f"t{i}")
@@ -229,6 +229,7 @@ def _build_cpsat(instance: Instance, horizon: int, lowest: int, conflicts: bool,
             device.append(model.new_fixed_size_interval_var(t, task.compute, f"P{i}"))
         held = model.new_int_var(task.transfer + task.compute, horizon, f"r{i}")
         holding.append(model.new_interval_var(s, held, t + task.compute, f"R{i}"))
+        holding_time.append(held)
         transfer_start.append(s)
         compute_start.append(t)
     model.add_no_overlap(link)
@@ -250,6 +251,8 @@ def _build_cpsat(instance: Instance, horizon: int, lowest: int, conflicts: bool,
         for i in range(instance.n):
             model.add_hint(transfer_start[i], heuristic.transfer_start[i])
             model.add_hint(compute_start[i], heuristic.compute_start[i])
+            # a complete hint: CP-SAT repairs or ignores a partial one
+            model.add_hint(holding_time[i], heuristic.compute_start[i] + tasks[i].compute - heuristic.transfer_start[i])
         model.add_hint(makespan, makespan_of(instance, heuristic))
     model.minimize(makespan)
     return model, transfer_start, compute_start
