@@ -363,3 +363,125 @@ def best_heuristic_solution(instance: Instance, *, time_limit: float = 2.0, seed
         priority = sorted(instance.offloadable, key=lambda i: (-round(fractions[i], 6), -instance.activation[i], i))
         extra.append(round_fractions(instance, fractions, priority))
     return iterated_local_search(instance, time.perf_counter() + time_limit, seed, extra)
+
+
+# ---------------------------------------------------------------- channel orders
+def channel_orders(solution: Solution) -> tuple[list[int], list[int]]:
+    """(offload order, prefetch order) of a schedule, by start time (ties by index)."""
+    chosen = list(solution.offloaded)
+    return (sorted(chosen, key=lambda i: (solution.offload_start[i], i)),
+            sorted(chosen, key=lambda i: (solution.prefetch_start[i], -i)))
+
+
+def improve_orders(instance: Instance, solution: Solution, deadline: float, seed: int = 0) -> Solution:
+    """Local search over the two channel orders of a fixed offload set (first improvement).
+
+    Moves: take one transfer out of its channel order and reinsert it up to
+    three places earlier or later; each order is timed by `simulate` with
+    ``out_order``/``in_order``.  Production order for offloads and order of
+    use for prefetches (the simulator's default) are not always best: a
+    large offload moved ahead of a small one frees memory sooner, a small
+    prefetch moved earlier can fill a channel gap.
+    """
+    rng = random.Random(seed)
+    out_order, in_order = channel_orders(solution)
+    best, value = solution, _value(instance, solution)
+    # The given schedule may not be an ASAP one: start from the ASAP timing of its orders if better.
+    timed = simulate(instance, solution.offloaded, out_order=out_order, in_order=in_order)
+    if timed is not None and _value(instance, timed) < value:
+        best, value = timed, _value(instance, timed)
+    improved = True
+    while improved and time.perf_counter() < deadline:
+        improved = False
+        moves = [(channel, position, shift) for channel in (0, 1) for position in range(len(out_order))
+                 for shift in (-3, -2, -1, 1, 2, 3) if 0 <= position + shift < len(out_order)]
+        rng.shuffle(moves)
+        for channel, position, shift in moves:
+            if time.perf_counter() > deadline:
+                break
+            order = list(out_order if channel == 0 else in_order)
+            order.insert(position + shift, order.pop(position))
+            trial = simulate(instance, solution.offloaded, out_order=order if channel == 0 else out_order,
+                             in_order=order if channel == 1 else in_order)
+            if trial is not None and _value(instance, trial) < value:
+                best, value, improved = trial, _value(instance, trial), True
+                if channel == 0:
+                    out_order = order
+                else:
+                    in_order = order
+                break
+    return best
+
+
+def _insert_naturally(order: list[int], item: int, descending: bool) -> list[int]:
+    """``order`` with ``item`` inserted before the first element that comes after it by index."""
+    for position, other in enumerate(order):
+        if (other < item) if descending else (other > item):
+            return order[:position] + [item] + order[position:]
+    return order + [item]
+
+
+def ordered_local_search(instance: Instance, solution: Solution, deadline: float, seed: int = 0) -> Solution:
+    """Alternate `improve_orders` with flips of O that keep the current channel orders.
+
+    A flipped-in a_i enters both orders at its natural place (production
+    order out, order of use in); a flipped-out one leaves them.  Stops at a
+    local optimum of both neighbourhoods or at the deadline.
+    """
+    rng = random.Random(seed)
+    best = improve_orders(instance, solution, deadline, seed)
+    value = _value(instance, best)
+    candidates = list(instance.offloadable)
+    improved = True
+    while improved and time.perf_counter() < deadline:
+        improved = False
+        out_order, in_order = channel_orders(best)
+        rng.shuffle(candidates)
+        for i in candidates:
+            if time.perf_counter() > deadline:
+                break
+            if i in out_order:
+                trial_out = [j for j in out_order if j != i]
+                trial_in = [j for j in in_order if j != i]
+            else:
+                trial_out = _insert_naturally(out_order, i, descending=False)
+                trial_in = _insert_naturally(in_order, i, descending=True)
+            trial = simulate(instance, trial_out, out_order=trial_out, in_order=trial_in)
+            if trial is not None and _value(instance, trial) < value:
+                best = improve_orders(instance, trial, deadline, seed)
+                value, improved = _value(instance, best), True
+                break
+    return best
+
+
+def ordered_iterated_search(instance: Instance, solution: Solution, deadline: float, seed: int = 0) -> Solution:
+    """`ordered_local_search`, then kicks (2-4 random flips or order moves) until the deadline."""
+    rng = random.Random(seed)
+    best = ordered_local_search(instance, solution, deadline, seed)
+    best_value = _value(instance, best)
+    candidates = list(instance.offloadable)
+    rounds, stalled = 0, 0
+    while time.perf_counter() < deadline and candidates and stalled < 50 + 5 * len(candidates):
+        rounds += 1
+        stalled += 1
+        out_order, in_order = channel_orders(best)
+        for _ in range(rng.randint(2, 4)):
+            if rng.random() < 0.5 or len(out_order) < 2:
+                i = rng.choice(candidates)
+                if i in out_order:
+                    out_order.remove(i)
+                    in_order.remove(i)
+                else:
+                    out_order = _insert_naturally(out_order, i, descending=False)
+                    in_order = _insert_naturally(in_order, i, descending=True)
+            else:
+                order = out_order if rng.random() < 0.5 else in_order
+                position = rng.randrange(len(order))
+                order.insert(max(0, min(len(order) - 1, position + rng.choice((-2, -1, 1, 2)))), order.pop(position))
+        kicked = simulate(instance, out_order, out_order=out_order, in_order=in_order)
+        if kicked is None:
+            continue
+        candidate = ordered_local_search(instance, kicked, deadline, seed + rounds)
+        if _value(instance, candidate) < best_value:
+            best, best_value, stalled = candidate, _value(instance, candidate), 0
+    return best
