@@ -371,9 +371,13 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
     chains hold for every schedule (`transfer_bound_chains`).  So every
     schedule is a solution of the relaxation with the same makespan.
 
-    Variables are bounded by ``upper`` (a known makespan, e.g. a heuristic's):
-    a schedule longer than that is above the bound anyway, so CP-SAT's bound
-    ``min(bound, upper)`` remains valid.  ``hint``: a `Solution` used as a
+    The makespan and the variables are bounded by ``upper``: if ``upper`` is
+    the makespan of a schedule (e.g. a heuristic's), an optimal schedule is
+    still a solution, so CP-SAT's bound stays valid; if the model is
+    infeasible, no schedule has makespan <= ``upper``, so ``upper + 1`` is a
+    bound (whatever ``upper`` is; `relaxation_outcome_bound`).  Called with
+    a guess below the best known makespan this is a destructive lower bound
+    test.  ``hint``: a `Solution` used as a
     complete hint.
     """
     import math
@@ -444,6 +448,7 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
             model.add(sf[k - 1] >= math.ceil(chain_start[k] - 1e-9))
         if math.isfinite(chain_to_end[k]):
             model.add(makespan - sb[k - 1] >= math.ceil(chain_to_end[k] - 1e-9))
+    model.add(makespan <= int(upper))
     model.minimize(makespan)
     if hint is not None:
         for k in range(n):
@@ -465,20 +470,73 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
     return outcome, (sf, sb, o, e, p)
 
 
-def instant_relaxation_bound(instance: Instance, *, upper: int, time_limit: float | None = 30.0, seed: int = 0,
-                             workers: int = 2, hint: Any = None) -> int:
-    """Proven lower bound from `instant_relaxation`, at least `best`, at most ``upper``."""
+def relaxation_outcome_bound(instance: Instance, outcome: Any, upper: int) -> int:
+    """The proven bound carried by an `instant_relaxation` outcome (at least `best`)."""
     import math
 
     from ..core.result import Status
 
     value = best(instance)
-    outcome, _ = instant_relaxation(instance, upper=upper, time_limit=time_limit, seed=seed, workers=workers,
-                                    hint=hint)
+    if outcome.status is Status.INFEASIBLE:
+        # No solution of the relaxation (hence no schedule) has makespan <= upper.
+        return max(value, upper + 1)
     if outcome.status is Status.OPTIMAL and outcome.objective is not None:
         value = max(value, math.ceil(outcome.objective - 1e-6))
-    elif outcome.status is Status.INFEASIBLE:
-        value = max(value, upper)  # no schedule of makespan <= upper exists: upper is a bound
     elif outcome.bound is not None and math.isfinite(outcome.bound):
         value = max(value, math.ceil(outcome.bound - 1e-6))
-    return min(value, upper) if outcome.status is not Status.INFEASIBLE else value
+    return value
+
+
+def instant_relaxation_bound(instance: Instance, *, upper: int, time_limit: float | None = 30.0, seed: int = 0,
+                             workers: int = 2, hint: Any = None) -> int:
+    """Proven lower bound from `instant_relaxation` (at least `best`).
+
+    ``upper`` must be the makespan of a schedule (e.g. a heuristic's); then
+    the result is at most ``upper``.
+    """
+    outcome, _ = instant_relaxation(instance, upper=upper, time_limit=time_limit, seed=seed, workers=workers,
+                                    hint=hint)
+    return relaxation_outcome_bound(instance, outcome, upper)
+
+
+def instant_relaxation_search(instance: Instance, *, lower: int, upper: int, time_limit: float = 30.0,
+                              seed: int = 0, workers: int = 2, hint: Any = None,
+                              first_fraction: float = 0.3) -> tuple[int, Any, Any]:
+    """Destructive lower bounding with `instant_relaxation`: (bound, first outcome, its variables).
+
+    ``lower`` must be a proven bound and ``upper`` the makespan of a
+    schedule (``hint``, if given).  First the relaxation is minimized for
+    ``first_fraction`` of the time (its best solution, returned for repair,
+    caps what the relaxation can prove); then the relaxation with the
+    makespan capped at X is solved for X halfway between the best proven
+    bound and that cap: INFEASIBLE proves X + 1 (`relaxation_outcome_bound`),
+    a solution of value w shows the relaxation cannot prove more than w, a
+    time-out stops the search above X.  Each probe gets 60 % of the time
+    left.  The bound is valid whatever the probes' outcomes.
+    """
+    import time
+
+    from ..core.result import Status
+
+    started = time.perf_counter()
+    outcome, handles = instant_relaxation(instance, upper=upper, time_limit=max(0.5, first_fraction * time_limit),
+                                          seed=seed, workers=workers, hint=hint)
+    bound = max(lower, relaxation_outcome_bound(instance, outcome, upper))
+    cap = upper if outcome.objective is None else min(upper, int(round(outcome.objective)))
+    if outcome.status is Status.OPTIMAL:
+        return bound, outcome, handles
+    cap -= 1  # the largest value still worth testing: a relaxed solution of value w proves nothing above w
+    while bound <= cap:
+        left = time_limit - (time.perf_counter() - started)
+        if left < 0.5:
+            break
+        probe = bound + (cap - bound) // 2
+        result, _ = instant_relaxation(instance, upper=probe, time_limit=0.6 * left, seed=seed, workers=workers)
+        if result.status is Status.INFEASIBLE:
+            bound = max(bound, relaxation_outcome_bound(instance, result, probe))
+        elif result.has_solution:
+            cap = min(cap, int(round(result.objective)) - 1)
+            bound = max(bound, relaxation_outcome_bound(instance, result, probe))
+        else:
+            cap = probe - 1
+    return bound, outcome, handles

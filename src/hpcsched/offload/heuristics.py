@@ -27,7 +27,16 @@ in practice; a linear scan finishes the job when it is not).
   until the time limit; each DP set is simulated and the best kept.
 - ``local-search``: from the best of the greedy/DP/vDNN sets, flip/swap
   moves, first improvement, random order (seeded); then iterated: kicks of
-  2-4 random flips followed by local search, until the time limit.
+  2-4 random flips followed by local search, for 70 % of the time limit
+  (`best_heuristic_solution`, the exact methods' warm start: its whole
+  budget, plus a third more for the orders);
+  then the *channel orders* (`ordered_iterated_search`): the simulator
+  accepts any offload order and prefetch order, and a local search moves
+  one transfer up to three places in its order, alternated with flips of O
+  that keep the orders, with kicks until the time limit.  (Production order
+  out / order of use in is not always best: on VGG16 PCIe 3 at 60 % moving
+  the offload of a_17 after a_20's and a_26's last gives 1,066,597 instead
+  of 1,070,307.)
 
 All heuristics report ``bounds.best`` as their bound (valid, cheap).
 """
@@ -325,9 +334,18 @@ def _starting_sets(instance: Instance, deadline: float, extra: Sequence[Solution
     return starts
 
 
-def iterated_local_search(instance: Instance, deadline: float, seed: int, extra: Sequence[Solution] = ()) -> Solution:
-    """Local search from the best starting set, then kicks of 2-4 random flips until the deadline."""
+def iterated_local_search(instance: Instance, deadline: float, seed: int, extra: Sequence[Solution] = (),
+                          order_fraction: float = 0.3) -> Solution:
+    """Local search from the best starting set, then kicks of 2-4 random flips; then the channel orders.
+
+    ``1 - order_fraction`` of the time goes to the search over O (default
+    channel orders), the rest to `ordered_iterated_search` from its best
+    schedule.
+    """
     rng = random.Random(seed)
+    final_deadline = deadline
+    now = time.perf_counter()
+    deadline = now + (1.0 - order_fraction) * max(0.0, final_deadline - now)
     starts = _starting_sets(instance, deadline, extra)
     start = min(starts, key=lambda sol: _value(instance, sol))
     best = local_search_from(instance, set(start.offloaded), deadline, seed)
@@ -342,7 +360,7 @@ def iterated_local_search(instance: Instance, deadline: float, seed: int, extra:
         stalled += 1
         if _value(instance, candidate) < best_value:
             best, best_value, stalled = candidate, _value(instance, candidate), 0
-    return best
+    return ordered_iterated_search(instance, best, max(final_deadline, time.perf_counter() + 0.05), seed)
 
 
 def local_search(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
@@ -362,7 +380,9 @@ def best_heuristic_solution(instance: Instance, *, time_limit: float = 2.0, seed
     if fractions:
         priority = sorted(instance.offloadable, key=lambda i: (-round(fractions[i], 6), -instance.activation[i], i))
         extra.append(round_fractions(instance, fractions, priority))
-    return iterated_local_search(instance, time.perf_counter() + time_limit, seed, extra)
+    # The set search keeps its whole ``time_limit``; the channel-order phase comes on top (a third more).
+    return iterated_local_search(instance, time.perf_counter() + 1.5 * time_limit, seed, extra,
+                                 order_fraction=1 / 3)
 
 
 # ---------------------------------------------------------------- channel orders
