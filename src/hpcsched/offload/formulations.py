@@ -270,6 +270,9 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
         return limit - (time.perf_counter() - started)
 
     if relaxation_fraction > 0 and best_value > lower and remaining() > 1.0:
+        from ..solvers.cpsat import version
+
+        backend = version()
         relaxed_bound, relaxed = _relax_and_repair(instance, best, relaxation_fraction * remaining(), seed, workers)
         lower = max(lower, relaxed_bound)
         if relaxed is not None and _makespan(instance, relaxed) < best_value:
