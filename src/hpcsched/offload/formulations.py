@@ -234,7 +234,8 @@ def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, se
 
 def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, seed: int = 0, workers: int = 2,
                      coarse_fraction: float = 0.3, heuristic_fraction: float = 0.15, use_lp: bool = True,
-                     relaxation_fraction: float = 0.0, log: bool = False) -> Result:
+                     relaxation_fraction: float = 0.0, relaxation_probe_fraction: float = 0.75,
+                     log: bool = False) -> Result:
     """Coarse-to-fine CP-SAT warm-started by heuristics, with proven bounds (best exact method).
 
     ``relaxation_fraction`` > 0 (off by default): after the heuristics, that
@@ -243,6 +244,8 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     lower bounding); its proven bound is kept, and the channel orders of the
     relaxed solution are timed by the simulator and improved by
     `heuristics.ordered_local_search` (a relax-and-repair incumbent).
+    ``relaxation_probe_fraction``: share of the time left given to each
+    destructive probe (`bounds.instant_relaxation_search`).
     """
     from . import bounds
     from .simulate import simulate
@@ -273,7 +276,8 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
         from ..solvers.cpsat import version
 
         backend = version()
-        relaxed_bound, relaxed = _relax_and_repair(instance, best, relaxation_fraction * remaining(), seed, workers)
+        relaxed_bound, relaxed = _relax_and_repair(instance, best, relaxation_fraction * remaining(), seed, workers,
+                                                   relaxation_probe_fraction)
         lower = max(lower, relaxed_bound)
         if relaxed is not None and _makespan(instance, relaxed) < best_value:
             best, best_value = relaxed, _makespan(instance, relaxed)
@@ -319,7 +323,7 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
 
 
 def _relax_and_repair(instance: Instance, incumbent: Solution, time_limit: float, seed: int,
-                      workers: int) -> tuple[int, Solution | None]:
+                      workers: int, probe_fraction: float = 0.75) -> tuple[int, Solution | None]:
     """(proven bound of the instant relaxation, its solution repaired into a valid schedule or None)."""
     from . import bounds
     from .heuristics import channel_orders, ordered_local_search
@@ -329,7 +333,7 @@ def _relax_and_repair(instance: Instance, incumbent: Solution, time_limit: float
     upper = _makespan(instance, incumbent)
     bound, outcome, (sf, sb, chosen, end_out, start_in) = bounds.instant_relaxation_search(
         instance, lower=int(bounds.best(instance)), upper=upper, time_limit=max(0.5, time_limit), seed=seed,
-        workers=workers, hint=incumbent)
+        workers=workers, hint=incumbent, probe_fraction=probe_fraction)
     if not outcome.has_solution:
         return bound, None
     value = outcome.value
