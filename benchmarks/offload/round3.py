@@ -23,7 +23,6 @@ Results go to results/round3.{csv,md}.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 from hpcsched.core.io import read_instance
