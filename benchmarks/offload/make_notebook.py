@@ -12,7 +12,7 @@ cells = [
         "SqueezeNet on a PCIe 3.0 link at three memory budgets (fractions of the no-offload peak). "
         "Every method is called through `run_method`, so every schedule is checked by the independent "
         "validator. The best known value and proven bound come from `instances/offload/solved.json` "
-        "(default method `cpsat`, 20 s)."),
+        "(method `cpsat`, 20-60 s per instance; the `options` of an entry, if any, say how it was run)."),
     nbf.v4.new_code_cell(
         "import json\nfrom pathlib import Path\n\nimport matplotlib\nmatplotlib.use('Agg')\n"
         "import matplotlib.pyplot as plt\n\nfrom hpcsched.core.io import read_instance\n"

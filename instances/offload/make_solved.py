@@ -2,6 +2,9 @@
 
 Run from the repository root (takes about N x time limit):
     PYTHONPATH=src python instances/offload/make_solved.py --time-limit 20
+Options of the method: ``--opt key=value`` (value parsed as JSON), e.g.
+    PYTHONPATH=src python instances/offload/make_solved.py --time-limit 60 --only vgg16-pcie3 \
+        --opt relaxation_fraction=0.4
 Existing entries are kept unless the new run is better (lower objective or higher bound);
 the bound and the objective of an entry may come from different runs of the same method.
 """
@@ -24,14 +27,22 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=20.0)
     parser.add_argument("--method", default="cpsat")
     parser.add_argument("--only", default="", help="substring of the file names to (re)solve")
+    parser.add_argument("--opt", action="append", default=[], help="method option key=value (JSON value)")
     args = parser.parse_args()
+    options = {}
+    for item in args.opt:
+        key, _, raw = item.partition("=")
+        try:
+            options[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key] = raw
     target = HERE / "solved.json"
     solved = json.loads(target.read_text()) if target.exists() else {}
     for path in sorted(HERE.glob("*.json")):
         if path.name == "solved.json" or args.only not in path.name:
             continue
         instance = read_instance(path)
-        result = run_method(instance, args.method, time_limit=args.time_limit, seed=0)
+        result = run_method(instance, args.method, time_limit=args.time_limit, seed=0, **options)
         entry = {
             "objective": result.objective,
             "bound": result.bound,
@@ -41,12 +52,20 @@ def main() -> None:
             "date": DATE,
             "runtime_s": round(result.runtime_s, 2),
             "time_limit_s": args.time_limit,
+            **({"options": options} if options else {}),
             "compute_time": instance.compute_time,
         }
         old = solved.get(path.name)
         if old is not None and old.get("objective") is not None and result.objective is not None:
             if old["status"] == "OPTIMAL" or (old["objective"] <= result.objective and (old["bound"] or 0) >= (result.bound or 0)):
                 entry = old
+            elif old["objective"] < result.objective or (old["bound"] or 0) > (result.bound or 0):
+                # Each run is better on one side: keep the best of both, and say where each came from.
+                entry["objective"] = min(old["objective"], result.objective)
+                entry["bound"] = max(old["bound"] or 0, result.bound or 0) or None
+                entry["status"] = "OPTIMAL" if entry["bound"] is not None and entry["bound"] >= entry["objective"] else "FEASIBLE"
+                entry["merged_with"] = {key: old.get(key) for key in ("objective", "bound", "method", "runtime_s",
+                                                                      "time_limit_s", "options") if key in old}
         solved[path.name] = entry
         gap = None if not entry["bound"] else (entry["objective"] - entry["bound"]) / entry["objective"]
         print(f"{path.name:32s} {entry['status']:9s} obj={entry['objective']} bound={entry['bound']} gap={gap}", flush=True)

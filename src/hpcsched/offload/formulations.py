@@ -234,8 +234,19 @@ def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, se
 
 def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, seed: int = 0, workers: int = 2,
                      coarse_fraction: float = 0.3, heuristic_fraction: float = 0.15, use_lp: bool = True,
+                     relaxation_fraction: float = 0.0, relaxation_probe_fraction: float = 0.75,
                      log: bool = False) -> Result:
-    """Coarse-to-fine CP-SAT warm-started by heuristics, with proven bounds (best exact method)."""
+    """Coarse-to-fine CP-SAT warm-started by heuristics, with proven bounds (best exact method).
+
+    ``relaxation_fraction`` > 0 (off by default): after the heuristics, that
+    fraction of the remaining time goes to `bounds.instant_relaxation_search`
+    (the instant relaxation hinted with the incumbent, then destructive
+    lower bounding); its proven bound is kept, and the channel orders of the
+    relaxed solution are timed by the simulator and improved by
+    `heuristics.ordered_local_search` (a relax-and-repair incumbent).
+    ``relaxation_probe_fraction``: share of the time left given to each
+    destructive probe (`bounds.instant_relaxation_search`).
+    """
     from . import bounds
     from .simulate import simulate
 
@@ -260,6 +271,18 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
 
     def remaining() -> float:
         return limit - (time.perf_counter() - started)
+
+    if relaxation_fraction > 0 and best_value > lower and remaining() > 1.0:
+        from ..solvers.cpsat import version
+
+        backend = version()
+        relaxed_bound, relaxed = _relax_and_repair(instance, best, relaxation_fraction * remaining(), seed, workers,
+                                                   relaxation_probe_fraction)
+        lower = max(lower, relaxed_bound)
+        if relaxed is not None and _makespan(instance, relaxed) < best_value:
+            best, best_value = relaxed, _makespan(instance, relaxed)
+        notes.append(f"instant relaxation: bound {relaxed_bound}, repaired schedule "
+                     f"{None if relaxed is None else _makespan(instance, relaxed)}")
 
     if best_value > lower and remaining() > 1.0:
         # Coarse phase: resolution chosen so that the horizon has ~2,000 steps.
@@ -297,6 +320,35 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
         lower = best_value
     return Result(PROBLEM, "cpsat", status, objective=best_value, bound=lower, solution=best,
                   notes=tuple(notes), solver=backend)
+
+
+def _relax_and_repair(instance: Instance, incumbent: Solution, time_limit: float, seed: int,
+                      workers: int, probe_fraction: float = 0.75) -> tuple[int, Solution | None]:
+    """(proven bound of the instant relaxation, its solution repaired into a valid schedule or None)."""
+    from . import bounds
+    from .heuristics import channel_orders, ordered_local_search
+    from .model import validate
+    from .simulate import simulate
+
+    upper = _makespan(instance, incumbent)
+    bound, outcome, (sf, sb, chosen, end_out, start_in) = bounds.instant_relaxation_search(
+        instance, lower=int(bounds.best(instance)), upper=upper, time_limit=max(0.5, time_limit), seed=seed,
+        workers=workers, hint=incumbent, probe_fraction=probe_fraction)
+    if not outcome.has_solution:
+        return bound, None
+    value = outcome.value
+    offloaded = [i for i, o in chosen.items() if value(o) > 0.5]
+    relaxed = Solution(offloaded=tuple(offloaded), forward_start=tuple(int(value(x)) for x in sf),
+                       backward_start=tuple(int(value(x)) for x in sb),
+                       offload_start={i: int(value(end_out[i])) - instance.offload_time(i) for i in offloaded},
+                       prefetch_start={i: int(value(start_in[i])) for i in offloaded})
+    # The relaxation checks memory at 2L instants only: keep its channel orders, re-time them.
+    out_order, in_order = channel_orders(relaxed)
+    repaired = simulate(instance, offloaded, out_order=out_order, in_order=in_order)
+    if repaired is None:
+        return bound, None
+    repaired = ordered_local_search(instance, repaired, time.perf_counter() + 1.0 + 0.05 * instance.n_layers, seed)
+    return bound, (repaired if not validate(instance, repaired) else None)
 
 
 def exact_timing(instance: Instance, offloaded: set[int], *, time_limit: float | None = 10.0,

@@ -28,7 +28,7 @@ counterexample (half duplex) where the exact timing of the same set, by
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from .model import Instance, Solution
 
@@ -88,14 +88,28 @@ class _Profile:
         return None
 
 
-def simulate(instance: Instance, offloaded: Iterable[int], *, scale: int = 1) -> Solution | None:
+def simulate(instance: Instance, offloaded: Iterable[int], *, scale: int = 1,
+             out_order: Sequence[int] | None = None, in_order: Sequence[int] | None = None) -> Solution | None:
     """The ASAP schedule of offload set ``offloaded``, or None if it cannot fit.
 
     ``scale`` > 1 rounds every duration up to a multiple of ``scale`` (all times are then
     multiples of it): the schedule of the time-scaled CP-SAT model, still valid here.
+
+    ``out_order`` / ``in_order`` (permutations of the set) replace the default channel
+    orders (offloads in production order, prefetches in order of use).  An offload
+    starts when it is released and the ones before it in ``out_order`` have started;
+    the prefetches before a_{k-1}'s in ``in_order`` are placed (each as early as it
+    fits for good) before B_k.  An order that would make a step wait for memory
+    that only a later transfer frees gives None (no deadlock resolution).
     """
     chosen = sorted(set(offloaded))
     n, s = instance.n_layers, instance.activation
+    if out_order is None:
+        out_order = chosen
+    if in_order is None:
+        in_order = chosen[::-1]
+    if sorted(out_order) != chosen or sorted(in_order) != chosen:
+        raise ValueError("out_order and in_order must be permutations of the offloaded set")
 
     def up(value: int) -> int:
         return -(-value // scale) * scale
@@ -115,21 +129,32 @@ def simulate(instance: Instance, offloaded: Iterable[int], *, scale: int = 1) ->
     offload_start: dict[int, int] = {}
     offload_end: dict[int, int] = {}
     prefetch_start: dict[int, int] = {}
+    forward_end: dict[int, int] = {}  # a_i's release: end of F_i (a_0: 0)
+    next_out = 0
 
-    def start_offload(i: int, ready: int) -> None:
-        nonlocal out_free, in_free
-        begin = max(ready, out_free)
-        offload_start[i] = begin
-        offload_end[i] = begin + offload_time[i]
-        out_free = offload_end[i]
-        if half:
-            in_free = out_free
+    def leave(i: int) -> None:
+        # a_i leaves when its offload and F_{i+1} are both done (whichever is known last adds it).
+        if i in offload_end and (i + 1) in forward_end:
+            profile.add(max(offload_end[i], forward_end[i + 1]), -s[i])
+
+    def start_offloads() -> None:
+        nonlocal out_free, in_free, next_out
+        while next_out < len(out_order) and out_order[next_out] in forward_end:
+            i = out_order[next_out]
+            begin = max(forward_end[i], out_free)
+            offload_start[i] = begin
+            offload_end[i] = begin + offload_time[i]
+            out_free = offload_end[i]
+            if half:
+                in_free = out_free
+            next_out += 1
+            leave(i)
 
     profile.add(0, s[0])
     if s[0] > instance.memory:
         return None
-    if is_offloaded[0]:
-        start_offload(0, 0)
+    forward_end[0] = 0
+    start_offloads()
     forward_start = [0] * n
     clock = 0
     for k in range(1, n + 1):
@@ -142,25 +167,28 @@ def simulate(instance: Instance, offloaded: Iterable[int], *, scale: int = 1) ->
         if wf[k - 1]:
             profile.add(start, wf[k - 1])
             profile.add(end, -wf[k - 1])
-        if is_offloaded[k - 1]:  # a_{k-1} leaves when its offload and F_k are both done
-            profile.add(max(offload_end[k - 1], end), -s[k - 1])
-        if k < n and is_offloaded[k]:
-            start_offload(k, end)
+        forward_end[k] = end
+        if is_offloaded[k - 1]:
+            leave(k - 1)
+        start_offloads()
         clock = end
     backward_start = [0] * n
+    next_in = 0
     for k in range(n, 0, -1):
         ready = clock
         if is_offloaded[k - 1]:
-            i = k - 1
-            begin = profile.earliest_fit(max(in_free, offload_end[i]), s[i])
-            if begin is None:
-                return None
-            prefetch_start[i] = begin
-            profile.add(begin, s[i])
-            in_free = begin + prefetch_time[i]
-            if half:
-                out_free = in_free
-            ready = max(ready, in_free)
+            while (k - 1) not in prefetch_start:
+                i = in_order[next_in]
+                next_in += 1
+                begin = profile.earliest_fit(max(in_free, offload_end[i]), s[i])
+                if begin is None:
+                    return None
+                prefetch_start[i] = begin
+                profile.add(begin, s[i])
+                in_free = begin + prefetch_time[i]
+                if half:
+                    out_free = in_free
+            ready = max(ready, prefetch_start[k - 1] + prefetch_time[k - 1])
         start = profile.earliest_fit(ready, s[k - 1], wb[k - 1], b[k - 1])
         if start is None:
             return None

@@ -1,0 +1,110 @@
+"""Channel orders in the simulator, order local search, instant relaxation and relax-and-repair."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hpcsched.core.registry import run_method
+from hpcsched.core.result import Status
+from hpcsched.offload import Instance, bounds, simulate, validate
+from hpcsched.offload.heuristics import channel_orders, improve_orders, ordered_local_search
+
+from test_offload_methods import chains
+
+
+@settings(max_examples=40, deadline=None)
+@given(chains(max_layers=6), st.randoms(use_true_random=False))
+def test_simulator_with_channel_orders_gives_valid_schedules(instance, rng):
+    chosen = [i for i in instance.offloadable if rng.random() < 0.6]
+    default = simulate(instance, chosen)
+    same = simulate(instance, chosen, out_order=sorted(chosen), in_order=sorted(chosen, reverse=True))
+    assert same == default  # the default orders are production order out, order of use in
+    out_order, in_order = chosen[:], chosen[:]
+    rng.shuffle(out_order)
+    rng.shuffle(in_order)
+    solution = simulate(instance, chosen, out_order=out_order, in_order=in_order)
+    if solution is not None:
+        assert validate(instance, solution) == []
+        assert channel_orders(solution)[0] == out_order  # offloads start in the given order
+
+
+def test_simulator_rejects_orders_that_are_not_permutations():
+    instance = Instance(name="o", forward=(1, 1, 1), backward=(1, 1, 1), activation=(4, 4, 4, 4), memory=100,
+                        bandwidth_out=1.0, bandwidth_in=1.0)
+    with pytest.raises(ValueError):
+        simulate(instance, [0, 1], out_order=[0], in_order=[1, 0])
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(chains(max_layers=5))
+def test_order_search_and_instant_relaxation_against_brute_force(instance):
+    brute = run_method(instance, "brute-force")
+    assert brute.status is Status.OPTIMAL
+    optimum = brute.objective
+    start = simulate(instance, instance.offloadable)
+    improved = ordered_local_search(instance, start, time.perf_counter() + 0.5)
+    assert validate(instance, improved) == []
+    assert optimum <= improved.backward_start[0] + instance.backward[0] <= start.backward_start[0] + instance.backward[0]
+    # With the makespan capped at the optimum the relaxation must keep the optimal schedule:
+    # an INFEASIBLE answer there (bound optimum + 1) would expose an unsound row.
+    relaxed = bounds.instant_relaxation_bound(instance, upper=int(optimum), time_limit=5, workers=1)
+    assert bounds.best(instance) <= relaxed <= optimum
+    below = bounds.instant_relaxation_bound(instance, upper=int(optimum) - 1, time_limit=5, workers=1)
+    assert below <= optimum
+    # Upper bound from a heuristic, as in the package.
+    heuristic = run_method(instance, "local-search", time_limit=0.3)
+    assert bounds.instant_relaxation_bound(instance, upper=int(heuristic.objective), time_limit=5,
+                                           workers=1) <= optimum
+    searched, _, _ = bounds.instant_relaxation_search(instance, lower=int(bounds.best(instance)),
+                                                      upper=int(heuristic.objective), time_limit=5, workers=1,
+                                                      hint=heuristic.solution)
+    assert bounds.best(instance) <= searched <= optimum
+
+
+def test_instant_relaxation_by_hand_beats_the_transfer_bound():
+    # Same chain as test_transfer_bound_by_hand: transfer bound 8, optimum 10 (by hand).
+    # Relaxation: B_2 holds a_1, δ_1, a_2 and a_0 (16 > 12), so a_0 is absent at end B_2 - 1:
+    # its offload [e-4, e) ends by then, e >= 4, so end B_2 >= 5; its prefetch starts at or
+    # after end B_2 and ends before B_1: B_1 ends >= 5 + 4 + 1 = 10.
+    instance = Instance(name="hand", forward=(1, 1), backward=(1, 1), activation=(4, 4, 4), memory=12,
+                        bandwidth_out=1.0, bandwidth_in=1.0)
+    assert bounds.transfer_bound(instance) == 8
+    assert bounds.instant_relaxation_bound(instance, upper=12, time_limit=5, workers=1) == 10
+
+
+def test_order_search_beats_default_orders_on_a_found_example():
+    # Search random small chains for one where moving a transfer in its channel order helps,
+    # and check the improvement against brute force (never below the optimum).
+    from offload_helpers import small_instance
+
+    rng = random.Random(3)
+    for _ in range(200):
+        n = rng.randint(3, 6)
+        instance = small_instance([rng.randint(1, 6) for _ in range(n)], [rng.randint(1, 8) for _ in range(n)],
+                                  [rng.randint(1, 12) for _ in range(n + 1)], fraction=0.3,
+                                  bandwidth=rng.choice([1.0, 2.0]))
+        for size in range(2, len(instance.offloadable) + 1):
+            chosen = rng.sample(list(instance.offloadable), size)
+            default = simulate(instance, chosen)
+            if default is None:
+                continue
+            better = improve_orders(instance, default, time.perf_counter() + 0.2)
+            value = better.backward_start[0] + instance.backward[0]
+            if value < default.backward_start[0] + instance.backward[0]:
+                assert validate(instance, better) == []
+                assert value >= run_method(instance, "brute-force").objective
+                return
+    pytest.fail("no chain where the channel orders matter was found")
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(chains(max_layers=4))
+def test_cpsat_with_relax_and_repair_agrees_with_brute_force(instance):
+    brute = run_method(instance, "brute-force")
+    result = run_method(instance, "cpsat", time_limit=5, relaxation_fraction=0.4)
+    assert result.status is Status.OPTIMAL and result.objective == brute.objective
