@@ -241,10 +241,12 @@ def main() -> None:
         for seed, n in ((2, 30), (3, 30), (0, 50)):  # bound reached by some schedule (ladder, round 3)
             instance = instance_of(seed, n)
             lowest = bounds.best(instance)
-            model, _, _ = _build_cpsat(instance, lowest, lowest, False, True, None)
+            model, transfer_start, compute_start = _build_cpsat(instance, lowest, lowest, False, True, None)
             model.clear_objective()
             outcome = solve_cpsat(model, time_limit=args.time_limit)
-            print(f"n {n} seed {seed}: C <= {lowest}: {outcome.status.value} in {outcome.runtime_s:.1f} s", flush=True)
+            value = checked_makespan(instance, outcome, (transfer_start, compute_start))
+            print(f"n {n} seed {seed}: C <= {lowest}: {outcome.status.value} (validated makespan {value}) "
+                  f"in {outcome.runtime_s:.1f} s", flush=True)
     else:
         instance = instance_of(args.seed, args.n)
         print(f"seed {args.seed} n {args.n}: bounds.best {bounds.best(instance)}")

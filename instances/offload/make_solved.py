@@ -15,7 +15,9 @@ import argparse
 import json
 from pathlib import Path
 
+from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.io import atomic_write_text, read_instance
+from hpcsched.cli import parse_assignments
 from hpcsched.core.registry import run_method
 
 HERE = Path(__file__).resolve().parent
@@ -29,13 +31,10 @@ def main() -> None:
     parser.add_argument("--only", default="", help="substring of the file names to (re)solve")
     parser.add_argument("--opt", action="append", default=[], help="method option key=value (JSON value)")
     args = parser.parse_args()
-    options = {}
-    for item in args.opt:
-        key, _, raw = item.partition("=")
-        try:
-            options[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            options[key] = raw
+    try:
+        options = parse_assignments(args.opt, "--opt")
+    except InvalidInstanceError as error:
+        parser.error(str(error))
     target = HERE / "solved.json"
     solved = json.loads(target.read_text()) if target.exists() else {}
     for path in sorted(HERE.glob("*.json")):

@@ -108,3 +108,14 @@ def test_cpsat_with_relax_and_repair_agrees_with_brute_force(instance):
     brute = run_method(instance, "brute-force")
     result = run_method(instance, "cpsat", time_limit=5, relaxation_fraction=0.4)
     assert result.status is Status.OPTIMAL and result.objective == brute.objective
+
+
+@pytest.mark.parametrize(("option", "value"), [("relaxation_fraction", "abc"), ("relaxation_fraction", -0.1),
+                                               ("relaxation_probe_fraction", 1.5), ("coarse_fraction", float("nan"))])
+def test_cpsat_refuses_bad_fraction_options_by_name(option, value):
+    from hpcsched.core.errors import InvalidInstanceError
+
+    instance = Instance(name="o", forward=(1, 1), backward=(1, 1), activation=(4, 4, 4), memory=12,
+                        bandwidth_out=1.0, bandwidth_in=1.0)
+    with pytest.raises(InvalidInstanceError, match=f"options.{option}"):
+        run_method(instance, "cpsat", time_limit=1, **{option: value})

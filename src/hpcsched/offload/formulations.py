@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import InfeasibleError
+from ..core.fields import require_number
 from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
 from .model import Instance, Solution, check_feasible, evaluate
@@ -251,6 +252,12 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     from .simulate import simulate
 
     started = time.perf_counter()
+    # Options come from files and the command line: a wrong type or range is the user's, named here.
+    coarse_fraction, heuristic_fraction, relaxation_fraction, relaxation_probe_fraction = (
+        require_number(value, f"options.{name}", minimum=0.0, maximum=1.0)
+        for name, value in (("coarse_fraction", coarse_fraction), ("heuristic_fraction", heuristic_fraction),
+                            ("relaxation_fraction", relaxation_fraction),
+                            ("relaxation_probe_fraction", relaxation_probe_fraction)))
     check_feasible(instance)
     limit = 60.0 if time_limit is None else float(time_limit)
     notes = []
