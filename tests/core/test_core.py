@@ -78,6 +78,11 @@ def first(instance, *, time_limit=None, seed=0, bound=None, claim=Status.FEASIBL
     return Result("pick", "first", claim, objective=0.0, bound=bound, solution=PickSolution(index))
 
 
+def tuned(instance, *, time_limit=None, seed=0, share: float = 0.5, rounds: int = 3, verbose: bool = False,
+          note: str | None = None) -> Result:
+    return Result("pick", "tuned", Status.FEASIBLE, objective=0.0, solution=PickSolution(0))
+
+
 def refuse(instance, *, time_limit=None, seed=0) -> Result:
     raise InfeasibleError("nothing fits: choice 0 costs too much")
 
@@ -96,6 +101,7 @@ PICK = register_problem(
 PICK.add_method("cheapest", cheapest, kind="exact")
 PICK.add_method("first", first, kind="heuristic")
 PICK.add_method("refuse", refuse, kind="exact")
+PICK.add_method("tuned", tuned, kind="heuristic")
 
 INSTANCE = PickInstance("toy", (5, 3, 8), {"generator": "hand"})
 
@@ -136,7 +142,7 @@ def test_registry_reports_infeasibility_with_reason():
 
 
 def test_unknown_method_names_the_known_ones():
-    with pytest.raises(KeyError, match="unknown method 'nope' for problem 'pick' \\(known: cheapest, first, refuse\\)"):
+    with pytest.raises(KeyError, match="unknown method 'nope' for problem 'pick' \\(known: cheapest, first, refuse, tuned\\)"):
         run_method(INSTANCE, "nope", problem="pick")
 
 
@@ -236,6 +242,26 @@ def test_unknown_options_are_refused_not_ignored():
     with pytest.raises(TypeError, match="method 'first' has no option 'colour' \\(its options: bound, claim, index\\)"):
         run_method(INSTANCE, "first", problem="pick", colour=3)
     assert run_method(INSTANCE, "first", problem="pick", index=2).objective == 8.0
+
+
+def _option_is_acceptable(name, value):
+    """What `tuned`'s annotations allow, written out case by case (the oracle of the test below)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    return {"share": number,
+            "rounds": number and float(value).is_integer(),
+            "verbose": isinstance(value, bool),
+            "note": value is None or isinstance(value, str)}[name]
+
+
+@given(st.sampled_from(["share", "rounds", "verbose", "note"]),
+       st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-3, 3), st.booleans(),
+                 st.text(max_size=3), st.none(), st.lists(st.integers(0, 2), max_size=2)))
+def test_option_values_are_checked_against_their_annotation(name, value):
+    if _option_is_acceptable(name, value):
+        assert run_method(INSTANCE, "tuned", problem="pick", **{name: value}).status is Status.FEASIBLE
+    else:
+        with pytest.raises(InvalidInstanceError, match=f"^options.{name}: must be "):
+            run_method(INSTANCE, "tuned", problem="pick", **{name: value})
 
 
 def test_integers_beyond_float_precision_are_refused():

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import inspect
 from typing import Any, Callable, Iterable, Mapping
 
-from .errors import InfeasibleError, UnknownMethodError, UnknownOptionError, UnknownProblemError
+from .errors import InfeasibleError, InvalidInstanceError, UnknownMethodError, UnknownOptionError, UnknownProblemError
 from .result import Result, Status
 
 #: Problem packages shipped with hpcsched, in the order the README presents them.
@@ -50,6 +50,9 @@ class Method:
         The option names the method understands (its keyword-only parameters
         besides ``time_limit`` and ``seed``), or None when it forwards any
         option to the method it dispatches to.
+    option_types
+        Option name -> the annotation of its parameter (``"float | None"``),
+        used to refuse a value of the wrong type before the method runs.
     """
 
     name: str
@@ -57,9 +60,18 @@ class Method:
     kind: str
     summary: str
     options: frozenset[str] | None = None
+    option_types: Mapping[str, str] = field(default_factory=dict)
 
     def check_options(self, options: Mapping[str, Any]) -> None:
-        """Refuse options the method would silently ignore (a misspelled one, say)."""
+        """Refuse options the method would silently ignore (a misspelled one, say) or misread.
+
+        Options come from files and the command line, so a wrong value is the
+        user's: a string where the annotation says number, ``"yes"`` where it
+        says bool, a negative or non-finite number (every numeric option of
+        every method is a time, a share, a count or a tolerance) ends in one
+        `InvalidInstanceError` naming ``options.<name>``, not in an error
+        deep inside a solver or, worse, in a silently different run.
+        """
         if self.options is None:
             return
         unknown = sorted(set(options) - self.options)
@@ -68,6 +80,36 @@ class Method:
             raise UnknownOptionError(
                 f"method '{self.name}' has no option {', '.join(repr(u) for u in unknown)} (its options: {known})"
             )
+        for name, value in options.items():
+            if name in self.option_types:
+                _check_option_value(f"options.{name}", value, self.option_types[name])
+
+
+def _check_option_value(field_name: str, value: Any, annotation: str) -> None:
+    """Raise InvalidInstanceError unless ``value`` matches ``annotation`` (see `Method.check_options`)."""
+    accepted = {part.strip() for part in annotation.split("|")}
+    if value is None and "None" in accepted:
+        return
+    if "bool" in accepted and isinstance(value, bool):
+        return
+    if accepted & {"int", "float"} and not isinstance(value, bool) and isinstance(value, (int, float)):
+        if "float" not in accepted and not float(value).is_integer():
+            raise InvalidInstanceError(field_name, f"must be an integer, got {value!r}")
+        if not math.isfinite(value) or value < 0:
+            raise InvalidInstanceError(field_name, f"must be a finite number >= 0, got {value!r}")
+        return
+    if "str" in accepted and isinstance(value, str) or "dict" in accepted and isinstance(value, dict):
+        return
+    if "list[int]" in accepted and isinstance(value, list) and all(
+            isinstance(item, int) and not isinstance(item, bool) for item in value):
+        return
+    if not accepted & {"bool", "int", "float", "str", "dict", "list[int]"}:
+        return  # an annotation this check does not know: leave the value to the method
+    words = {"bool": "true or false", "int": "an integer", "float": "a number", "str": "a string",
+             "dict": "an object", "list[int]": "a list of integers", "None": "null"}
+    expected = " or ".join(words.get(part.strip(), part.strip()) for part in annotation.split("|"))
+    got = "null" if value is None else f"{type(value).__name__} {value!r}"
+    raise InvalidInstanceError(field_name, f"must be {expected}, got {got}")
 
 
 @dataclass
@@ -137,7 +179,8 @@ class Problem:
             doc = (func.__doc__ or "").strip()
             summary = doc.splitlines()[0] if doc else ""
         options = None if forwards_options else _keyword_options(func)
-        self.methods[name] = Method(name, func, kind, summary, options)
+        types = {} if options is None else _option_annotations(func, options)
+        self.methods[name] = Method(name, func, kind, summary, options, types)
 
     def method(self, name: str) -> Method:
         try:
@@ -154,6 +197,17 @@ def _keyword_options(func: Callable[..., Any]) -> frozenset[str]:
     parameters = inspect.signature(func).parameters.values()
     named = {p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY}
     return frozenset(named - {"time_limit", "seed"})
+
+
+def _option_annotations(func: Callable[..., Any], options: frozenset[str]) -> dict[str, str]:
+    """Option name -> its annotation as text (``from __future__ import annotations`` keeps them text)."""
+    parameters = inspect.signature(func).parameters
+    types = {}
+    for name in options:
+        annotation = parameters[name].annotation
+        if annotation is not inspect.Parameter.empty:
+            types[name] = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+    return types
 
 
 _PROBLEMS: dict[str, Problem] = {}
