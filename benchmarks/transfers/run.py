@@ -67,6 +67,10 @@ VARIANTS = {
                                              warm_start_seconds=15.0)),
     "cpsat default +probe": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True,
                                            probe_seconds=None)),
+    # round 4: both CP-SAT workers on large neighbourhood search (no default_lp tree search);
+    # with the bound in the makespan's domain a schedule at the bound is still proven optimal
+    "cpsat default lns-only": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True,
+                                             parameters={"use_lns_only": True})),
 }
 ROUND_1_BOUNDS = ("johnson", "memory", "clique")
 

@@ -66,6 +66,37 @@ def test_order_search_and_instant_relaxation_against_brute_force(instance):
     assert bounds.best(instance) <= searched <= optimum
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(chains(max_layers=5))
+def test_instant_relaxation_with_every_optional_row_keeps_the_optimum(instance):
+    # Every start-of-B row and every prefetch row (j, k): capped at the brute-force optimum the
+    # relaxation must still have a solution (an unsound row would make it INFEASIBLE: bound optimum + 1).
+    optimum = int(run_method(instance, "brute-force").objective)
+    n = instance.n_layers
+    rows = [(j, k) for j in instance.offloadable for k in range(j + 2, n + 1)]
+    relaxed = bounds.instant_relaxation_bound(instance, upper=optimum, time_limit=5, workers=1, start_rows=True,
+                                              prefetch_rows=rows)
+    assert bounds.best(instance) <= relaxed <= optimum
+    # A valid schedule breaks none of the optional rows.
+    schedule = run_method(instance, "local-search", time_limit=0.2).solution
+    assert bounds.missing_rows(instance, schedule) == (False, [])
+
+
+def test_missing_rows_finds_a_prefetch_that_overflows_during_a_backward_step():
+    # B_2 = [6, 8) starts with a_1, a_2, δ_1 = 12 bytes (a_0 offloaded by 4): fits.  The prefetch
+    # of a_0 starts at 7, inside B_2: 16 > 12.  Only the prefetch row (0, 2) sees it.
+    from hpcsched.offload import Solution
+
+    instance = Instance(name="hand", forward=(1, 1), backward=(3, 2), activation=(4, 4, 4), memory=12,
+                        bandwidth_out=1.0, bandwidth_in=1.0)
+    broken = Solution(offloaded=(0,), forward_start=(4, 5), backward_start=(11, 6), offload_start={0: 0},
+                      prefetch_start={0: 7})
+    assert [v.rule for v in validate(instance, broken)] == ["memory"]
+    assert bounds.missing_rows(instance, broken) == (False, [(0, 2)])
+    with pytest.raises(ValueError, match="prefetch row"):
+        bounds.instant_relaxation(instance, upper=20, prefetch_rows=[(0, 1)])
+
+
 def test_instant_relaxation_by_hand_beats_the_transfer_bound():
     # Same chain as test_transfer_bound_by_hand: transfer bound 8, optimum 10 (by hand).
     # Relaxation: B_2 holds a_1, δ_1, a_2 and a_0 (16 > 12), so a_0 is absent at end B_2 - 1:

@@ -24,7 +24,7 @@ the LP is solved on demand because it costs a solver call.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from .model import Instance
 
@@ -330,7 +330,8 @@ def compute_chain(lp: Any, forward, backward, upper: float | None = None) -> tup
 
 
 def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | None = 30.0, seed: int = 0,
-                       workers: int = 2, hint: Any = None, log: bool = False) -> tuple[Any, Any]:
+                       workers: int = 2, hint: Any = None, log: bool = False, start_rows: bool = False,
+                       prefetch_rows: Iterable[tuple[int, int]] = ()) -> tuple[Any, Any]:
     """CP-SAT model of the *instant relaxation*; returns (outcome, the model's variables).
 
     A relaxation that keeps one offload set and the two transfer sequences
@@ -370,6 +371,22 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
     (a_L for k = L) and wb_k are resident: the y row.  The transfer-bound
     chains hold for every schedule (`transfer_bound_chains`).  So every
     schedule is a solution of the relaxation with the same makespan.
+
+    Optional rows at more instants (each valid by the same argument; off by
+    default, `missing_rows` finds the ones a relaxed solution breaks):
+
+    - ``start_rows``: at ``t = start B_k`` (k >= 2), the allocation of
+      δ_{k-1}: a_i (i <= k-2) unless absent at t, a_{k-1}, δ_{k-1}, δ_k (a_L
+      for k = L) and wb_k.  The row at end B_k - 1 misses the case of an
+      offload that ends during B_k: it counts the activation absent, while
+      it was resident at the start of B_k.
+    - ``prefetch_rows`` (j, k): at ``t = p_j`` when the prefetch of a_j
+      starts during B_k (k >= j + 2; the row is enforced by a literal that
+      ``start B_k <= p_j < end B_k`` implies): a_j, a_{k-1}, δ_{k-1}, δ_k,
+      wb_k and every a_i (i <= k-2, i != j) unless absent at t.  It closes
+      the same loophole for allocations by prefetches: on VGG16 / PCIe 3 at
+      60 % the relaxed optimum (≤ 1,062,716) starts four prefetches during
+      B_29 while an offload ends at end B_29 - 1.
 
     The makespan and the variables are bounded by ``upper``: if ``upper`` is
     the makespan of a schedule (e.g. a heuristic's), an optimal schedule is
@@ -421,18 +438,21 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
         prefix[i + 1] = prefix[i] + s[i]
     absent: dict[tuple[str, int, int], Any] = {}
 
-    def absent_row(kind: str, k: int, instant, need: int) -> None:
+    def absent_row(kind: str, k: int, instant, need: int, resident: int | None = None, enforce: tuple = ()) -> None:
+        """Σ s_i [a_i absent at instant] >= need over offloadable i <= k-2 (but ``resident``)."""
         chosen = []
         for i in offloadable:
             if i > k - 2:
                 break
+            if i == resident:
+                continue
             x = model.new_bool_var(f"{kind}{i}_{k}")
             model.add_implication(x, o[i])
             model.add(e[i] <= instant).only_enforce_if(x)
             model.add(p[i] >= instant + 1).only_enforce_if(x)
             absent[kind, i, k] = x
             chosen.append((s[i], x))
-        model.add(sum(size * x for size, x in chosen) >= need)
+        model.add(sum(size * x for size, x in chosen) >= need).only_enforce_if(list(enforce))
 
     for k in range(2, n + 1):
         need = prefix[k - 1] + s[k - 1] + s[k] + wf[k - 1] - M
@@ -442,6 +462,23 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
         need = prefix[k - 1] + 2 * s[k - 1] + gradient_in + wb[k - 1] - M
         if need > 0 and b[k - 1] > 0:
             absent_row("y", k, sb[k - 1] + b[k - 1] - 1, need)
+    for k in range(2, n + 1) if start_rows else ():
+        need = prefix[k - 1] + 2 * s[k - 1] + (s[n] if k == n else s[k]) + wb[k - 1] - M
+        if need > 0:
+            absent_row("z", k, sb[k - 1], need)
+    prefetch_instants: dict[str, int] = {}  # row kind -> the activation whose prefetch start it checks
+    for j, k in prefetch_rows:
+        if j not in o or not j + 2 <= k <= n:
+            raise ValueError(f"prefetch row ({j}, {k}): a{j} must be offloadable and prefetched during B{k}, k >= j + 2")
+        need = prefix[k - 1] + 2 * s[k - 1] + (s[n] if k == n else s[k]) + wb[k - 1] - M
+        if need <= 0:
+            continue
+        before, after, inside = (model.new_bool_var(f"{name}{j}_{k}") for name in ("pre", "post", "in"))
+        model.add(p[j] <= sb[k - 1] - 1).only_enforce_if(before)
+        model.add(p[j] >= sb[k - 1] + b[k - 1]).only_enforce_if(after)
+        model.add_bool_or([before, after, inside, o[j].Not()])
+        absent_row(f"q{j}_", k, p[j], need, resident=j, enforce=(inside, o[j]))
+        prefetch_instants[f"q{j}_"] = j
     chain_start, chain_to_end = transfer_bound_chains(instance)
     for k in range(1, n + 1):
         if math.isfinite(chain_start[k]):
@@ -462,12 +499,51 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
                 model.add_hint(e[i], end_out)
                 model.add_hint(p[i], hint.prefetch_start[i])
         for (kind, i, k), x in absent.items():
-            instant = hint.forward_start[k - 1] if kind == "x" else hint.backward_start[k - 1] + b[k - 1] - 1
+            if kind in prefetch_instants:
+                instant = hint.prefetch_start.get(prefetch_instants[kind])
+                if instant is None:  # a_j kept in the hint: its row is not enforced, x is free
+                    continue
+            else:
+                instant = {"x": hint.forward_start[k - 1], "y": hint.backward_start[k - 1] + b[k - 1] - 1,
+                           "z": hint.backward_start[k - 1]}[kind]
             gone = i in hint.offloaded and (hint.offload_start[i] + instance.offload_time(i) <= instant
                                             < hint.prefetch_start[i])
             model.add_hint(x, gone)
     outcome = solve_cpsat(model, time_limit=time_limit, workers=workers, seed=seed, log=log)
     return outcome, (sf, sb, o, e, p)
+
+
+def missing_rows(instance: Instance, solution: Any) -> tuple[bool, list[tuple[int, int]]]:
+    """The optional rows of `instant_relaxation` that ``solution`` (a relaxed one) breaks.
+
+    Returns ``(start_rows, prefetch_rows)``: whether memory is over the
+    budget at the start of some B_k, and every (j, k) such that the prefetch
+    of a_j starts during B_k with memory over the budget.  Adding them and
+    solving again is a cutting-plane loop on the relaxation (each row is
+    valid for every schedule, so the loop stays a relaxation); a relaxed
+    solution that `validate` accepts is a schedule.
+    """
+    import bisect
+
+    from .model import memory_profile
+
+    profile = memory_profile(instance, solution)
+    times = [time for time, _ in profile]
+
+    def over(instant: int) -> bool:
+        at = bisect.bisect_right(times, instant) - 1
+        return at >= 0 and profile[at][1] > instance.memory
+
+    n, b = instance.n_layers, instance.backward
+    starts = solution.backward_start
+    start_rows = any(over(starts[k - 1]) for k in range(2, n + 1))
+    rows = []
+    for j in solution.offloaded:
+        instant = solution.prefetch_start[j]
+        for k in range(j + 2, n + 1):
+            if starts[k - 1] <= instant < starts[k - 1] + b[k - 1] and over(instant):
+                rows.append((j, k))
+    return start_rows, rows
 
 
 def relaxation_outcome_bound(instance: Instance, outcome: Any, upper: int) -> int:
@@ -488,14 +564,15 @@ def relaxation_outcome_bound(instance: Instance, outcome: Any, upper: int) -> in
 
 
 def instant_relaxation_bound(instance: Instance, *, upper: int, time_limit: float | None = 30.0, seed: int = 0,
-                             workers: int = 2, hint: Any = None) -> int:
+                             workers: int = 2, hint: Any = None, start_rows: bool = False,
+                             prefetch_rows: Iterable[tuple[int, int]] = ()) -> int:
     """Proven lower bound from `instant_relaxation` (at least `best`).
 
     ``upper`` must be the makespan of a schedule (e.g. a heuristic's); then
     the result is at most ``upper``.
     """
     outcome, _ = instant_relaxation(instance, upper=upper, time_limit=time_limit, seed=seed, workers=workers,
-                                    hint=hint)
+                                    hint=hint, start_rows=start_rows, prefetch_rows=prefetch_rows)
     return relaxation_outcome_bound(instance, outcome, upper)
 
 
