@@ -106,6 +106,13 @@ def test_instant_relaxation_by_hand_beats_the_transfer_bound():
                         bandwidth_out=1.0, bandwidth_in=1.0)
     assert bounds.transfer_bound(instance) == 8
     assert bounds.instant_relaxation_bound(instance, upper=12, time_limit=5, workers=1) == 10
+    # Branching on the offload set: keeping a_0 leaves 16 bytes in B_2, no schedule at all.
+    kept, _ = bounds.instant_relaxation(instance, upper=12, time_limit=5, workers=1, fixed_offload={0: False})
+    assert kept.status is Status.INFEASIBLE
+    offloaded, _ = bounds.instant_relaxation(instance, upper=12, time_limit=5, workers=1, fixed_offload={0: True})
+    assert offloaded.status is Status.OPTIMAL and offloaded.objective == 10
+    with pytest.raises(ValueError, match="not offloadable"):
+        bounds.instant_relaxation(instance, upper=12, fixed_offload={2: True})
 
 
 def test_order_search_beats_default_orders_on_a_found_example():

@@ -24,7 +24,7 @@ the LP is solved on demand because it costs a solver call.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .model import Instance
 
@@ -331,7 +331,8 @@ def compute_chain(lp: Any, forward, backward, upper: float | None = None) -> tup
 
 def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | None = 30.0, seed: int = 0,
                        workers: int = 2, hint: Any = None, log: bool = False, start_rows: bool = False,
-                       prefetch_rows: Iterable[tuple[int, int]] = ()) -> tuple[Any, Any]:
+                       prefetch_rows: Iterable[tuple[int, int]] = (),
+                       fixed_offload: Mapping[int, bool] | None = None) -> tuple[Any, Any]:
     """CP-SAT model of the *instant relaxation*; returns (outcome, the model's variables).
 
     A relaxation that keeps one offload set and the two transfer sequences
@@ -387,6 +388,10 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
       the same loophole for allocations by prefetches: on VGG16 / PCIe 3 at
       60 % the relaxed optimum (≤ 1,062,716) starts four prefetches during
       B_29 while an offload ends at end B_29 - 1.
+
+    ``fixed_offload`` (activation -> offloaded or kept) restricts the
+    relaxation to the schedules with those decisions: a branch of a search
+    over offload sets, where an INFEASIBLE answer rules out the whole branch.
 
     The makespan and the variables are bounded by ``upper``: if ``upper`` is
     the makespan of a schedule (e.g. a heuristic's), an optimal schedule is
@@ -486,6 +491,10 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
         if math.isfinite(chain_to_end[k]):
             model.add(makespan - sb[k - 1] >= math.ceil(chain_to_end[k] - 1e-9))
     model.add(makespan <= int(upper))
+    for i, offloaded in (fixed_offload or {}).items():
+        if i not in o:
+            raise ValueError(f"fixed_offload: a{i} is not offloadable")
+        model.add(o[i] == int(bool(offloaded)))
     model.minimize(makespan)
     if hint is not None:
         for k in range(n):
