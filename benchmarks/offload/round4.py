@@ -18,39 +18,31 @@ For each instance (one after the other, 2 CP-SAT workers, seed 0):
 Every relaxed solution is passed to `validate`; the table says how many rules
 it breaks. Results go to results/round4.{csv,md}.
 
-``--branch SECONDS`` runs instead a depth-first search over offload sets for
-that long, on each instance: a node fixes the offload decision of the largest
-activations (ties by index) and is ruled out when the relaxation capped at
-``--cap`` (default: the best known schedule - 1) is INFEASIBLE within
-``--node-limit`` seconds; otherwise it is split on the next activation. A
-search that empties its stack proves that no schedule of makespan <= cap
-exists. It prints nodes, pruned nodes and the share of the 2^|offloadable|
-decision space ruled out (results/round4-branch.{csv,md}).
+``--branch SECONDS`` runs instead `formulations.offload_set_search` for that
+long on each instance, below ``--cap`` + 1 (default cap: the best known
+schedule - 1): a depth-first search over offload sets where a branch (the
+decisions of the largest activations fixed) is ruled out when the relaxation
+capped at cap is INFEASIBLE within ``--node-limit`` seconds, and a fully fixed
+set is timed exactly.  A search that ends proves that no schedule of makespan
+<= cap exists.  Progress lines go to stderr; the table has branches, ruled-out
+branches and the share of the 2^|offloadable| offload sets ruled out
+(results/round4-branch.{csv,md}; rows of instances not run are kept).
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import dataclasses
-import sys
+import logging
 import time
 
 from hpcsched.core.io import read_instance
 from hpcsched.core.registry import run_method
-from hpcsched.offload import Solution, bounds, validate
+from hpcsched.offload import bounds, validate
+from hpcsched.offload.formulations import offload_set_search
 
-from run import INSTANCES, _write
-
-
-def relaxed_solution(instance, outcome, handles) -> Solution:
-    """The relaxation's variables as a Solution (not necessarily a valid schedule)."""
-    forward, backward, chosen, end_out, start_in = handles
-    value = outcome.value
-    offloaded = [i for i, o in chosen.items() if value(o) > 0.5]
-    return Solution(offloaded=offloaded, forward_start=[value(x) for x in forward],
-                    backward_start=[value(x) for x in backward],
-                    offload_start={i: value(end_out[i]) - instance.offload_time(i) for i in offloaded},
-                    prefetch_start={i: value(start_in[i]) for i in offloaded})
+from run import INSTANCES, RESULTS, _write
 
 
 #: Best schedules known (solved.json): the default caps of ``--branch`` are these - 1.
@@ -58,39 +50,17 @@ BEST_KNOWN = {"vgg16-pcie3-60": 1066515, "vgg16-pcie3-40": 1673824}
 
 
 def branch(instance, cap: int, node_limit: float, budget: float) -> list:
-    """Depth-first search over offload sets (see the module docstring); one summary row."""
-    order = sorted(instance.offloadable, key=lambda i: (-instance.activation[i], i))
+    """`formulations.offload_set_search` below cap + 1 (see the module docstring); one summary row."""
     started = time.perf_counter()
-    stack = [{}]
-    nodes = pruned = 0
-    ruled_out = 0.0
-    verdict = "budget exhausted"
-    while stack:
-        if time.perf_counter() - started > budget:
-            break
-        fixed = stack.pop()
-        nodes += 1
-        outcome, handles = bounds.instant_relaxation(instance, upper=cap, time_limit=node_limit, seed=0,
-                                                     fixed_offload=fixed)
-        if outcome.status.value == "INFEASIBLE":
-            pruned += 1
-            ruled_out += 2.0 ** -len(fixed)
-            continue
-        if outcome.has_solution and not validate(instance, relaxed_solution(instance, outcome, handles)):
-            verdict = f"schedule of makespan {int(round(outcome.objective))} <= cap found"
-            break
-        free = [i for i in order if i not in fixed]
-        if not free:
-            verdict = "a fully fixed offload set is undecided"
-            break
-        stack += [{**fixed, free[0]: False}, {**fixed, free[0]: True}]
-        if nodes % 50 == 0:  # progress on stderr: the search runs for minutes to hours
-            print(f"{time.perf_counter() - started:.0f} s: {nodes} nodes, {pruned} ruled out "
-                  f"({100 * ruled_out:.3f} % of the space), {len(stack)} open", file=sys.stderr, flush=True)
+    search = offload_set_search(instance, upper=cap + 1, time_limit=budget, node_limit=node_limit, seed=0)
+    if search.proven:
+        verdict = f"PROVEN: no schedule of makespan <= {search.cap}"
+    elif search.schedule is not None:
+        verdict = f"schedule of makespan {search.cap + 1} found; budget exhausted"
     else:
-        verdict = f"PROVEN: no schedule of makespan <= {cap}"
-    return [cap, node_limit, budget, verdict, nodes, pruned, len(stack), round(ruled_out, 6),
-            round(time.perf_counter() - started, 1)]
+        verdict = "budget exhausted"
+    return [cap, node_limit, budget, verdict, search.nodes, search.pruned, search.open,
+            round(search.share_ruled_out, 6), round(time.perf_counter() - started, 1)]
 
 
 def main() -> None:
@@ -103,6 +73,7 @@ def main() -> None:
     parser.add_argument("--node-limit", type=float, default=1.0)
     parser.add_argument("--cap", type=int, default=None)
     args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(message)s")  # the search's progress lines, on stderr
     rows = []
     if args.branch > 0:
         for name in args.instances.split(","):
@@ -111,6 +82,13 @@ def main() -> None:
             row = [name, *branch(instance, cap, args.node_limit, args.branch)]
             print(row, flush=True)
             rows.append(row)
+        # Runs last up to an hour each: keep the rows of instances not run this time.
+        ran = {row[0] for row in rows}
+        previous = RESULTS / "round4-branch.csv"
+        if previous.exists():
+            with open(previous, newline="") as handle:
+                kept = [row for row in list(csv.reader(handle))[1:] if row[0] not in ran]
+            rows = kept + rows
         _write("round4-branch", ["instance", "cap", "node_limit_s", "budget_s", "verdict", "nodes", "pruned",
                                  "open", "share_ruled_out", "runtime_s"], rows)
         return
@@ -130,7 +108,7 @@ def main() -> None:
             runtime = time.perf_counter() - started
             broken, detail, new_start, new_rows = None, "", False, []
             if outcome.has_solution:
-                relaxed = relaxed_solution(instance, outcome, handles)
+                relaxed = bounds.relaxed_solution(instance, outcome, handles)
                 broken = len(validate(instance, relaxed))
                 new_start, new_rows = bounds.missing_rows(instance, relaxed)
                 detail = f"; it breaks: start rows {new_start}, prefetch rows {new_rows}"

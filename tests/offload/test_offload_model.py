@@ -127,6 +127,23 @@ def test_validator_rejects_memory_over_budget_by_one_byte(offloading):
     assert "memory" in rules(validate(instance.with_memory(peak - 1), solution))
 
 
+def test_validator_rejects_a_zero_duration_step_that_cannot_hold_its_operands():
+    # Every step takes no time, so every residency interval is empty and the sweep sees nothing;
+    # B_2 still reads a_1, a_2 and writes δ_1 while a_0 is kept: 4 bytes > 3.  Found by the
+    # offload-set search property test (its relaxed solution of makespan 0 passed the validator,
+    # while every exact method proves 2).
+    instance = Instance(name="zero", forward=(0, 0), backward=(0, 0), activation=(1, 1, 1), memory=3,
+                        bandwidth_out=1.0, bandwidth_in=1.0, offloadable=(0, 1))
+    instant = Solution(offloaded=(), forward_start=(0, 0), backward_start=(0, 0), offload_start={}, prefetch_start={})
+    assert [v.message for v in validate(instance, instant)] == [
+        "B2 (zero duration) needs 4 bytes with the kept activations before it > budget 3"]
+    assert validate(instance.with_memory(4), instant) == []
+    # Offloading a_0 for [0, 1) and prefetching it for [1, 2) is the optimum.
+    offloaded = Solution(offloaded=(0,), forward_start=(0, 0), backward_start=(2, 1), offload_start={0: 0},
+                         prefetch_start={0: 1})
+    assert validate(instance, offloaded) == []
+
+
 def test_validator_rejects_overlapping_transfers_on_half_duplex():
     instance = small_instance([5, 5, 5], [5, 5, 5], [4, 4, 4, 4], bandwidth=1.0, fraction=1.0)
     # Offload a_0 at 0 (4 units) and prefetch a_0 while a_1 is still being offloaded.

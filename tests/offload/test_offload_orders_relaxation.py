@@ -6,15 +6,16 @@ import random
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.offload import Instance, bounds, simulate, validate
+from hpcsched.offload.formulations import offload_set_search
 from hpcsched.offload.heuristics import channel_orders, improve_orders, ordered_local_search
 
-from test_offload_methods import chains
+from test_offload_methods import chains, rough_chains
 
 
 @settings(max_examples=40, deadline=None)
@@ -66,12 +67,14 @@ def test_order_search_and_instant_relaxation_against_brute_force(instance):
     assert bounds.best(instance) <= searched <= optimum
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(chains(max_layers=5))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(chains(max_layers=5), rough_chains()))
 def test_instant_relaxation_with_every_optional_row_keeps_the_optimum(instance):
     # Every start-of-B row and every prefetch row (j, k): capped at the brute-force optimum the
     # relaxation must still have a solution (an unsound row would make it INFEASIBLE: bound optimum + 1).
-    optimum = int(run_method(instance, "brute-force").objective)
+    brute = run_method(instance, "brute-force")
+    assume(brute.status is Status.OPTIMAL)  # rough chains may not fit in memory at all
+    optimum = int(brute.objective)
     n = instance.n_layers
     rows = [(j, k) for j in instance.offloadable for k in range(j + 2, n + 1)]
     relaxed = bounds.instant_relaxation_bound(instance, upper=optimum, time_limit=5, workers=1, start_rows=True,
@@ -80,6 +83,57 @@ def test_instant_relaxation_with_every_optional_row_keeps_the_optimum(instance):
     # A valid schedule breaks none of the optional rows.
     schedule = run_method(instance, "local-search", time_limit=0.2).solution
     assert bounds.missing_rows(instance, schedule) == (False, [])
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(chains(max_layers=4), rough_chains()))
+def test_instant_relaxation_keeps_every_offload_set_when_fixed(instance):
+    # The search over offload sets (benchmarks/offload/round4.py --branch) rules a branch out when the
+    # relaxation with those decisions fixed is INFEASIBLE at the cap.  That is sound only if every
+    # schedule with that offload set stays a solution: for each subset S the simulator's schedule with
+    # exactly S offloaded, of makespan m, must leave the relaxation with S fixed solvable at cap m,
+    # with every optional row too.
+    import itertools
+
+    n = instance.n_layers
+    rows = [(j, k) for j in instance.offloadable for k in range(j + 2, n + 1)]
+    for size in range(len(instance.offloadable) + 1):
+        for subset in itertools.combinations(instance.offloadable, size):
+            schedule = simulate(instance, list(subset))
+            if schedule is None:
+                continue
+            assert validate(instance, schedule) == [] and sorted(schedule.offloaded) == list(subset)
+            makespan = schedule.backward_start[0] + instance.backward[0]
+            fixed = {i: i in subset for i in instance.offloadable}
+            for optional in (False, True):
+                outcome, _ = bounds.instant_relaxation(instance, upper=makespan, time_limit=5, workers=1,
+                                                       fixed_offload=fixed, start_rows=optional,
+                                                       prefetch_rows=rows if optional else ())
+                assert outcome.status is Status.OPTIMAL and outcome.objective <= makespan
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(chains(max_layers=5), rough_chains()))
+def test_offload_set_search_proves_the_brute_force_optimum(instance):
+    # Started above the optimum (offload everything, as early as possible), the search must find a
+    # schedule of the optimal makespan on its way and then rule out everything below it.
+    brute = run_method(instance, "brute-force")
+    assume(brute.status is Status.OPTIMAL)
+    optimum = int(brute.objective)
+    start = simulate(instance, instance.offloadable)
+    upper = start.backward_start[0] + instance.backward[0]
+    search = offload_set_search(instance, upper=upper, time_limit=60, workers=1)
+    assert search.proven and search.bound == optimum == search.cap + 1 and search.share_ruled_out == 1.0
+    if upper > optimum:
+        assert validate(instance, search.schedule) == []
+        assert search.schedule.backward_start[0] + instance.backward[0] == optimum
+    else:
+        assert search.schedule is None
+    # Through the registry (validated), as the cpsat option; a search cut short keeps a valid bound.
+    result = run_method(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0)
+    assert result.status is Status.OPTIMAL and result.objective == optimum
+    cut = offload_set_search(instance, upper=upper, time_limit=0.0, workers=1)
+    assert not cut.proven and cut.nodes == 0 and cut.open == 1 and cut.bound <= optimum
 
 
 def test_missing_rows_finds_a_prefetch_that_overflows_during_a_backward_step():

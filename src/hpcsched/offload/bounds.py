@@ -183,7 +183,8 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
     [0, o_i], the part of a_i absent when B_k starts (i <= k-2).  Rows:
     - compute order and makespan = SB_1 + b_1;
     - memory at the start of F_k and of B_k with a_i counted as s_i (1 - q)
-      and s_i (1 - r);
+      and s_i (1 - r) (s_i (1 - o_i) for a step of zero duration: only the
+      kept activations are checked at its instant, see `model`);
     - out channel: the q-parts of a_{i0}..a_{k-2} were shipped between the
       end of F_{i0} and SF_k (for a set of i0);
     - in channel: the r-parts of a_{i1}..a_{k-2} arrive between SB_k and the
@@ -239,9 +240,14 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
             lp += q[i, k] <= o[i]
             r[i, k] = pulp.LpVariable(f"r{i}_{k}", 0, 1, cat=category)
             lp += r[i, k] <= o[i]
-        lp += pinned + pulp.lpSum(s[i] * (1 - q[i, k]) for i in early) + s[k - 1] + s[k] + wf[k - 1] <= M
+        # At the start of a step of zero duration nothing is resident in the half-open sense; the
+        # validator checks only the kept activations with its floor there (o, not q or r).
+        absent_f = q if f[k - 1] > 0 else {(i, k): o[i] for i in early}
+        absent_b = r if b[k - 1] > 0 else {(i, k): o[i] for i in early}
+        lp += pinned + pulp.lpSum(s[i] * (1 - absent_f[i, k]) for i in early) + s[k - 1] + s[k] + wf[k - 1] <= M
         gradient_in = s[n] if k == n else s[k]
-        lp += pinned + pulp.lpSum(s[i] * (1 - r[i, k]) for i in early) + 2 * s[k - 1] + gradient_in + wb[k - 1] <= M
+        lp += (pinned + pulp.lpSum(s[i] * (1 - absent_b[i, k]) for i in early) + 2 * s[k - 1] + gradient_in
+               + wb[k - 1] <= M)
         for i0 in distances(k):
             if early and i0 < early[0]:
                 continue
@@ -376,7 +382,7 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
     Optional rows at more instants (each valid by the same argument; off by
     default, `missing_rows` finds the ones a relaxed solution breaks):
 
-    - ``start_rows``: at ``t = start B_k`` (k >= 2), the allocation of
+    - ``start_rows``: at ``t = start B_k`` (k >= 2, b_k > 0), the allocation of
       δ_{k-1}: a_i (i <= k-2) unless absent at t, a_{k-1}, δ_{k-1}, δ_k (a_L
       for k = L) and wb_k.  The row at end B_k - 1 misses the case of an
       offload that ends during B_k: it counts the activation absent, while
@@ -469,7 +475,7 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
             absent_row("y", k, sb[k - 1] + b[k - 1] - 1, need)
     for k in range(2, n + 1) if start_rows else ():
         need = prefix[k - 1] + 2 * s[k - 1] + (s[n] if k == n else s[k]) + wb[k - 1] - M
-        if need > 0:
+        if need > 0 and b[k - 1] > 0:  # with b_k = 0, δ_k is released at t (half-open intervals)
             absent_row("z", k, sb[k - 1], need)
     prefetch_instants: dict[str, int] = {}  # row kind -> the activation whose prefetch start it checks
     for j, k in prefetch_rows:
@@ -522,6 +528,19 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
     return outcome, (sf, sb, o, e, p)
 
 
+def relaxed_solution(instance: Instance, outcome: Any, handles: Any) -> Any:
+    """The values of an `instant_relaxation` solution as a `Solution` (not necessarily a valid schedule)."""
+    from .model import Solution
+
+    forward, backward, chosen, end_out, start_in = handles
+    value = outcome.value
+    offloaded = [i for i, o in chosen.items() if value(o) > 0.5]
+    return Solution(offloaded=offloaded, forward_start=[value(x) for x in forward],
+                    backward_start=[value(x) for x in backward],
+                    offload_start={i: value(end_out[i]) - instance.offload_time(i) for i in offloaded},
+                    prefetch_start={i: value(start_in[i]) for i in offloaded})
+
+
 def missing_rows(instance: Instance, solution: Any) -> tuple[bool, list[tuple[int, int]]]:
     """The optional rows of `instant_relaxation` that ``solution`` (a relaxed one) breaks.
 
@@ -545,7 +564,7 @@ def missing_rows(instance: Instance, solution: Any) -> tuple[bool, list[tuple[in
 
     n, b = instance.n_layers, instance.backward
     starts = solution.backward_start
-    start_rows = any(over(starts[k - 1]) for k in range(2, n + 1))
+    start_rows = any(over(starts[k - 1]) for k in range(2, n + 1) if b[k - 1] > 0)
     rows = []
     for j in solution.offloaded:
         instant = solution.prefetch_start[j]

@@ -30,11 +30,16 @@ reading, written down once here):
   floors are necessary for any offload decision, and sufficient: offloading
   everything offloadable and waiting for each transfer fits (see
   `memory_floors`).  `check_feasible` raises `InfeasibleError` naming the
-  first step whose floor exceeds M.  A step of zero duration contains no
-  instant, so strictly it needs nothing; `check_feasible` still applies its
-  floor (conservative: such an instance may be reported infeasible although
-  a schedule exists; the PipeDream importer drops zero-time layers, and the
-  generators draw positive times).
+  first step whose floor exceeds M.
+- A step of zero duration contains no instant of the half-open intervals,
+  so the sweep alone would let it hold nothing (a schedule of makespan 0
+  then passed the validator on an instance where every exact model proves
+  2).  It still reads its operands: the validator requires the kept
+  a_0..a_{k-2} plus its floor to fit in M, the row every exact model
+  (`formulations.build_cpsat`, the brute force's pre-check) and
+  `check_feasible` already had.  For a step of positive duration the sweep
+  implies that row.  The Kineto importer keeps zero-time layers (16 steps
+  of ResNet-50); the PipeDream importer drops them.
 
 The validator (`validate`) is written from the definition above and shares
 no code with the simulator, the formulations or the heuristics.
@@ -244,13 +249,18 @@ def memory_floors(instance: Instance) -> list[tuple[str, int]]:
     offloadable = set(instance.offloadable)
     for i in range(n):
         pinned[i + 1] = pinned[i] + (0 if i in offloadable else s[i])
-    floors = []
-    for k in range(1, n + 1):
-        floors.append((f"F{k}", pinned[max(k - 1, 0)] + s[k - 1] + s[k] + instance.workspace_forward[k - 1]))
-    for k in range(n, 0, -1):
-        gradient_in = s[n] if k == n else s[k]
-        floors.append((f"B{k}", pinned[max(k - 1, 0)] + 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1]))
+    floors = [(f"F{k}", pinned[max(k - 1, 0)] + _step_floor(instance, f"F{k}")) for k in range(1, n + 1)]
+    floors += [(f"B{k}", pinned[max(k - 1, 0)] + _step_floor(instance, f"B{k}")) for k in range(n, 0, -1)]
     return floors
+
+
+def _step_floor(instance: Instance, step: str) -> int:
+    """Bytes step F_k / B_k itself needs: its inputs, its outputs and its workspace."""
+    s, n, k = instance.activation, instance.n_layers, int(step[1:])
+    if step[0] == "F":
+        return s[k - 1] + s[k] + instance.workspace_forward[k - 1]
+    gradient_in = s[n] if k == n else s[k]  # δ_k (a_L stands for the loss gradient of B_L)
+    return 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1]
 
 
 def check_feasible(instance: Instance) -> None:
@@ -450,6 +460,20 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
                     "channel", f"{latest[2]} [{latest[0]},{latest[1]}) overlaps {label} [{start},{end}) on the {channel} channel"))
             if latest is None or end > latest[1]:
                 latest = (start, end, label)
+    # A step of zero duration has empty residency intervals at its instant, so the sweep cannot see
+    # it; it still reads its operands while the kept a_0..a_{k-2} are resident (the memory floor of
+    # `memory_floors` with the kept prefix, the row every exact model has).  For a step of positive
+    # duration the sweep implies this row.
+    kept = 0
+    for k in range(1, n + 1):
+        if k >= 2:
+            kept += 0 if (k - 2) in offloaded else instance.activation[k - 2]
+        for step, duration in ((f"F{k}", f[k - 1]), (f"B{k}", b[k - 1])):
+            need = kept + _step_floor(instance, step)
+            if duration == 0 and need > instance.memory:
+                violations.append(Violation(
+                    "memory", f"{step} (zero duration) needs {need} bytes with the kept activations before it "
+                              f"> budget {instance.memory}"))
     # Memory sweep over all residency intervals, releases before allocations.
     events = []
     for start, end, size, what in _residency(instance, solution):
