@@ -49,10 +49,11 @@ from run import INSTANCES, RESULTS, _write
 BEST_KNOWN = {"vgg16-pcie3-60": 1066515, "vgg16-pcie3-40": 1673824}
 
 
-def branch(instance, cap: int, node_limit: float, budget: float) -> list:
+def branch(instance, cap: int, node_limit: float, budget: float, cuts: bool = False) -> list:
     """`formulations.offload_set_search` below cap + 1 (see the module docstring); one summary row."""
     started = time.perf_counter()
-    search = offload_set_search(instance, upper=cap + 1, time_limit=budget, node_limit=node_limit, seed=0)
+    search = offload_set_search(instance, upper=cap + 1, time_limit=budget, node_limit=node_limit, seed=0,
+                                cuts=cuts)
     if search.proven:
         verdict = f"PROVEN: no schedule of makespan <= {search.cap}"
     elif search.schedule is not None:
@@ -72,6 +73,7 @@ def main() -> None:
     parser.add_argument("--branch", type=float, default=0.0, help="seconds of offload-set search per instance")
     parser.add_argument("--node-limit", type=float, default=1.0)
     parser.add_argument("--cap", type=int, default=None)
+    parser.add_argument("--cuts", action="store_true", help="the search adds the optional rows relaxed solutions break")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the search's progress lines, on stderr
     rows = []
@@ -79,7 +81,8 @@ def main() -> None:
         for name in args.instances.split(","):
             instance = read_instance(INSTANCES / f"{name}.json")
             cap = args.cap if args.cap is not None else BEST_KNOWN[name] - 1
-            row = [name, *branch(instance, cap, args.node_limit, args.branch)]
+            row = [name + (" (cuts)" if args.cuts else ""), *branch(instance, cap, args.node_limit, args.branch,
+                                                                   args.cuts)]
             print(row, flush=True)
             rows.append(row)
         # Runs last up to an hour each: keep the rows of instances not run this time.

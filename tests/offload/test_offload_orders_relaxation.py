@@ -129,6 +129,9 @@ def test_offload_set_search_proves_the_brute_force_optimum(instance):
         assert search.schedule.backward_start[0] + instance.backward[0] == optimum
     else:
         assert search.schedule is None
+    # With the optional rows added as relaxed solutions break them: the same proof.
+    with_cuts = offload_set_search(instance, upper=upper, time_limit=60, workers=1, cuts=True)
+    assert with_cuts.proven and with_cuts.bound == optimum
     # Through the registry (validated), as the cpsat option; a search cut short keeps a valid bound.
     result = run_method(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0)
     assert result.status is Status.OPTIMAL and result.objective == optimum

@@ -406,7 +406,7 @@ class OffloadSetSearch:
 
 
 def offload_set_search(instance: Instance, *, upper: int, time_limit: float, node_limit: float = 1.0,
-                       seed: int = 0, workers: int = 2, lower: int = 0) -> OffloadSetSearch:
+                       seed: int = 0, workers: int = 2, lower: int = 0, cuts: bool = False) -> OffloadSetSearch:
     """Depth-first search over offload sets with the instant relaxation; proves ``upper`` optimal if it ends.
 
     ``upper`` must be the makespan of a schedule (the incumbent).
@@ -431,6 +431,12 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     proven bound of the open branches' parents (``lower`` if larger), at most
     cap + 1.  Progress goes to the ``hpcsched.offload`` logger (INFO).
 
+    ``cuts=True``: a relaxed solution that breaks optional rows of the
+    relaxation (`bounds.missing_rows`: memory at the start of B_k, at a
+    prefetch start during B_k) adds them to every later branch, and its
+    branch is solved again (each row holds for every schedule, so they
+    stay valid in all branches).
+
     On VGG16 / PCIe 3 at 40 % of the peak (2 workers, node limit 1 s) the
     search ends after 2,193 branches in about 29 minutes
     (benchmarks/offload/README.md, round 4).
@@ -451,12 +457,14 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     stack: list[tuple[dict[int, bool], int, float]] = [({}, floor, node_limit)]  # (decisions, parent bound, limit)
     nodes = pruned = 0
     ruled_out = 0.0
+    start_rows, prefetch_rows = False, []
     while stack and time.perf_counter() - started < time_limit:
         fixed, parent_bound, limit = stack.pop()
         nodes += 1
         left = time_limit - (time.perf_counter() - started)
         outcome, handles = bounds.instant_relaxation(instance, upper=cap, time_limit=max(0.1, min(limit, left)),
-                                                     seed=seed, workers=workers, fixed_offload=fixed)
+                                                     seed=seed, workers=workers, fixed_offload=fixed,
+                                                     start_rows=start_rows, prefetch_rows=prefetch_rows)
         if outcome.status is Status.INFEASIBLE:
             pruned += 1
             ruled_out += 2.0 ** -len(fixed)
@@ -478,6 +486,15 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
             # The cap dropped below this branch's relaxed optimum only because of the schedule just found.
             stack.append((fixed, parent_bound, limit))
             continue
+        if cuts and outcome.has_solution:
+            wants_start, rows = bounds.missing_rows(instance, relaxed)
+            new_rows = [row for row in rows if row not in prefetch_rows]
+            if (wants_start and not start_rows) or new_rows:
+                start_rows, prefetch_rows = start_rows or wants_start, prefetch_rows + new_rows
+                logger.info("offload-set search: rows added (start rows %s, prefetch rows %s)", start_rows,
+                            prefetch_rows)
+                stack.append((fixed, parent_bound, limit))
+                continue
         free = [i for i in order if i not in fixed]
         if not free:
             # The relaxation of a fixed offload set can stay below its optimum: time the set exactly.
