@@ -47,7 +47,7 @@ from ..core.errors import InfeasibleError
 from ..core.fields import require_number
 from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
-from .model import Instance, Solution, check_feasible, evaluate
+from .model import Instance, Solution, check_feasible, evaluate, kept_prefix_fits
 
 PROBLEM = "offload"
 
@@ -151,7 +151,7 @@ def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[
     for i in range(n):
         resident(sb[i], b_end[i - 1] if i >= 1 else b_end[0], s[i], None, f"grad{i}")
     model.add_cumulative(intervals, demands, instance.memory)
-    # Redundant: the kept a_0..a_{k-2} and the floor of F_k / B_k fit together (see _kept_prefix_fits);
+    # Redundant: the kept a_0..a_{k-2} and the floor of F_k / B_k fit together (see model.kept_prefix_fits);
     # linear in the o_i, it prunes offload sets long before the cumulative does.
     for k in range(2, n + 1):
         kept = sum(s[i] * (1 - offloaded[i]) if i in offloaded else s[i] for i in range(k - 1))
@@ -499,6 +499,9 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
         if not free:
             # The relaxation of a fixed offload set can stay below its optimum: time the set exactly.
             chosen = {i for i, offloaded in fixed.items() if offloaded}
+            # exact_timing caps the makespan at h >= the offload-all schedule's: INFEASIBLE rules the set
+            # out below h only.  That suffices: while cap >= h the offload-all branch cannot be ruled out
+            # (its schedule solves the relaxation), and its leaf's exact timing lowers the cap below h.
             timed, exact = exact_timing(instance, chosen, time_limit=max(0.1, min(limit, left)), seed=seed)
             if timed is not None and _makespan(instance, timed) <= cap and not validate(instance, timed):
                 best_found, cap = timed, _makespan(instance, timed) - 1
@@ -537,19 +540,6 @@ def exact_timing(instance: Instance, offloaded: set[int], *, time_limit: float |
     return _extract(instance, handles, outcome.value), outcome.status is Status.OPTIMAL
 
 
-def _kept_prefix_fits(instance: Instance, offloaded: set[int]) -> bool:
-    """Necessary condition: the kept a_0..a_{k-2} plus the floor of F_k / B_k fit in M for every k."""
-    s, n, M = instance.activation, instance.n_layers, instance.memory
-    kept = 0
-    for k in range(2, n + 1):
-        kept += 0 if (k - 2) in offloaded else s[k - 2]
-        forward = kept + s[k - 1] + s[k] + instance.workspace_forward[k - 1]
-        backward = kept + 2 * s[k - 1] + (s[n] if k == n else s[k]) + instance.workspace_backward[k - 1]
-        if max(forward, backward) > M:
-            return False
-    return True
-
-
 def solve_brute_force(instance: Instance, *, time_limit: float | None = None, seed: int = 0,
                       max_layers: int = 12) -> Result:
     """Every offload set, each timed exactly by CP-SAT (L <= 12)."""
@@ -566,7 +556,7 @@ def solve_brute_force(instance: Instance, *, time_limit: float | None = None, se
         if time_limit is not None and time.perf_counter() - started > time_limit:
             proven = False
             break
-        if not _kept_prefix_fits(instance, subset):
+        if not kept_prefix_fits(instance, subset):
             continue  # proven infeasible without a solver call
         solution, exact = exact_timing(instance, subset, seed=seed)
         proven = proven and exact

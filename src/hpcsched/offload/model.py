@@ -51,7 +51,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from ..core.errors import InfeasibleError, InvalidInstanceError, InvalidSolutionError
 from ..core.fields import int_list, require_dict, require_int, require_key, require_list, require_number, require_str
@@ -261,6 +261,22 @@ def _step_floor(instance: Instance, step: str) -> int:
         return s[k - 1] + s[k] + instance.workspace_forward[k - 1]
     gradient_in = s[n] if k == n else s[k]  # δ_k (a_L stands for the loss gradient of B_L)
     return 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1]
+
+
+def kept_prefix_fits(instance: Instance, offloaded: Iterable[int]) -> bool:
+    """Whether every step fits with the kept a_0..a_{k-2}: kept bytes + `_step_floor` <= M for all k.
+
+    Necessary for any schedule that offloads exactly ``offloaded`` (the row of
+    the validator's zero-duration check, implied by the sweep for a step of
+    positive duration); a cheap filter before timing a set.
+    """
+    chosen, s = set(offloaded), instance.activation
+    kept = 0
+    for k in range(1, instance.n_layers + 1):
+        kept += s[k - 2] if k >= 2 and (k - 2) not in chosen else 0
+        if kept + max(_step_floor(instance, f"F{k}"), _step_floor(instance, f"B{k}")) > instance.memory:
+            return False
+    return True
 
 
 def check_feasible(instance: Instance) -> None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Iterable, Sequence
 
-from .model import Instance, Solution
+from .model import Instance, Solution, kept_prefix_fits
 
 
 class _Profile:
@@ -116,16 +116,8 @@ def simulate(instance: Instance, offloaded: Iterable[int], *, scale: int = 1,
 
     f = [up(x) for x in instance.forward]
     b = [up(x) for x in instance.backward]
-    # A step of zero duration holds nothing in the half-open sweep below, but the definition
-    # still wants its operands to fit next to the kept a_0..a_{k-2} (see `model`).
-    kept, chosen_set = 0, set(chosen)
-    for k in range(1, n + 1):
-        kept += s[k - 2] if k >= 2 and (k - 2) not in chosen_set else 0
-        gradient_in = s[n] if k == n else s[k]
-        if (f[k - 1] == 0 and kept + s[k - 1] + s[k] + instance.workspace_forward[k - 1] > instance.memory) or (
-                b[k - 1] == 0 and kept + 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1]
-                > instance.memory):
-            return None
+    if not kept_prefix_fits(instance, chosen):
+        return None  # the definition's row for steps of zero duration, which the sweep below cannot see
     offload_time = [up(instance.offload_time(i)) if i < n else 0 for i in range(n + 1)]
     prefetch_time = [up(instance.prefetch_time(i)) if i < n else 0 for i in range(n + 1)]
     wf, wb = instance.workspace_forward, instance.workspace_backward
