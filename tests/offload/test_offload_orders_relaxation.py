@@ -133,8 +133,10 @@ def test_offload_set_search_proves_the_brute_force_optimum(instance):
     with_cuts = offload_set_search(instance, upper=upper, time_limit=60, workers=1, cuts=True)
     assert with_cuts.proven and with_cuts.bound == optimum
     # Through the registry (validated), as the cpsat option; a search cut short keeps a valid bound.
-    result = run_method(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0)
-    assert result.status is Status.OPTIMAL and result.objective == optimum
+    for branch_cuts in (False, True):
+        result = run_method(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0,
+                            branch_cuts=branch_cuts)
+        assert result.status is Status.OPTIMAL and result.objective == optimum
     cut = offload_set_search(instance, upper=upper, time_limit=0.0, workers=1)
     assert not cut.proven and cut.nodes == 0 and cut.open == 1 and cut.bound <= optimum
 

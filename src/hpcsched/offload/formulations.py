@@ -236,7 +236,8 @@ def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, se
 def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, seed: int = 0, workers: int = 2,
                      coarse_fraction: float = 0.3, heuristic_fraction: float = 0.15, use_lp: bool = True,
                      relaxation_fraction: float = 0.0, relaxation_probe_fraction: float = 0.75,
-                     branch_fraction: float = 0.0, branch_node_limit: float = 1.0, log: bool = False) -> Result:
+                     branch_fraction: float = 0.0, branch_node_limit: float = 1.0, branch_cuts: bool = False,
+                     log: bool = False) -> Result:
     """Coarse-to-fine CP-SAT warm-started by heuristics, with proven bounds (best exact method).
 
     ``relaxation_fraction`` > 0 (off by default): after the heuristics, that
@@ -253,6 +254,9 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     solved for ``branch_node_limit`` seconds); if it ends, the incumbent is
     proven optimal.  It needs minutes, not seconds: on VGG16 / PCIe 3 at
     40 % of the peak it ends after about 29 minutes on 2 cores.
+    ``branch_cuts=True``: the search adds the optional rows its relaxed
+    solutions break (``offload_set_search(cuts=True)``); at 60 % of the
+    peak without them it stalls on exact timings of fully fixed sets.
     """
     from . import bounds
     from .simulate import simulate
@@ -304,7 +308,8 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
 
         backend = version()
         search = offload_set_search(instance, upper=best_value, time_limit=branch_fraction * remaining(),
-                                    node_limit=branch_node_limit, seed=seed, workers=workers, lower=lower)
+                                    node_limit=branch_node_limit, seed=seed, workers=workers, lower=lower,
+                                    cuts=bool(branch_cuts))
         if search.schedule is not None:
             best, best_value = search.schedule, _makespan(instance, search.schedule)
         lower = max(lower, search.bound)
