@@ -309,7 +309,7 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
         backend = version()
         search = offload_set_search(instance, upper=best_value, time_limit=branch_fraction * remaining(),
                                     node_limit=branch_node_limit, seed=seed, workers=workers, lower=lower,
-                                    cuts=bool(branch_cuts))
+                                    cuts=branch_cuts)
         if search.schedule is not None:
             best, best_value = search.schedule, _makespan(instance, search.schedule)
         lower = max(lower, search.bound)
