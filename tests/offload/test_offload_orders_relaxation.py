@@ -132,6 +132,12 @@ def test_offload_set_search_proves_the_brute_force_optimum(instance):
     # With the optional rows added as relaxed solutions break them: the same proof.
     with_cuts = offload_set_search(instance, upper=upper, time_limit=60, workers=1, cuts=True)
     assert with_cuts.proven and with_cuts.bound == optimum
+    # Two branches at a time (one CP-SAT worker each), with and without cuts: the same proof, whatever
+    # order the branches finish in.
+    for cuts in (False, True):
+        parallel = offload_set_search(instance, upper=upper, time_limit=60, workers=2, branch_workers=1, cuts=cuts)
+        assert parallel.proven and parallel.bound == optimum == parallel.cap + 1
+        assert parallel.schedule is None or validate(instance, parallel.schedule) == []
     # Through the registry (validated), as the cpsat option; a search cut short keeps a valid bound.
     for branch_cuts in (False, True):
         result = run_method(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0,

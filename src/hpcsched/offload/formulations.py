@@ -411,7 +411,8 @@ class OffloadSetSearch:
 
 
 def offload_set_search(instance: Instance, *, upper: int, time_limit: float, node_limit: float = 1.0,
-                       seed: int = 0, workers: int = 2, lower: int = 0, cuts: bool = False) -> OffloadSetSearch:
+                       seed: int = 0, workers: int = 2, lower: int = 0, cuts: bool = False,
+                       branch_workers: int = 1) -> OffloadSetSearch:
     """Depth-first search over offload sets with the instant relaxation; proves ``upper`` optimal if it ends.
 
     ``upper`` must be the makespan of a schedule (the incumbent).
@@ -425,7 +426,7 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     ``fixed_offload`` paragraph), so none has makespan <= cap.  Otherwise the
     branch is split on its next activation.  A fully fixed branch that the
     relaxation does not rule out is timed exactly (`exact_timing`, CP-SAT
-    with the offload set fixed), and solved again with twice the time while
+    with the offload set fixed), and timed again with twice the time while
     that is not proven.  An empty stack proves that no schedule beats the
     incumbent.
 
@@ -442,87 +443,130 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     branch is solved again (each row holds for every schedule, so they
     stay valid in all branches).
 
-    On VGG16 / PCIe 3 at 40 % of the peak (2 workers, node limit 1 s) the
-    search ends after 2,193 branches in about 29 minutes
-    (benchmarks/offload/README.md, round 4).
+    Branches are solved ``max(1, workers // branch_workers)`` at a time, each
+    by CP-SAT with ``branch_workers`` workers (threads: CP-SAT releases the
+    interpreter lock while it solves).  A branch solved while the cap was
+    higher keeps its verdict: INFEASIBLE at a higher cap is INFEASIBLE at a
+    lower one, and fewer optional rows only weaken the relaxation.  The
+    default (one worker per branch, two branches at once on 2 workers) is
+    measured in benchmarks/offload/README.md (round 6): refuting branches
+    gains nothing from a second CP-SAT worker, so two branches at once
+    nearly double the branches solved per second.
+
+    On VGG16 / PCIe 3 at 40 % of the peak (2 workers, node limit 1 s, one
+    branch at a time) the search ends after 2,193 branches in about 29
+    minutes (benchmarks/offload/README.md, round 4).
     """
     import logging
+    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
     from . import bounds
     from .heuristics import channel_orders
     from .model import validate
     from .simulate import simulate
 
+    branch_workers = int(require_number(branch_workers, "branch_workers", minimum=1))
+    at_once = max(1, int(workers) // branch_workers)
     logger = logging.getLogger("hpcsched.offload")
     started = time.perf_counter()
     order = sorted(instance.offloadable, key=lambda i: (-instance.activation[i], i))
     cap = int(upper) - 1
     floor = max(int(lower), int(bounds.best(instance)))
     best_found = None
-    stack: list[tuple[dict[int, bool], int, float]] = [({}, floor, node_limit)]  # (decisions, parent bound, limit)
+    # A branch: (decisions, bound proven by its parent, seconds per solve, timing of a fully fixed set).
+    stack: list[tuple[dict[int, bool], int, float, bool]] = [({}, floor, node_limit, False)]
     nodes = pruned = 0
     ruled_out = 0.0
-    start_rows, prefetch_rows = False, []
+    rows: tuple[bool, list[tuple[int, int]]] = (False, [])  # (start rows, prefetch rows) of the relaxation
     reported = started
-    while stack and time.perf_counter() - started < time_limit:
-        fixed, parent_bound, limit = stack.pop()
-        nodes += 1
-        left = time_limit - (time.perf_counter() - started)
-        outcome, handles = bounds.instant_relaxation(instance, upper=cap, time_limit=max(0.1, min(limit, left)),
-                                                     seed=seed, workers=workers, fixed_offload=fixed,
-                                                     start_rows=start_rows, prefetch_rows=prefetch_rows)
-        if outcome.status is Status.INFEASIBLE:
-            pruned += 1
-            ruled_out += 2.0 ** -len(fixed)
-            continue
-        if outcome.status is Status.ERROR:
-            # Not a refutation: keep the branch open, with the bound its parent proved, and stop.
-            stack.append((fixed, parent_bound, limit))
-            logger.warning("offload-set search stopped: %s", outcome.message)
-            break
-        node_bound = max(parent_bound, bounds.relaxation_outcome_bound(instance, outcome, cap))
-        if outcome.has_solution:
-            relaxed = bounds.relaxed_solution(instance, outcome, handles)
-            out_order, in_order = channel_orders(relaxed)
-            for candidate in (relaxed, simulate(instance, relaxed.offloaded, out_order=out_order, in_order=in_order)):
-                if candidate is not None and _makespan(instance, candidate) <= cap and not validate(instance, candidate):
-                    best_found, cap = candidate, _makespan(instance, candidate) - 1
-                    logger.info("offload-set search: schedule of makespan %d found", cap + 1)
-        if outcome.has_solution and round(outcome.objective) > cap:
-            # The cap dropped below this branch's relaxed optimum only because of the schedule just found.
-            stack.append((fixed, parent_bound, limit))
-            continue
-        if cuts and outcome.has_solution:
-            wants_start, rows = bounds.missing_rows(instance, relaxed)
-            new_rows = [row for row in rows if row not in prefetch_rows]
-            if (wants_start and not start_rows) or new_rows:
-                start_rows, prefetch_rows = start_rows or wants_start, prefetch_rows + new_rows
-                logger.info("offload-set search: rows added (start rows %s, prefetch rows %s)", start_rows,
-                            prefetch_rows)
-                stack.append((fixed, parent_bound, limit))
-                continue
-        free = [i for i in order if i not in fixed]
-        if not free:
-            # The relaxation of a fixed offload set can stay below its optimum: time the set exactly.
-            chosen = {i for i, offloaded in fixed.items() if offloaded}
-            # exact_timing caps the makespan at h >= the offload-all schedule's: INFEASIBLE rules the set
-            # out below h only.  That suffices: while cap >= h the offload-all branch cannot be ruled out
-            # (its schedule solves the relaxation), and its leaf's exact timing lowers the cap below h.
-            timed, exact = exact_timing(instance, chosen, time_limit=max(0.1, min(limit, left)), seed=seed)
-            if timed is not None and _makespan(instance, timed) <= cap and not validate(instance, timed):
-                best_found, cap = timed, _makespan(instance, timed) - 1
-                logger.info("offload-set search: schedule of makespan %d found", cap + 1)
-            if exact:  # the set's optimum is known (or it has no schedule): nothing of it is left below cap + 1
-                pruned += 1
-                ruled_out += 2.0 ** -len(fixed)
-            else:
-                stack.append((fixed, node_bound, 2 * limit))
-            continue
-        stack += [({**fixed, free[0]: False}, node_bound, node_limit), ({**fixed, free[0]: True}, node_bound, node_limit)]
-        if time.perf_counter() - reported >= 60:  # a count of branches would skip the lines where no branch splits
-            reported = time.perf_counter()
-            logger.info("offload-set search at %.0f s: %d branches, %d ruled out (%.3f %% of the offload sets), "
-                        "%d open", time.perf_counter() - started, nodes, pruned, 100 * ruled_out, len(stack))
+
+    def left() -> float:
+        return time_limit - (time.perf_counter() - started)
+
+    def solve(branch, cap_now: int, rows_now) -> Any:
+        fixed, _, limit, timing = branch
+        seconds = max(0.1, min(limit, left()))
+        if timing:
+            return exact_timing(instance, {i for i, offloaded in fixed.items() if offloaded},
+                                time_limit=seconds, seed=seed)
+        return bounds.instant_relaxation(instance, upper=cap_now, time_limit=seconds, seed=seed,
+                                         workers=branch_workers, fixed_offload=fixed, start_rows=rows_now[0],
+                                         prefetch_rows=rows_now[1])
+
+    def adopt(candidate: Solution | None) -> None:
+        nonlocal best_found, cap
+        if candidate is not None and _makespan(instance, candidate) <= cap and not validate(instance, candidate):
+            best_found, cap = candidate, _makespan(instance, candidate) - 1
+            logger.info("offload-set search: schedule of makespan %d found", cap + 1)
+
+    running: dict[Any, tuple] = {}
+    stopped = False
+    with ThreadPoolExecutor(max_workers=at_once) as pool:
+        while (stack or running) and not stopped and left() > 0:
+            while stack and len(running) < at_once:
+                branch = stack.pop()
+                running[pool.submit(solve, branch, cap, rows)] = (branch, cap)
+            done, _ = wait(list(running), timeout=max(0.0, left()), return_when=FIRST_COMPLETED)
+            for future in done:
+                branch, solved_cap = running.pop(future)
+                fixed, parent_bound, limit, timing = branch
+                nodes += 1
+                if timing:
+                    timed, exact = future.result()
+                    adopt(timed)
+                    if exact:  # the set's optimum is known (or it has no schedule): nothing of it is below cap + 1
+                        pruned += 1
+                        ruled_out += 2.0 ** -len(fixed)
+                    else:
+                        stack.append((fixed, parent_bound, 2 * limit, True))
+                    continue
+                outcome, handles = future.result()
+                if outcome.status is Status.INFEASIBLE:
+                    pruned += 1
+                    ruled_out += 2.0 ** -len(fixed)
+                    continue
+                if outcome.status is Status.ERROR:
+                    # Not a refutation: keep the branch open, with the bound its parent proved, and stop.
+                    stack.append(branch)
+                    logger.warning("offload-set search stopped: %s", outcome.message)
+                    stopped = True
+                    continue
+                node_bound = max(parent_bound, bounds.relaxation_outcome_bound(instance, outcome, solved_cap))
+                if outcome.has_solution:
+                    relaxed = bounds.relaxed_solution(instance, outcome, handles)
+                    out_order, in_order = channel_orders(relaxed)
+                    adopt(relaxed)
+                    adopt(simulate(instance, relaxed.offloaded, out_order=out_order, in_order=in_order))
+                    if round(outcome.objective) > cap:
+                        # The cap dropped below this branch's relaxed optimum only because of a schedule found
+                        # since: solve it again under the new cap.
+                        stack.append(branch)
+                        continue
+                    if cuts:
+                        wants_start, broken = bounds.missing_rows(instance, relaxed)
+                        new_rows = [row for row in broken if row not in rows[1]]
+                        if (wants_start and not rows[0]) or new_rows:
+                            rows = (rows[0] or wants_start, rows[1] + new_rows)
+                            logger.info("offload-set search: rows added (start rows %s, prefetch rows %s)", *rows)
+                            stack.append(branch)
+                            continue
+                free = [i for i in order if i not in fixed]
+                if not free:
+                    # The relaxation of a fixed offload set can stay below its optimum: time the set exactly.
+                    # exact_timing caps the makespan at h >= the offload-all schedule's: INFEASIBLE rules the
+                    # set out below h only.  That suffices: while cap >= h the offload-all branch cannot be
+                    # ruled out (its schedule solves the relaxation), and its leaf's timing lowers the cap.
+                    stack.append((fixed, node_bound, limit, True))
+                    continue
+                stack += [({**fixed, free[0]: False}, node_bound, node_limit, False),
+                          ({**fixed, free[0]: True}, node_bound, node_limit, False)]
+            if time.perf_counter() - reported >= 60:
+                reported = time.perf_counter()
+                logger.info("offload-set search at %.0f s: %d branches, %d ruled out (%.3f %% of the offload "
+                            "sets), %d open", time.perf_counter() - started, nodes, pruned, 100 * ruled_out,
+                            len(stack) + len(running))
+        # Branches still being solved when time ran out stay open (their solves end within the time limit).
+        stack += [branch for branch, _ in running.values()]
     proven = not stack
     bound = cap + 1 if proven else max(floor, min([cap + 1] + [entry[1] for entry in stack]))
     return OffloadSetSearch(bound=bound, proven=proven, cap=cap, schedule=best_found, nodes=nodes, pruned=pruned,
