@@ -253,7 +253,8 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     left goes to `offload_set_search` below the incumbent (each branch
     solved for ``branch_node_limit`` seconds); if it ends, the incumbent is
     proven optimal.  It needs minutes, not seconds: on VGG16 / PCIe 3 at
-    40 % of the peak it ends after about 29 minutes on 2 cores.
+    40 % of the peak it ended after about 29 minutes on 2 cores, one branch
+    at a time (the search now solves ``workers`` branches at a time).
     ``branch_cuts=True``: the search adds the optional rows its relaxed
     solutions break (``offload_set_search(cuts=True)``); at 60 % of the
     peak without them it stalls on exact timings of fully fixed sets.
