@@ -452,7 +452,7 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     default (one worker per branch, two branches at once on 2 workers) is
     measured in benchmarks/offload/README.md (round 6): refuting branches
     gains nothing from a second CP-SAT worker, so two branches at once
-    nearly double the branches solved per second.
+    about double the branches solved per second.
 
     On VGG16 / PCIe 3 at 40 % of the peak (2 workers, node limit 1 s, one
     branch at a time) the search ends after 2,193 branches in about 29
