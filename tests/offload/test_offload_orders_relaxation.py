@@ -137,7 +137,11 @@ def test_offload_set_search_proves_the_brute_force_optimum(instance):
     for cuts in (False, True):
         parallel = offload_set_search(instance, upper=upper, time_limit=60, workers=2, branch_workers=1, cuts=cuts)
         assert parallel.proven and parallel.bound == optimum == parallel.cap + 1
-        assert parallel.schedule is None or validate(instance, parallel.schedule) == []
+        if upper > optimum:
+            assert validate(instance, parallel.schedule) == []
+            assert parallel.schedule.backward_start[0] + instance.backward[0] == optimum
+        else:
+            assert parallel.schedule is None
     # Through the registry (validated), as the cpsat option; a search cut short keeps a valid bound.
     for branch_cuts in (False, True):
         result = run_method(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0,
