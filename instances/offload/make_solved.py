@@ -12,6 +12,7 @@ the bound and the objective of an entry may come from different runs of the same
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 from pathlib import Path
 
@@ -21,7 +22,6 @@ from hpcsched.cli import parse_assignments
 from hpcsched.core.registry import run_method
 
 HERE = Path(__file__).resolve().parent
-DATE = "2026-11-21"
 
 
 def main() -> None:
@@ -48,7 +48,7 @@ def main() -> None:
             "status": result.status.value,
             "method": result.method,
             "solver": result.solver,
-            "date": DATE,
+            "date": datetime.date.today().isoformat(),
             "runtime_s": round(result.runtime_s, 2),
             "time_limit_s": args.time_limit,
             **({"options": options} if options else {}),

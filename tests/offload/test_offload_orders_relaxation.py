@@ -92,7 +92,8 @@ def test_instant_relaxation_keeps_every_offload_set_when_fixed(instance):
     # relaxation with those decisions fixed is INFEASIBLE at the cap.  That is sound only if every
     # schedule with that offload set stays a solution: for each subset S the simulator's schedule with
     # exactly S offloaded, of makespan m, must leave the relaxation with S fixed solvable at cap m,
-    # with every optional row too.
+    # with every optional row too.  Without the exchange implications, which refuse the sets that break
+    # them on purpose (tests/offload/test_offload_exchange.py).
     import itertools
 
     n = instance.n_layers
@@ -108,7 +109,7 @@ def test_instant_relaxation_keeps_every_offload_set_when_fixed(instance):
             for optional in (False, True):
                 outcome, _ = bounds.instant_relaxation(instance, upper=makespan, time_limit=5, workers=1,
                                                        fixed_offload=fixed, start_rows=optional,
-                                                       prefetch_rows=rows if optional else ())
+                                                       prefetch_rows=rows if optional else (), exchange=False)
                 assert outcome.status is Status.OPTIMAL and outcome.objective <= makespan
 
 

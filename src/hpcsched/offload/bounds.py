@@ -24,9 +24,10 @@ the LP is solved on demand because it costs a solver call.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any, Iterable, Mapping
 
-from .model import Instance
+from .model import Instance, canonical_schedule, exchange_pairs, identical_classes
 
 
 def compute_bound(instance: Instance) -> int:
@@ -338,7 +339,7 @@ def compute_chain(lp: Any, forward, backward, upper: float | None = None) -> tup
 def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | None = 30.0, seed: int = 0,
                        workers: int = 2, hint: Any = None, log: bool = False, start_rows: bool = False,
                        prefetch_rows: Iterable[tuple[int, int]] = (),
-                       fixed_offload: Mapping[int, bool] | None = None) -> tuple[Any, Any]:
+                       fixed_offload: Mapping[int, bool] | None = None, exchange: bool = True) -> tuple[Any, Any]:
     """CP-SAT model of the *instant relaxation*; returns (outcome, the model's variables).
 
     A relaxation that keeps one offload set and the two transfer sequences
@@ -398,6 +399,25 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
     ``fixed_offload`` (activation -> offloaded or kept) restricts the
     relaxation to the schedules with those decisions: a branch of a search
     over offload sets, where an INFEASIBLE answer rules out the whole branch.
+
+    ``exchange`` (default on) adds ``o_j => o_i`` for the pairs of
+    `model.exchange_pairs` (activations of equal size): every schedule has a
+    canonical one with the same makespan (`model.canonical_schedule`), which
+    is a solution, so the optimum and every refutation stay valid for the
+    original problem.  It also orders the offloads of equal activations
+    a_i, a_j (i < j, same group, both offloaded): ``e_i <= e_j`` or
+    ``p_j < e_i``.  Any solution can be brought to that form with the same
+    makespan: while some pair has ``e_j < e_i <= p_j``, swap e_i and e_j.
+    The channel carries the same intervals (equal sizes), releases hold
+    (a_i is released first, a_j now leaves later), ``p >= e`` holds
+    (``p_i >= e_i > e_j`` and ``p_j >= e_i``), deadlines and prefetch
+    instants do not move, and at every instant the pair counts as many
+    absent activations as before, a_i (in every row a_j is in) at least as
+    often; each swap removes an inversion of the group's offload order, so
+    this ends.  A branch whose fixed decisions break a pair is then
+    INFEASIBLE: none of its schedules is canonical, and the canonical
+    equivalents of its schedules lie in other branches.  On VGG16 the pairs
+    leave 512,000 of the 2^36 offload sets.
 
     The makespan and the variables are bounded by ``upper``: if ``upper`` is
     the makespan of a schedule (e.g. a heuristic's), an optimal schedule is
@@ -497,6 +517,17 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
         if math.isfinite(chain_to_end[k]):
             model.add(makespan - sb[k - 1] >= math.ceil(chain_to_end[k] - 1e-9))
     model.add(makespan <= int(upper))
+    if exchange:
+        for i, j in exchange_pairs(instance):
+            model.add_implication(o[j], o[i])
+        for group in identical_classes(instance):
+            for i, j in itertools.combinations(group, 2):
+                # Out-channel order of equal offloads: a_i leaves first unless a_j is back before a_i has left.
+                leaves_first = model.new_bool_var(f"first{i}_{j}")
+                model.add(e[i] <= e[j]).only_enforce_if([leaves_first, o[i], o[j]])
+                model.add(p[j] + 1 <= e[i]).only_enforce_if([~leaves_first, o[i], o[j]])
+        if hint is not None:
+            hint = canonical_schedule(instance, hint)
     for i, offloaded in (fixed_offload or {}).items():
         if i not in o:
             raise ValueError(f"fixed_offload: a{i} is not offloadable")
@@ -606,7 +637,8 @@ def instant_relaxation_bound(instance: Instance, *, upper: int, time_limit: floa
 
 def instant_relaxation_search(instance: Instance, *, lower: int, upper: int, time_limit: float = 30.0,
                               seed: int = 0, workers: int = 2, hint: Any = None,
-                              first_fraction: float = 0.15, probe_fraction: float = 0.75) -> tuple[int, Any, Any]:
+                              first_fraction: float = 0.15, probe_fraction: float = 0.75,
+                              exchange: bool = True) -> tuple[int, Any, Any]:
     """Destructive lower bounding with `instant_relaxation`: (bound, first outcome, its variables).
 
     ``lower`` must be a proven bound and ``upper`` the makespan of a
@@ -621,7 +653,8 @@ def instant_relaxation_search(instance: Instance, *, lower: int, upper: int, tim
     probes are closer to the bound).  Each probe gets ``probe_fraction`` of
     the time left (on VGG16 / PCIe 3, 60 s: 0.75 reached 1,060,762 at 60 %
     and nothing at 40 %; 0.5 reached 1,059,785 and 1,667,352).  The bound
-    is valid whatever the probes' outcomes.
+    is valid whatever the probes' outcomes.  ``exchange``: as in
+    `instant_relaxation`.
     """
     import time
 
@@ -629,7 +662,7 @@ def instant_relaxation_search(instance: Instance, *, lower: int, upper: int, tim
 
     started = time.perf_counter()
     outcome, handles = instant_relaxation(instance, upper=upper, time_limit=max(0.5, first_fraction * time_limit),
-                                          seed=seed, workers=workers, hint=hint)
+                                          seed=seed, workers=workers, hint=hint, exchange=exchange)
     bound = max(lower, relaxation_outcome_bound(instance, outcome, upper))
     cap = upper if outcome.objective is None else min(upper, int(round(outcome.objective)))
     if outcome.status is Status.OPTIMAL:
@@ -641,7 +674,7 @@ def instant_relaxation_search(instance: Instance, *, lower: int, upper: int, tim
             break
         probe = bound + (cap - bound) // 3
         result, _ = instant_relaxation(instance, upper=probe, time_limit=probe_fraction * left, seed=seed,
-                                       workers=workers)
+                                       workers=workers, exchange=exchange)
         if result.status is Status.INFEASIBLE:
             bound = max(bound, relaxation_outcome_bound(instance, result, probe))
         elif result.has_solution:

@@ -47,7 +47,8 @@ from ..core.errors import InfeasibleError
 from ..core.fields import require_number
 from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
-from .model import Instance, Solution, check_feasible, evaluate, kept_prefix_fits
+from .model import (Instance, Solution, canonical_schedule, canonical_set_count, check_feasible, evaluate,
+                    exchange_pairs, kept_prefix_fits)
 
 PROBLEM = "offload"
 
@@ -68,7 +69,8 @@ def _up(value: int, scale: int) -> int:
 
 
 def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[int] | None = None,
-                hint: Solution | None = None, lower: int | None = None) -> tuple[Any, _CpVars]:
+                hint: Solution | None = None, lower: int | None = None,
+                exchange: bool = False) -> tuple[Any, _CpVars]:
     """The CP-SAT model of the module docstring at resolution ``scale``.
 
     Parameters
@@ -81,6 +83,11 @@ def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[
         A solution of the original instance used as a complete hint.
     lower
         A proven lower bound on the makespan (original units).
+    exchange
+        Add ``o_j => o_i`` for the pairs of `model.exchange_pairs` (symmetry
+        breaking: some optimal schedule keeps them, so OPTIMAL and the bound
+        stay those of the original problem; the hint is made canonical).
+        Off in ``cpsat-plain`` (the spec's model) and with ``fixed``.
     """
     n, s = instance.n_layers, instance.activation
     f = [_up(x, scale) for x in instance.forward]
@@ -162,6 +169,11 @@ def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[
         model.add_no_overlap(in_intervals)
     else:
         model.add_no_overlap(out_intervals + in_intervals)
+    if exchange and fixed is None:
+        for i, j in exchange_pairs(instance):
+            model.add_implication(offloaded[j], offloaded[i])
+        if hint is not None:
+            hint = canonical_schedule(instance, hint)
     makespan = b_end[0]
     if lower is not None:
         # A proven bound of the original; at a coarser scale the scaled makespan is >= the original one.
@@ -233,11 +245,17 @@ def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, se
                   solution=solution, notes=tuple(notes), solver=outcome.backend)
 
 
+# The offload-set search runs by default on instances with at most this many canonical offload sets
+# (`model.canonical_set_count`): VGG16 has 512,000 (proven in 25-40 s), SqueezeNet about 2^29 (the search
+# does not end in 120 s there, benchmarks/offload/README.md round 7).
+SEARCH_BY_DEFAULT_SETS = 2 ** 24
+
+
 def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, seed: int = 0, workers: int = 2,
-                     coarse_fraction: float = 0.3, heuristic_fraction: float = 0.15, use_lp: bool = True,
+                     coarse_fraction: float = 0.3, heuristic_fraction: float = 0.15, use_lp: bool | None = None,
                      relaxation_fraction: float = 0.0, relaxation_probe_fraction: float = 0.75,
-                     branch_fraction: float = 0.0, branch_node_limit: float = 1.0, branch_cuts: bool = False,
-                     log: bool = False) -> Result:
+                     branch_fraction: float | None = None, branch_node_limit: float = 1.0, branch_cuts: bool = True,
+                     exchange: bool = True, log: bool = False) -> Result:
     """Coarse-to-fine CP-SAT warm-started by heuristics, with proven bounds (best exact method).
 
     ``relaxation_fraction`` > 0 (off by default): after the heuristics, that
@@ -249,27 +267,42 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     ``relaxation_probe_fraction``: share of the time left given to each
     destructive probe (`bounds.instant_relaxation_search`).
 
-    ``branch_fraction`` > 0 (off by default): then that fraction of the time
-    left goes to `offload_set_search` below the incumbent (each branch
-    solved for ``branch_node_limit`` seconds); if it ends, the incumbent is
-    proven optimal.  It needs minutes, not seconds: on VGG16 / PCIe 3 at
-    40 % of the peak it ended after about 29 minutes on 2 cores, one branch
-    at a time (the search now solves ``workers`` branches at a time).
-    ``branch_cuts=True``: the search adds the optional rows its relaxed
-    solutions break (``offload_set_search(cuts=True)``); at 60 % of the
-    peak without them it stalls on exact timings of fully fixed sets.
+    ``branch_fraction`` > 0: then that fraction of the time left goes to
+    `offload_set_search` below the incumbent (each branch solved for
+    ``branch_node_limit`` seconds); if it ends, the incumbent is proven
+    optimal.  Default (None): 0.85 when the instance has at most
+    ``SEARCH_BY_DEFAULT_SETS`` canonical offload sets
+    (`model.canonical_set_count`), else 0 (off).  With the exchange lemma
+    it proves VGG16 / PCIe 3 at 60 % and 40 % of the peak in 25-40 s on 2
+    cores (without it, not in 3,600 s).  ``branch_cuts`` (default True):
+    the search adds the optional rows its relaxed solutions break
+    (``offload_set_search(cuts=True)``); at 60 % of the peak without them
+    it stalls on exact timings of fully fixed sets.
+
+    ``use_lp`` (default None: on unless the search runs): the LP relaxation
+    (bound and rounding starts) gets 35 % of the time.  On VGG16 its bound
+    is below the transfer bound, and the search needs the time.
+
+    ``exchange`` (default on): the CP-SAT models, the instant relaxation and
+    the search use the exchange lemma (`model.exchange_pairs`: of equal-size
+    activations, offload the earliest); ``exchange=false`` gives the models
+    without it, for comparison.
     """
     from . import bounds
     from .simulate import simulate
 
     started = time.perf_counter()
     # Options come from files and the command line: a wrong type or range is the user's, named here.
+    if branch_fraction is None:
+        branch_fraction = 0.85 if canonical_set_count(instance) <= SEARCH_BY_DEFAULT_SETS else 0.0
     coarse_fraction, heuristic_fraction, relaxation_fraction, relaxation_probe_fraction, branch_fraction = (
         require_number(value, f"options.{name}", minimum=0.0, maximum=1.0)
         for name, value in (("coarse_fraction", coarse_fraction), ("heuristic_fraction", heuristic_fraction),
                             ("relaxation_fraction", relaxation_fraction),
                             ("relaxation_probe_fraction", relaxation_probe_fraction),
                             ("branch_fraction", branch_fraction)))
+    if use_lp is None:
+        use_lp = branch_fraction == 0
     branch_node_limit = require_number(branch_node_limit, "options.branch_node_limit", strictly_positive=True)
     check_feasible(instance)
     limit = 60.0 if time_limit is None else float(time_limit)
@@ -297,7 +330,7 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
 
         backend = version()
         relaxed_bound, relaxed = _relax_and_repair(instance, best, relaxation_fraction * remaining(), seed, workers,
-                                                   relaxation_probe_fraction)
+                                                   relaxation_probe_fraction, exchange)
         lower = max(lower, relaxed_bound)
         if relaxed is not None and _makespan(instance, relaxed) < best_value:
             best, best_value = relaxed, _makespan(instance, relaxed)
@@ -310,7 +343,7 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
         backend = version()
         search = offload_set_search(instance, upper=best_value, time_limit=branch_fraction * remaining(),
                                     node_limit=branch_node_limit, seed=seed, workers=workers, lower=lower,
-                                    cuts=branch_cuts)
+                                    cuts=branch_cuts, exchange=exchange)
         if search.schedule is not None:
             best, best_value = search.schedule, _makespan(instance, search.schedule)
         lower = max(lower, search.bound)
@@ -324,7 +357,7 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
         coarse_hint = simulate(instance, best.offloaded, scale=scale) if scale > 1 else None
         if coarse_hint is not None:
             model, handles = build_cpsat(instance, horizon=_makespan(instance, coarse_hint) + scale, scale=scale,
-                                         hint=coarse_hint)
+                                         hint=coarse_hint, exchange=exchange)
             outcome = solve_cpsat(model, time_limit=max(0.5, coarse_fraction * remaining()), workers=workers,
                                   seed=seed, log=log)
             backend = outcome.backend
@@ -337,7 +370,7 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
             notes.append(f"coarse CP-SAT at resolution {scale}: {outcome.message}")
     status = Status.FEASIBLE
     if best_value > lower and remaining() > 0.5:
-        model, handles = build_cpsat(instance, horizon=best_value, scale=1, hint=best, lower=lower)
+        model, handles = build_cpsat(instance, horizon=best_value, scale=1, hint=best, lower=lower, exchange=exchange)
         outcome = solve_cpsat(model, time_limit=remaining(), workers=workers, seed=seed, log=log)
         backend = outcome.backend
         if outcome.has_solution:
@@ -357,7 +390,8 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
 
 
 def _relax_and_repair(instance: Instance, incumbent: Solution, time_limit: float, seed: int,
-                      workers: int, probe_fraction: float = 0.75) -> tuple[int, Solution | None]:
+                      workers: int, probe_fraction: float = 0.75,
+                      exchange: bool = True) -> tuple[int, Solution | None]:
     """(proven bound of the instant relaxation, its solution repaired into a valid schedule or None)."""
     from . import bounds
     from .heuristics import channel_orders, ordered_local_search
@@ -367,7 +401,7 @@ def _relax_and_repair(instance: Instance, incumbent: Solution, time_limit: float
     upper = _makespan(instance, incumbent)
     bound, outcome, handles = bounds.instant_relaxation_search(
         instance, lower=int(bounds.best(instance)), upper=upper, time_limit=max(0.5, time_limit), seed=seed,
-        workers=workers, hint=incumbent, probe_fraction=probe_fraction)
+        workers=workers, hint=incumbent, probe_fraction=probe_fraction, exchange=exchange)
     if not outcome.has_solution:
         return bound, None
     relaxed = bounds.relaxed_solution(instance, outcome, handles)
@@ -413,7 +447,7 @@ class OffloadSetSearch:
 
 def offload_set_search(instance: Instance, *, upper: int, time_limit: float, node_limit: float = 1.0,
                        seed: int = 0, workers: int = 2, lower: int = 0, cuts: bool = False,
-                       branch_workers: int = 1) -> OffloadSetSearch:
+                       branch_workers: int = 1, exchange: bool = True) -> OffloadSetSearch:
     """Depth-first search over offload sets with the instant relaxation; proves ``upper`` optimal if it ends.
 
     ``upper`` must be the makespan of a schedule (the incumbent).
@@ -425,7 +459,16 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     time limit (``node_limit`` seconds): every schedule with those decisions
     is a solution of that relaxation (`bounds.instant_relaxation`, the
     ``fixed_offload`` paragraph), so none has makespan <= cap.  Otherwise the
-    branch is split on its next activation.  A fully fixed branch that the
+    branch is split on its next activation.
+
+    ``exchange`` (default on): the search covers only the offload sets that
+    keep the implications of `model.exchange_pairs` (a_j offloaded => a_i
+    offloaded for equal sizes, i < j), which suffices because every schedule
+    has a canonical one with the same makespan.  A child's decisions are
+    closed under the implications (keeping a_i keeps the later members of
+    its group, offloading a_j offloads the earlier ones); a child that
+    contradicts its parent's decisions is skipped.  The skipped sets count as
+    ruled out in ``share_ruled_out`` (of all offload sets).  A fully fixed branch that the
     relaxation does not rule out is timed exactly (`exact_timing`, CP-SAT
     with the offload set fixed), and timed again with twice the time while
     that is not proven.  An empty stack proves that no schedule beats the
@@ -468,6 +511,8 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
 
     branch_workers = int(require_number(branch_workers, "branch_workers", minimum=1))
     at_once = max(1, int(workers) // branch_workers)
+    pairs = exchange_pairs(instance) if exchange else []
+    implied = {True: {j: i for i, j in pairs}, False: {i: j for i, j in pairs}}  # value -> a -> next forced
     logger = logging.getLogger("hpcsched.offload")
     started = time.perf_counter()
     order = sorted(instance.offloadable, key=lambda i: (-instance.activation[i], i))
@@ -484,6 +529,19 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     def left() -> float:
         return time_limit - (time.perf_counter() - started)
 
+    def child(fixed: dict[int, bool], activation: int, offloaded: bool) -> dict[int, bool] | None:
+        """``fixed`` plus that decision, closed under the exchange implications; None if they contradict."""
+        closed = dict(fixed)
+        current: int | None = activation
+        while current is not None:
+            if current in closed:
+                if closed[current] != offloaded:
+                    return None
+                break  # ``fixed`` is closed: the rest of the chain is already decided
+            closed[current] = offloaded
+            current = implied[offloaded].get(current)
+        return closed
+
     def solve(branch, cap_now: int, rows_now) -> Any:
         fixed, _, limit, timing = branch
         seconds = max(0.1, min(limit, left()))
@@ -492,7 +550,7 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
                                 time_limit=seconds, seed=seed)
         return bounds.instant_relaxation(instance, upper=cap_now, time_limit=seconds, seed=seed,
                                          workers=branch_workers, fixed_offload=fixed, start_rows=rows_now[0],
-                                         prefetch_rows=rows_now[1])
+                                         prefetch_rows=rows_now[1], exchange=exchange)
 
     def adopt(candidate: Solution | None) -> None:
         nonlocal best_found, cap
@@ -559,8 +617,14 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
                     # ruled out (its schedule solves the relaxation), and its leaf's timing lowers the cap.
                     stack.append((fixed, node_bound, limit, True))
                     continue
-                stack += [({**fixed, free[0]: False}, node_bound, node_limit, False),
-                          ({**fixed, free[0]: True}, node_bound, node_limit, False)]
+                for offloaded in (False, True):  # "offload" is popped first
+                    decisions = child(fixed, free[0], offloaded)
+                    share = 2.0 ** -(len(fixed) + 1)
+                    if decisions is None:  # no canonical set in this child
+                        ruled_out += share
+                        continue
+                    ruled_out += share - 2.0 ** -len(decisions)  # its sets that break an implication
+                    stack.append((decisions, node_bound, node_limit, False))
             if time.perf_counter() - reported >= 60:
                 reported = time.perf_counter()
                 logger.info("offload-set search at %.0f s: %d branches, %d ruled out (%.3f %% of the offload "
