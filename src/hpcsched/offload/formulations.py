@@ -16,10 +16,13 @@ is evaluated on the original); the scaled optimum and bound say nothing
 about the original optimum, so a scaled solve never claims OPTIMAL nor
 returns its bound.
 
-``cpsat`` (default method) = coarse-to-fine: heuristics give an incumbent,
-a coarse CP-SAT improves it, the full-resolution CP-SAT is warm-started with
-a complete hint and a proven lower bound (max of compute, transfer and LP
-bounds) as a constraint on the makespan.  OPTIMAL is claimed only when the
+``cpsat`` (default method): heuristics give an incumbent; on instances with
+few canonical offload sets (`model.canonical_set_count`, the exchange lemma
+of `model.exchange_pairs`) the offload-set search (`offload_set_search`)
+tries to prove it optimal; a coarse CP-SAT improves it, the full-resolution
+CP-SAT is warm-started with a complete hint, the exchange implications and a
+proven lower bound (max of compute, transfer and LP bounds) as a constraint
+on the makespan.  OPTIMAL is claimed only when the search ends, the
 full-resolution model proves it or the incumbent meets a proven bound.
 
 MILP ``milp-fixed-order`` (restricted, not exact): offloads in increasing i
@@ -256,7 +259,7 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
                      relaxation_fraction: float = 0.0, relaxation_probe_fraction: float = 0.75,
                      branch_fraction: float | None = None, branch_node_limit: float = 1.0, branch_cuts: bool = True,
                      exchange: bool = True, log: bool = False) -> Result:
-    """Coarse-to-fine CP-SAT warm-started by heuristics, with proven bounds (best exact method).
+    """Heuristic start, offload-set search, coarse-to-fine CP-SAT, proven bounds (best exact method).
 
     ``relaxation_fraction`` > 0 (off by default): after the heuristics, that
     fraction of the remaining time goes to `bounds.instant_relaxation_search`
