@@ -26,7 +26,8 @@ def tied_chains(draw, max_layers=5):
     return small_instance(draw(times), draw(times), draw(sizes), fraction=draw(st.sampled_from([0.0, 0.3, 0.7])),
                           bandwidth=draw(st.sampled_from([1.0, 2.0, 3.0])), latency=draw(st.integers(0, 1)),
                           duplex=draw(st.sampled_from(["full", "half"])),
-                          workspace_forward=draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+                          workspace_forward=draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
+                          workspace_backward=draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
 
 
 def makespan(instance, solution) -> int:

@@ -219,7 +219,9 @@ def test_cpsat_with_relax_and_repair_agrees_with_brute_force(instance):
 
 
 @pytest.mark.parametrize(("option", "value"), [("relaxation_fraction", "abc"), ("relaxation_fraction", -0.1),
-                                               ("relaxation_probe_fraction", 1.5), ("coarse_fraction", float("nan"))])
+                                               ("relaxation_probe_fraction", 1.5), ("coarse_fraction", float("nan")),
+                                               ("branch_fraction", 2.0), ("exchange", "no"), ("use_lp", 1),
+                                               ("branch_cuts", "false")])
 def test_cpsat_refuses_bad_fraction_options_by_name(option, value):
     from hpcsched.core.errors import InvalidInstanceError
 

@@ -63,6 +63,13 @@ def require_number(
     return value
 
 
+def require_bool(value: Any, field: str) -> bool:
+    """``value`` as a bool: only JSON ``true``/``false`` (a string \"no\" would otherwise be truthy)."""
+    if not isinstance(value, bool):
+        raise InvalidInstanceError(field, f"must be true or false, got {_type_name(value)} {value!r}")
+    return value
+
+
 def require_list(value: Any, field: str, *, min_length: int = 0, length: int | None = None) -> list[Any]:
     """``value`` as a list, optionally of a given length."""
     if not isinstance(value, (list, tuple)):

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.errors import InfeasibleError
-from ..core.fields import require_number
+from ..core.fields import require_bool, require_number
 from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
 from .model import (Instance, Solution, canonical_schedule, canonical_set_count, check_feasible, evaluate,
@@ -304,8 +304,9 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
                             ("relaxation_fraction", relaxation_fraction),
                             ("relaxation_probe_fraction", relaxation_probe_fraction),
                             ("branch_fraction", branch_fraction)))
-    if use_lp is None:
-        use_lp = branch_fraction == 0
+    use_lp = branch_fraction == 0 if use_lp is None else require_bool(use_lp, "options.use_lp")
+    branch_cuts = require_bool(branch_cuts, "options.branch_cuts")
+    exchange = require_bool(exchange, "options.exchange")
     branch_node_limit = require_number(branch_node_limit, "options.branch_node_limit", strictly_positive=True)
     check_feasible(instance)
     limit = 60.0 if time_limit is None else float(time_limit)
@@ -462,7 +463,11 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     time limit (``node_limit`` seconds): every schedule with those decisions
     is a solution of that relaxation (`bounds.instant_relaxation`, the
     ``fixed_offload`` paragraph), so none has makespan <= cap.  Otherwise the
-    branch is split on its next activation.
+    branch is split on its next activation.  A fully fixed branch that the
+    relaxation does not rule out is timed exactly (`exact_timing`, CP-SAT
+    with the offload set fixed), and timed again with twice the time while
+    that is not proven.  An empty stack proves that no schedule beats the
+    incumbent.
 
     ``exchange`` (default on): the search covers only the offload sets that
     keep the implications of `model.exchange_pairs` (a_j offloaded => a_i
@@ -471,11 +476,9 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     closed under the implications (keeping a_i keeps the later members of
     its group, offloading a_j offloads the earlier ones); a child that
     contradicts its parent's decisions is skipped.  The skipped sets count as
-    ruled out in ``share_ruled_out`` (of all offload sets).  A fully fixed branch that the
-    relaxation does not rule out is timed exactly (`exact_timing`, CP-SAT
-    with the offload set fixed), and timed again with twice the time while
-    that is not proven.  An empty stack proves that no schedule beats the
-    incumbent.
+    ruled out in ``share_ruled_out`` (of all offload sets).  On VGG16 /
+    PCIe 3 this is what brings the proofs from hours to 30-40 s
+    (benchmarks/offload/README.md, round 7).
 
     A relaxed solution that is a valid schedule, or whose offload set and
     channel orders the simulator times below the cap, becomes the incumbent
