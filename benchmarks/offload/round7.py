@@ -12,17 +12,19 @@ the optimum it proved, branches solved and the wall-clock time.
 
 ``cpsat``: the `cpsat` method through the registry (its schedule validated)
 on the six VGG16 instances with ``--time-limit`` and the ``--opt`` options,
-with the exchange lemma and then with ``exchange=false``.  Prints status,
+with the exchange lemma and then with ``exchange=false`` (an ``exchange``
+given with ``--opt`` is overridden).  Prints status,
 objective, bound and runtime.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
+from hpcsched.cli import parse_assignments
+from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.io import read_instance
 from hpcsched.core.registry import run_method
 from hpcsched.offload import formulations
@@ -54,7 +56,7 @@ def cpsat(time_limit: float, options: dict) -> None:
     for exchange in (True, False):
         for path in sorted(FOLDER.glob("vgg16-*.json")):
             instance = read_instance(path)
-            result = run_method(instance, "cpsat", time_limit=time_limit, seed=0, **options, exchange=exchange)
+            result = run_method(instance, "cpsat", time_limit=time_limit, seed=0, **{**options, "exchange": exchange})
             print(f"{path.stem:16s} exchange {exchange!s:5s} {result.status.value:9s} objective {result.objective} "
                   f"bound {result.bound} {result.runtime_s:.1f} s", flush=True)
 
@@ -68,7 +70,10 @@ def main() -> None:
     if args.part == "search":
         search(args.time_limit)
     else:
-        options = {key: json.loads(value) for key, value in (item.split("=", 1) for item in args.opt)}
+        try:
+            options = parse_assignments(args.opt, "--opt")
+        except InvalidInstanceError as error:
+            parser.error(str(error))
         cpsat(args.time_limit, options)
 
 

@@ -11,7 +11,7 @@ from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.offload import bounds, simulate, validate
 from hpcsched.offload.formulations import exact_timing, offload_set_search
-from hpcsched.offload.model import canonical_offloaded, canonical_schedule, exchange_pairs, identical_classes
+from hpcsched.offload.model import canonical_schedule, exchange_pairs, identical_classes
 
 from offload_helpers import small_instance
 from test_offload_methods import chains, rough_chains
@@ -34,12 +34,20 @@ def makespan(instance, solution) -> int:
     return solution.backward_start[0] + instance.backward[0]
 
 
+def is_canonical(instance, offloaded) -> bool:
+    return all(i in offloaded for i, j in exchange_pairs(instance) if j in offloaded)
+
+
+def group_counts(instance, offloaded) -> list[int]:
+    return [sum(1 for i in group if i in offloaded) for group in identical_classes(instance)]
+
+
 def test_exchange_pairs_by_hand():
     instance = small_instance([1, 1, 1, 1], [1, 1, 1, 1], [4, 7, 4, 7, 4])
     assert identical_classes(instance) == [(0, 2), (1, 3)]  # a_4 is never offloadable
     assert exchange_pairs(instance) == [(0, 2), (1, 3)]
-    assert canonical_offloaded(instance, [2, 3]) == (0, 1)
-    assert canonical_offloaded(instance, [0, 2, 3]) == (0, 1, 2)
+    assert is_canonical(instance, {0, 1}) and is_canonical(instance, {0, 1, 2})
+    assert not is_canonical(instance, {2, 3}) and not is_canonical(instance, {0, 3})
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -61,8 +69,10 @@ def test_canonical_schedule_is_valid_with_the_same_makespan(instance, rng):
         canonical = canonical_schedule(instance, schedule)
         assert validate(instance, canonical) == []
         assert makespan(instance, canonical) == makespan(instance, schedule)
-        assert canonical.offloaded == canonical_offloaded(instance, schedule.offloaded)
-        assert all(i in canonical.offloaded for i, j in exchange_pairs(instance) if j in canonical.offloaded)
+        assert is_canonical(instance, set(canonical.offloaded))
+        assert group_counts(instance, canonical.offloaded) == group_counts(instance, schedule.offloaded)
+        assert {i for i in canonical.offloaded if not any(i in g for g in identical_classes(instance))} == \
+            {i for i in schedule.offloaded if not any(i in g for g in identical_classes(instance))}
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -76,7 +86,7 @@ def test_brute_force_optimum_has_a_canonical_offload_set(instance):
     best_canonical = None
     for size in range(len(instance.offloadable) + 1):
         for subset in itertools.combinations(instance.offloadable, size):
-            if canonical_offloaded(instance, subset) != subset:
+            if not is_canonical(instance, set(subset)):
                 continue
             timed, proven = exact_timing(instance, set(subset), time_limit=5)
             assert proven
@@ -87,12 +97,15 @@ def test_brute_force_optimum_has_a_canonical_offload_set(instance):
     assert warm.status is Status.OPTIMAL and warm.objective == brute.objective
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(tied_chains(max_layers=4), rough_chains()))
-def test_instant_relaxation_with_exchange_keeps_canonical_sets_and_refuses_the_others(instance):
-    # With the implications, a fixed canonical set keeps its simulator schedule as a solution; a fixed
-    # set that breaks an implication has no solution at all (the search skips it), while its
-    # canonical equivalent does, at the same makespan.
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(tied_chains(max_layers=4), chains(max_layers=4), rough_chains()))
+def test_instant_relaxation_keeps_the_offload_sets_the_search_relies_on(instance):
+    # The search rules a branch out when the relaxation with its decisions fixed is INFEASIBLE at the
+    # cap.  For each subset S, the simulator's schedule with exactly S offloaded (makespan m) must
+    # leave solvable at cap m: without the exchange implications, the relaxation with S fixed (with
+    # and without every optional row); with them (the default), the relaxation with the canonical
+    # equivalent of S fixed.  A non-canonical S itself must then have no solution at all: the search
+    # skips it on purpose.
     n = instance.n_layers
     rows = [(j, k) for j in instance.offloadable for k in range(j + 2, n + 1)]
     for size in range(len(instance.offloadable) + 1):
@@ -100,12 +113,17 @@ def test_instant_relaxation_with_exchange_keeps_canonical_sets_and_refuses_the_o
             schedule = simulate(instance, list(subset))
             if schedule is None:
                 continue
+            assert validate(instance, schedule) == [] and sorted(schedule.offloaded) == list(subset)
+            cap = makespan(instance, schedule)
             canonical = canonical_schedule(instance, schedule)
-            fixed = {i: i in canonical.offloaded for i in instance.offloadable}
-            outcome, _ = bounds.instant_relaxation(instance, upper=makespan(instance, schedule), time_limit=5,
-                                                   workers=1, fixed_offload=fixed, start_rows=True, prefetch_rows=rows)
-            assert outcome.status is Status.OPTIMAL and outcome.objective <= makespan(instance, schedule)
-            if canonical.offloaded != tuple(subset):
+            cases = [({i: i in subset for i in instance.offloadable}, False, optional) for optional in (False, True)]
+            cases.append(({i: i in canonical.offloaded for i in instance.offloadable}, True, True))
+            for fixed, exchange, optional in cases:
+                outcome, _ = bounds.instant_relaxation(instance, upper=cap, time_limit=5, workers=1, fixed_offload=fixed,
+                                                       start_rows=optional, prefetch_rows=rows if optional else (),
+                                                       exchange=exchange)
+                assert outcome.status is Status.OPTIMAL and outcome.objective <= cap
+            if not is_canonical(instance, set(subset)):
                 broken = {i: i in subset for i in instance.offloadable}
                 outcome, _ = bounds.instant_relaxation(instance, upper=10**6, time_limit=5, workers=1,
                                                        fixed_offload=broken)

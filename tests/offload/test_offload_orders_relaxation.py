@@ -85,34 +85,6 @@ def test_instant_relaxation_with_every_optional_row_keeps_the_optimum(instance):
     assert bounds.missing_rows(instance, schedule) == (False, [])
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(chains(max_layers=4), rough_chains()))
-def test_instant_relaxation_keeps_every_offload_set_when_fixed(instance):
-    # The search over offload sets (benchmarks/offload/round4.py --branch) rules a branch out when the
-    # relaxation with those decisions fixed is INFEASIBLE at the cap.  That is sound only if every
-    # schedule with that offload set stays a solution: for each subset S the simulator's schedule with
-    # exactly S offloaded, of makespan m, must leave the relaxation with S fixed solvable at cap m,
-    # with every optional row too.  Without the exchange implications, which refuse the sets that break
-    # them on purpose (tests/offload/test_offload_exchange.py).
-    import itertools
-
-    n = instance.n_layers
-    rows = [(j, k) for j in instance.offloadable for k in range(j + 2, n + 1)]
-    for size in range(len(instance.offloadable) + 1):
-        for subset in itertools.combinations(instance.offloadable, size):
-            schedule = simulate(instance, list(subset))
-            if schedule is None:
-                continue
-            assert validate(instance, schedule) == [] and sorted(schedule.offloaded) == list(subset)
-            makespan = schedule.backward_start[0] + instance.backward[0]
-            fixed = {i: i in subset for i in instance.offloadable}
-            for optional in (False, True):
-                outcome, _ = bounds.instant_relaxation(instance, upper=makespan, time_limit=5, workers=1,
-                                                       fixed_offload=fixed, start_rows=optional,
-                                                       prefetch_rows=rows if optional else (), exchange=False)
-                assert outcome.status is Status.OPTIMAL and outcome.objective <= makespan
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(chains(max_layers=5), rough_chains()))
 def test_offload_set_search_proves_the_brute_force_optimum(instance):

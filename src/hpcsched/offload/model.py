@@ -331,16 +331,6 @@ def canonical_set_count(instance: Instance) -> int:
     return math.prod(len(group) + 1 for group in groups) * 2 ** alone
 
 
-def canonical_offloaded(instance: Instance, offloaded: Iterable[int]) -> tuple[int, ...]:
-    """The offload set with the same number of members of each `identical_classes` group, at its lowest indices."""
-    chosen = set(offloaded)
-    for group in identical_classes(instance):
-        count = sum(1 for i in group if i in chosen)
-        chosen -= set(group)
-        chosen |= set(group[:count])
-    return tuple(sorted(chosen))
-
-
 def canonical_schedule(instance: Instance, solution: Solution) -> Solution:
     """``solution`` with the exchange lemma (`exchange_pairs`) applied until its offload set is canonical.
 
