@@ -105,7 +105,7 @@ def test_bad_solution_data():
 def test_oversized_task_is_legal_data_but_every_method_says_infeasible():
     data = data_with(("tasks", 1, "memory"), 11)
     instance = Instance.from_data(data, name="too-big")  # reading works
-    for method in ("cpsat", "milp", "brute-force", "johnson", "sequential", *HEURISTIC_METHODS):
+    for method in ("cpsat", "milp", "dp", "brute-force", "johnson", "sequential", *HEURISTIC_METHODS):
         result = run_method(instance, method, time_limit=5)
         assert result.status is Status.INFEASIBLE, method
         assert "'b'" in result.notes[0] and "11 bytes" in result.notes[0], method

@@ -48,6 +48,7 @@ PROBLEM = register_problem(
 
 PROBLEM.add_method("cpsat", formulations.solve_cpsat_model, kind="exact")
 PROBLEM.add_method("milp", formulations.solve_milp, kind="exact")
+PROBLEM.add_method("dp", formulations.solve_dp, kind="exact")
 PROBLEM.add_method("brute-force", formulations.brute_force, kind="brute-force")
 PROBLEM.add_method("johnson", special_cases.johnson, kind="special")
 PROBLEM.add_method("sequential", special_cases.sequential, kind="special")

@@ -1,6 +1,6 @@
-"""Exact methods: CP-SAT, a disjunctive MILP, and brute force over order pairs.
+"""Exact methods: CP-SAT, a disjunctive MILP, a dynamic program and brute force over order pairs.
 
-All three optimize over *all* schedules: the compute order may differ from
+All four optimize over *all* schedules: the compute order may differ from
 the transfer order (unlike the heuristics, which are permutation schedules).
 
 ``cpsat``
@@ -74,6 +74,12 @@ the transfer order (unlike the heuristics, which are permutation schedules).
       never fit together — one must be released before the other starts;
       the memory rows imply it only through big-M), ``backend``.
 
+``dp``
+    Dynamic program over the simulator's placement sequences, with dominance
+    between partial schedules and a completion bound (n ≤ 25; see
+    `solve_dp`). It proves instances whose optimum lies above every lower
+    bound, which CP-SAT's search does not beyond n ≈ 12.
+
 ``brute-force``
     Every transfer order π × every compute order σ (n ≤ 6), each run through
     the earliest-start `Simulator`; stops early when the lower bound is met.
@@ -103,6 +109,7 @@ import dataclasses
 import itertools
 import math
 import time
+import typing
 
 from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
@@ -110,7 +117,7 @@ from ..solvers.milp import solve_pulp
 from . import bounds
 from .heuristics import best_constructive, ils, neh
 from .model import Instance, Solution, makespan_of, require_fits
-from .simulate import Simulator
+from .simulate import Simulator, johnson_order
 
 PROBLEM = "transfers"
 BRUTE_FORCE_MAX_N = 6
@@ -458,3 +465,296 @@ def brute_force(
     note = "stopped at the lower bound" if stopped_early else f"all {len(orders) ** 2} order pairs tried"
     return Result(PROBLEM, "brute-force", Status.OPTIMAL, objective=best_value, bound=best_value,
                   solution=solution, notes=(note,))
+
+
+DP_MAX_N = 25  # the label sets grow roughly like 2^n: n = 15 takes minutes
+
+
+class _Label(typing.NamedTuple):
+    """A prefix of one simulator run: the operations placed so far, summarized.
+
+    The bucket of a label (its transferred and computed task sets, and the task
+    whose transfer was placed last, if that was the last operation) is its key
+    in the layer dictionary, not a field.
+    """
+
+    link_free: int  # end of the last positive-length transfer
+    last_transfer_start: int  # transfers start in order, even zero-length ones
+    device_free: int  # end of the last positive-length computation
+    makespan: int  # latest computation end so far
+    arrival: tuple[int, ...]  # transfer end of every transferred task (-1: not yet)
+    releases: tuple[tuple[int, int], ...]  # (end, bytes) of placed computations still held at last_transfer_start
+    waiting: int  # bytes of transferred tasks whose computation is not placed
+    bound: int  # lower bound on the makespan of every completion
+    parent: "_Label | None"
+    operation: tuple[int, int, int] | None  # (0: transfer / 1: computation, task, start)
+
+
+def _members(mask: int) -> list[int]:
+    """Indices of the set bits of ``mask``."""
+    members = []
+    while mask:
+        low = mask & -mask
+        members.append(low.bit_length() - 1)
+        mask ^= low
+    return members
+
+
+def _held(releases: tuple[tuple[int, int], ...], time: int) -> int:
+    """Bytes of placed computations still held at ``time`` (released at their end)."""
+    return sum(size for end, size in releases if end > time)
+
+
+def _dominates(first: _Label, second: _Label, waiting_tasks: list[int]) -> bool:
+    """Whether every continuation of ``second`` does at least as well from ``first`` (same bucket)."""
+    if (first.link_free > second.link_free or first.last_transfer_start > second.last_transfer_start
+            or first.device_free > second.device_free or first.makespan > second.makespan):
+        return False
+    if any(first.arrival[i] > second.arrival[i] for i in waiting_tasks):
+        return False
+    # Future transfers of `second` start at or after its last transfer start: compare the
+    # held bytes there and at every release after it (both are step functions).
+    if first.releases == second.releases:
+        return True
+    since = second.last_transfer_start
+    later = [(end, size) for end, size in first.releases if end > since]
+    if not later:
+        return True
+    checkpoints = {since, *(end for end, _ in later), *(end for end, _ in second.releases if end > since)}
+    return all(_held(later, x) <= _held(second.releases, x) for x in checkpoints)
+
+
+def _run_on_device(device_free: int, makespan: int, release: int, length: int) -> tuple[int, int]:
+    """One computation placed as early as possible on the device (a zero-length one occupies nothing)."""
+    if length:
+        device_free = (device_free if device_free > release else release) + length
+        return device_free, (makespan if makespan > device_free else device_free)
+    return device_free, (makespan if makespan > release else release)
+
+
+class _Placements:
+    """The placement rules of the simulator on one instance, for `solve_dp` (data copied into lists once)."""
+
+    def __init__(self, instance: Instance):
+        self.n = instance.n
+        self.transfer = list(instance.transfer)
+        self.compute = list(instance.compute)
+        self.memory = list(instance.memory)
+        self.capacity = instance.capacity
+        self.johnson = johnson_order(instance)
+        self.by_transfer = sorted(range(self.n), key=lambda i: self.transfer[i])
+        self._flow_shop: dict[int, tuple[int, bool]] = {}
+
+    def flow_shop(self, transferred: int) -> tuple[int, bool]:
+        """Johnson's F2 makespan of the untransferred tasks from time 0, and whether one has c = 0 (cached)."""
+        cached = self._flow_shop.get(transferred)
+        if cached is None:
+            link = device = 0
+            for i in self.johnson:
+                if not transferred >> i & 1:
+                    link += self.transfer[i]
+                    device = (device if device > link else link) + self.compute[i]
+            cached = device, any(not self.transfer[i] for i in range(self.n) if not transferred >> i & 1)
+            self._flow_shop[transferred] = cached
+        return cached
+
+    def completion_bound(self, transferred: int, computed: int, link_free: int, last_transfer_start: int,
+                         device_free: int, makespan: int, arrival: tuple[int, ...]) -> int:
+        """Lower bound on every completion of a prefix, memory ignored from here on.
+
+        The device still has to run every computation not placed, each no
+        earlier than its task's arrival (known for transferred tasks; for the
+        others at least their transfer time after the link's next free
+        instant): the earliest-release-date order solves that one-machine
+        relaxation exactly. The link still has to bring the untransferred tasks
+        in, and the two-machine flow shop of those tasks alone (Johnson's
+        rule) from the link's next free instant bounds their last computation.
+        """
+        c, p = self.transfer, self.compute
+        link_floor = link_free if link_free > last_transfer_start else last_transfer_start
+        # Earliest-release-date order: waiting tasks by arrival, merged into the untransferred ones,
+        # whose releases (link_floor + c, or last_transfer_start for c = 0) follow the order of c.
+        waiting = sorted((arrival[i], p[i]) for i in _members(transferred & ~computed))
+        device, bound, w = device_free, makespan, 0
+        for i in self.by_transfer:
+            if transferred >> i & 1:
+                continue
+            release = (link_floor if c[i] else last_transfer_start) + c[i]
+            while w < len(waiting) and waiting[w][0] <= release:
+                device, bound = _run_on_device(device, bound, *waiting[w])
+                w += 1
+            device, bound = _run_on_device(device, bound, release, p[i])
+        for arrived, length in waiting[w:]:
+            device, bound = _run_on_device(device, bound, arrived, length)
+        flow_shop, has_empty_transfer = self.flow_shop(transferred)
+        # A zero-length transfer may start at the last transfer start, before the link is free.
+        link = last_transfer_start if has_empty_transfer else link_floor
+        return max(bound, link + flow_shop) if flow_shop else bound
+
+    def successors(self, key: tuple[int, int, int], label: _Label):
+        """The operations the simulator could place next, as (key, label) pairs.
+
+        A computation may follow its own transfer or another computation (the
+        simulator places the next computation of its order as soon as that
+        task has arrived); a transfer may come at any point, when its task
+        fits next to the tasks waiting on the device.
+        """
+        c, p, m, capacity = self.transfer, self.compute, self.memory, self.capacity
+        transferred, computed, last = key
+        waiting_set = transferred & ~computed
+        candidates = [last] if last >= 0 else _members(waiting_set)
+        for i in candidates:
+            start = max(label.device_free, label.arrival[i]) if p[i] else label.arrival[i]
+            device_free = start + p[i] if p[i] else label.device_free
+            makespan = max(label.makespan, start + p[i])
+            releases = tuple(sorted((*label.releases, (start + p[i], m[i]))))
+            new_key = (transferred, computed | 1 << i, -1)
+            bound = self.completion_bound(transferred, new_key[1], label.link_free, label.last_transfer_start,
+                                          device_free, makespan, label.arrival)
+            yield new_key, label._replace(device_free=device_free, makespan=makespan, releases=releases,
+                                          waiting=label.waiting - m[i], bound=bound, parent=label,
+                                          operation=(1, i, start))
+        for k in range(self.n):
+            if transferred >> k & 1 or label.waiting + m[k] > capacity:
+                continue
+            start = max(label.link_free, label.last_transfer_start) if c[k] else label.last_transfer_start
+            first_try = start
+            held = _held(label.releases, first_try)
+            for end, size in label.releases:  # sorted by end: wait for releases until k fits
+                if end <= first_try:
+                    continue  # released before the first try: not in `held`
+                if end > start:
+                    if held + label.waiting + m[k] <= capacity:
+                        break
+                    start = end
+                held -= size
+            link_free = start + c[k] if c[k] else label.link_free
+            arrival = label.arrival[:k] + (start + c[k],) + label.arrival[k + 1:]
+            releases = tuple(r for r in label.releases if r[0] > start)
+            new_key = (transferred | 1 << k, computed, k)
+            bound = self.completion_bound(new_key[0], computed, link_free, start, label.device_free,
+                                          label.makespan, arrival)
+            yield new_key, label._replace(link_free=link_free, last_transfer_start=start, arrival=arrival,
+                                          releases=releases, waiting=label.waiting + m[k], bound=bound,
+                                          parent=label, operation=(0, k, start))
+
+
+def _insert(layer: dict, key: tuple[int, int, int], label: _Label) -> None:
+    """Add ``label`` to its bucket unless a label there dominates it; drop the labels it dominates."""
+    bucket = layer.get(key)
+    if bucket is None:
+        layer[key] = [label]
+        return
+    transferred, computed, _ = key
+    waiting_tasks = _members(transferred & ~computed)
+    if any(_dominates(other, label, waiting_tasks) for other in bucket):
+        return
+    bucket[:] = [other for other in bucket if not _dominates(label, other, waiting_tasks)]
+    bucket.append(label)
+
+
+def _schedule_of(instance: Instance, label: _Label) -> Solution:
+    """Read the starts back along the parent chain of a complete label."""
+    transfer_start, compute_start = [0] * instance.n, [0] * instance.n
+    while label.operation is not None:
+        kind, task, start = label.operation
+        (compute_start if kind else transfer_start)[task] = start
+        label = label.parent
+    return Solution(tuple(transfer_start), tuple(compute_start))
+
+
+def solve_dp(
+    instance: Instance,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    warm_start: bool = True,
+    warm_start_seconds: float | None = None,
+    max_n: int = DP_MAX_N,
+    log: bool = False,
+    **options,
+) -> Result:
+    """Dynamic program over simulator runs with dominance and bounding (exact).
+
+    Every optimal makespan is reached by the earliest-start schedule of some
+    order pair (see ``brute-force``). The simulator places one operation at
+    a time; this method grows all those placement sequences at once, layer by
+    layer (one operation more per layer), and keeps a sequence only while
+
+    * its completion bound (`_Placements.completion_bound`: the device's
+      remaining work with release dates, and Johnson's flow shop of the
+      untransferred tasks) is below the best known makespan (the warm-start
+      `incumbent`, with ILS; without ``warm_start``, Σ (c + p) + 1), and
+    * no other sequence with the same transferred set, computed set and
+      last-placed transfer is at least as early in every respect (`_dominates`:
+      link, device, arrivals, makespan so far, and bytes held at every instant
+      from its last transfer start on). Each placement rule is monotone in
+      these quantities, so any continuation of the dominated sequence,
+      applied to the dominating one, gives a schedule that is no later.
+
+    When the last layer is reached the best complete sequence below the
+    incumbent is optimal, and when there is none the incumbent is. On the
+    time limit the method returns the incumbent, with the smallest bound of
+    the sequences still open as lower bound (every better schedule extends
+    one of them). ``max_n`` (default 25) refuses larger instances: the label
+    sets grow roughly like 2^n. ``log`` prints the size of every layer.
+
+    It proves instances whose optimum lies above every lower bound, where
+    CP-SAT's search stalls (uniform, memory 1.5x max m: n = 12 in about 20 s,
+    n = 15 in 2–3 minutes; see benchmarks/transfers, round 5). Memory is
+    ignored in the completion bound, which is why it does not reach n = 20.
+    """
+    require_fits(instance)
+    if instance.n > max_n:
+        return Result(PROBLEM, "dp", Status.NOT_APPLICABLE,
+                      notes=(f"n = {instance.n} > max_n = {max_n}: the label sets grow like 2^n",))
+    started = time.perf_counter()
+    if warm_start:
+        heuristic_name, heuristic, upper = incumbent(instance, _warm_start_seconds(warm_start_seconds, time_limit), seed)
+        notes = [f"incumbent from {heuristic_name} ({upper})"]
+        if proven := _proven_by_bound(instance, "dp", heuristic_name, heuristic, upper):
+            return proven
+    else:
+        # Running the tasks one after the other takes Σ (c + p), so the optimum is below this.
+        heuristic, upper = None, sum(instance.transfer) + sum(instance.compute) + 1
+        notes = [f"no warm start: searching below {upper}"]
+    placements = _Placements(instance)
+    lower = bounds.best(instance)
+    empty = (-1,) * instance.n
+    root = _Label(0, 0, 0, 0, empty, (), 0, lower, None, None)
+    layer: dict = {(0, 0, -1): [root]}
+    labels_seen = 0
+    for depth in range(1, 2 * instance.n + 1):
+        following: dict = {}
+        pending = [(key, label) for key, bucket in layer.items() for label in bucket]
+        for position, (key, label) in enumerate(pending):
+            if time_limit is not None and position % 256 == 0 and time.perf_counter() - started > time_limit:
+                frontier = [lab.bound for _, lab in pending[position:]]
+                frontier += [lab.bound for bucket in following.values() for lab in bucket]
+                bound = max(lower, min([upper, *frontier]))
+                if heuristic is None:
+                    return Result(PROBLEM, "dp", Status.TIME_LIMIT_NO_SOLUTION, bound=bound,
+                                  notes=(*notes, f"time limit in layer {depth} of {2 * instance.n}"))
+                return Result(PROBLEM, "dp", Status.OPTIMAL if upper <= bound else Status.FEASIBLE, objective=upper,
+                              bound=bound, solution=heuristic,
+                              notes=(*notes, f"time limit in layer {depth} of {2 * instance.n} "
+                                             f"({labels_seen} labels kept); bound = least bound of the open labels"))
+            for new_key, child in placements.successors(key, label):
+                if child.bound < upper:
+                    _insert(following, new_key, child)
+        layer = following
+        kept = sum(len(bucket) for bucket in layer.values())
+        labels_seen += kept
+        if log:
+            print(f"dp layer {depth}/{2 * instance.n}: {len(layer)} buckets, {kept} labels, "
+                  f"{time.perf_counter() - started:.1f} s", flush=True)
+    complete = [label for bucket in layer.values() for label in bucket]
+    notes.append(f"search complete: {labels_seen} labels kept over {2 * instance.n} layers")
+    if not complete:
+        if heuristic is None:  # cannot happen: the one-after-the-other schedule is a simulator run below it
+            return Result(PROBLEM, "dp", Status.ERROR, notes=(*notes, "no schedule found below Σ (c + p) + 1"))
+        notes.append(f"no schedule below {upper}: the incumbent is optimal")
+        return Result(PROBLEM, "dp", Status.OPTIMAL, objective=upper, bound=upper, solution=heuristic, notes=tuple(notes))
+    best = min(complete, key=lambda label: label.makespan)
+    return Result(PROBLEM, "dp", Status.OPTIMAL, objective=best.makespan, bound=best.makespan,
+                  solution=_schedule_of(instance, best), notes=tuple(notes))

@@ -1,0 +1,64 @@
+"""The dynamic program (`dp`) against brute force, CP-SAT and its own time limit."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+
+from hpcsched.core.registry import run_method
+from hpcsched.core.result import Status
+from hpcsched.transfers import Instance, bounds, generate_correlated, generate_uniform
+from transfers_strategies import small_instances
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances(min_n=3, max_n=5))
+# Found by a random search against a dominance test that ignored the bytes held by finished
+# computations (it pruned the only partial schedule that leads to the optimum, 15).
+@example(Instance.create([5, 0, 1, 2], [6, 5, 3, 1], [6, 5, 1, 9], 14, name="held-bytes"))
+def test_dp_without_warm_start_finds_the_brute_force_optimum(instance):
+    """No incumbent and zero-length operations allowed: the search alone must reach the optimum."""
+    optimum = run_method(instance, "brute-force", stop_at_bound=False).objective
+    searched = run_method(instance, "dp", warm_start=False)
+    assert searched.status is Status.OPTIMAL, searched.notes
+    assert searched.objective == searched.bound == optimum
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances(min_n=3, max_n=5, allow_zero=False))
+def test_dp_with_warm_start_agrees_with_brute_force(instance):
+    optimum = run_method(instance, "brute-force", stop_at_bound=False).objective
+    result = run_method(instance, "dp", time_limit=20)
+    assert result.status is Status.OPTIMAL and result.objective == optimum
+
+
+@pytest.mark.parametrize(
+    ("family", "seed", "n", "factor"),
+    [("uniform", 1, 10, 1.5), ("uniform", 3, 10, 1.5), ("correlated", 7, 8, 1), ("uniform", 5, 9, 1)],
+)
+def test_dp_agrees_with_cpsat_above_the_lower_bound(family, seed, n, factor):
+    """Instances beyond brute force whose optimum lies above `bounds.best`, so that
+    neither method can lean on a heuristic meeting the bound."""
+    generate = generate_uniform if family == "uniform" else generate_correlated
+    instance = generate(seed=seed, n=n, memory_factor=factor)
+    cpsat = run_method(instance, "cpsat", time_limit=60)
+    assert cpsat.status is Status.OPTIMAL, "CP-SAT proves these within seconds"
+    assert cpsat.objective > bounds.best(instance)
+    searched = run_method(instance, "dp", time_limit=120)
+    assert searched.status is Status.OPTIMAL and searched.objective == cpsat.objective
+
+
+def test_time_limited_dp_returns_a_valid_bound():
+    """Stopped early, the least bound of the open partial schedules is still below the optimum."""
+    instance = generate_uniform(seed=1, n=10, memory_factor=1.5)
+    optimum = run_method(instance, "cpsat", time_limit=60)
+    assert optimum.status is Status.OPTIMAL
+    stopped = run_method(instance, "dp", time_limit=0.5, warm_start_seconds=0.1)
+    assert stopped.status is Status.FEASIBLE and "time limit" in stopped.notes[-1]
+    assert bounds.best(instance) <= stopped.bound <= optimum.objective <= stopped.objective
+
+
+def test_dp_outside_its_size_and_without_warm_start_in_time():
+    assert run_method(generate_uniform(seed=0, n=26), "dp").status is Status.NOT_APPLICABLE
+    no_incumbent = run_method(generate_uniform(seed=1, n=10, memory_factor=1.5), "dp", warm_start=False, time_limit=0.05)
+    assert no_incumbent.status is Status.TIME_LIMIT_NO_SOLUTION and no_incumbent.bound is not None
