@@ -71,6 +71,8 @@ VARIANTS = {
     # with the bound in the makespan's domain a schedule at the bound is still proven optimal
     "cpsat default lns-only": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True,
                                              parameters={"use_lns_only": True})),
+    # round 5: the dynamic program (warm start with ILS, then a search below the incumbent)
+    "dp": ("dp", dict()),
 }
 ROUND_1_BOUNDS = ("johnson", "memory", "clique")
 

@@ -14,16 +14,17 @@ from hpcsched.core.result import Status
 FOLDER = Path(__file__).resolve().parents[2] / "instances" / "transfers"
 SOLVED = json.loads((FOLDER / "solved.json").read_text())
 FAST_N = 12  # proven instances up to this size run by default; the rest are marked slow
+DP_MAX_N = 15  # as in make_solved.py: the dynamic program takes minutes at n = 15
 
 
 def searched_proof(entry: dict) -> bool:
-    return entry.get("bound_method") == "cpsat"
+    return entry.get("bound_method") in ("cpsat", "dp")
 
 
 def cases():
     for name, entry in sorted(SOLVED.items()):
-        for method in ("cpsat", "milp"):
-            if method == "milp" and entry["n"] > 50:
+        for method in ("cpsat", "milp", "dp"):
+            if (method == "milp" and entry["n"] > 50) or (method == "dp" and entry["n"] > DP_MAX_N):
                 continue
             # a proof that needed CP-SAT's search (not a bound met by a heuristic) took seconds in
             # make_solved.py; on a loaded 2-core machine it can take longer than 10 s, so it is slow
@@ -44,7 +45,7 @@ def test_solved_json_covers_every_shipped_instance():
 def test_exact_method_reproduces_solved(name, method):
     entry = SOLVED[name]
     instance = read_instance(FOLDER / name)
-    time_limit = (60 if searched_proof(entry) else 10) if method == "cpsat" else 5
+    time_limit = {"cpsat": 60 if searched_proof(entry) else 10, "milp": 5, "dp": 300 if searched_proof(entry) else 10}[method]
     result = run_method(instance, method, time_limit=time_limit)
     assert result.status in (Status.OPTIMAL, Status.FEASIBLE), result.notes
     # never better than a proven bound, never a bound above a known value
@@ -52,5 +53,8 @@ def test_exact_method_reproduces_solved(name, method):
     assert result.bound <= entry["objective"]
     if entry["status"] == "OPTIMAL" and result.status is Status.OPTIMAL:
         assert result.objective == entry["objective"]
-    if entry["status"] == "OPTIMAL" and entry["n"] <= FAST_N and method == "cpsat":
+    small_and_proven = entry["status"] == "OPTIMAL" and entry["n"] <= FAST_N
+    if small_and_proven and method == "cpsat" and entry["bound_method"] != "dp":
         assert result.status is Status.OPTIMAL, f"CP-SAT must prove a small proven instance within {time_limit} s"
+    if small_and_proven and method == "dp":
+        assert result.status is Status.OPTIMAL, f"dp must prove a small proven instance within {time_limit} s"

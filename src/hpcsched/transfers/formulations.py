@@ -105,6 +105,7 @@ the transfer order (unlike the heuristics, which are permutation schedules).
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import itertools
 import math
@@ -543,6 +544,7 @@ class _Placements:
         self.capacity = instance.capacity
         self.johnson = johnson_order(instance)
         self.by_transfer = sorted(range(self.n), key=lambda i: self.transfer[i])
+        self.by_memory = sorted(range(self.n), key=lambda i: self.memory[i])
         self._flow_shop: dict[int, tuple[int, bool]] = {}
 
     def flow_shop(self, transferred: int) -> tuple[int, bool]:
@@ -560,15 +562,18 @@ class _Placements:
 
     def completion_bound(self, transferred: int, computed: int, link_free: int, last_transfer_start: int,
                          device_free: int, makespan: int, arrival: tuple[int, ...]) -> int:
-        """Lower bound on every completion of a prefix, memory ignored from here on.
+        """Lower bound on every completion of a prefix: the largest of three relaxations.
 
-        The device still has to run every computation not placed, each no
-        earlier than its task's arrival (known for transferred tasks; for the
-        others at least their transfer time after the link's next free
-        instant): the earliest-release-date order solves that one-machine
-        relaxation exactly. The link still has to bring the untransferred tasks
-        in, and the two-machine flow shop of those tasks alone (Johnson's
-        rule) from the link's next free instant bounds their last computation.
+        * The device still has to run every computation not placed, each no
+          earlier than its task's arrival (known for transferred tasks; for
+          the others at least their transfer time after the link's next free
+          instant): the earliest-release-date order solves that one-machine
+          relaxation exactly.
+        * The link still has to bring the untransferred tasks in, and the
+          two-machine flow shop of those tasks alone (Johnson's rule) from the
+          link's next free instant bounds their last computation.
+        * `overlap_completion`: the only part that sees memory (which tasks
+          may run a transfer and a computation side by side).
         """
         c, p = self.transfer, self.compute
         link_floor = link_free if link_free > last_transfer_start else last_transfer_start
@@ -586,10 +591,37 @@ class _Placements:
             device, bound = _run_on_device(device, bound, release, p[i])
         for arrived, length in waiting[w:]:
             device, bound = _run_on_device(device, bound, arrived, length)
+        bound = max(bound, device)
         flow_shop, has_empty_transfer = self.flow_shop(transferred)
         # A zero-length transfer may start at the last transfer start, before the link is free.
         link = last_transfer_start if has_empty_transfer else link_floor
-        return max(bound, link + flow_shop) if flow_shop else bound
+        if flow_shop:
+            bound = max(bound, link + flow_shop)
+        return max(bound, self.overlap_completion(transferred, computed, min(link, device_free)))
+
+    def overlap_completion(self, transferred: int, computed: int, start: int) -> int:
+        """`bounds.overlap_bound` for the operations not placed yet, all of which run after ``start``.
+
+        From ``start`` on, the link still carries the untransferred tasks and
+        the device the uncomputed ones; a computation and a transfer overlap
+        only when both tasks fit together, and the nested-prefix greedy of
+        `bounds.overlap_bound` gives the largest overlap.
+        """
+        c, p, m, capacity = self.transfer, self.compute, self.memory, self.capacity
+        partner_memory, partner_transfer = [], [0]
+        for j in self.by_memory:
+            if not transferred >> j & 1:
+                partner_memory.append(m[j])
+                partner_transfer.append(partner_transfer[-1] + c[j])
+        overlap = total_compute = 0
+        for i in reversed(self.by_memory):  # largest memory first: smallest prefix of partners
+            if computed >> i & 1:
+                continue
+            total_compute += p[i]
+            available = partner_transfer[bisect.bisect_right(partner_memory, capacity - m[i])] - overlap
+            if available > 0:
+                overlap += p[i] if p[i] < available else available
+        return start + partner_transfer[-1] + total_compute - overlap
 
     def successors(self, key: tuple[int, int, int], label: _Label):
         """The operations the simulator could place next, as (key, label) pairs.
@@ -682,9 +714,10 @@ def solve_dp(
     layer (one operation more per layer), and keeps a sequence only while
 
     * its completion bound (`_Placements.completion_bound`: the device's
-      remaining work with release dates, and Johnson's flow shop of the
-      untransferred tasks) is below the best known makespan (the warm-start
-      `incumbent`, with ILS; without ``warm_start``, Σ (c + p) + 1), and
+      remaining work with release dates, Johnson's flow shop of the
+      untransferred tasks, and the overlap bound of the operations left) is
+      below the best known makespan (the warm-start `incumbent`, with ILS;
+      without ``warm_start``, Σ (c + p) + 1), and
     * no other sequence with the same transferred set, computed set and
       last-placed transfer is at least as early in every respect (`_dominates`:
       link, device, arrivals, makespan so far, and bytes held at every instant
@@ -700,9 +733,11 @@ def solve_dp(
     sets grow roughly like 2^n. ``log`` prints the size of every layer.
 
     It proves instances whose optimum lies above every lower bound, where
-    CP-SAT's search stalls (uniform, memory 1.5x max m: n = 12 in about 20 s,
-    n = 15 in 2–3 minutes; see benchmarks/transfers, round 5). Memory is
-    ignored in the completion bound, which is why it does not reach n = 20.
+    CP-SAT's search stalls (uniform, memory 1.5x max m: n = 12 in seconds,
+    n = 15 in minutes; see benchmarks/transfers, round 5). The completion
+    bound sees memory only through the overlap bound, and a breadth-first
+    search meets its first complete schedule in the last layer, which is why
+    it does not reach n = 20.
     """
     require_fits(instance)
     if instance.n > max_n:
