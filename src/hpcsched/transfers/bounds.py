@@ -108,23 +108,36 @@ def overlap_bound(instance: Instance) -> int:
     a maximum flow (every unit a computation takes is also available to every
     later one, so no exchange can increase the total). O(n log n).
     """
-    tasks, capacity = instance.tasks, instance.capacity
+    tasks = instance.tasks
     by_memory = sorted(tasks, key=lambda task: task.memory)
-    transfer_memory = [task.memory for task in by_memory]
-    prefix_transfer = [0]
-    for task in by_memory:
-        prefix_transfer.append(prefix_transfer[-1] + task.transfer)
-    overlap = 0
-    # computations with the largest memory have the smallest prefix of partners
-    for task in sorted(tasks, key=lambda task: -task.memory):
-        size = bisect.bisect_right(transfer_memory, capacity - task.memory)
-        available = prefix_transfer[size] - overlap  # all earlier flow came from inside this prefix
-        overlap += min(task.compute, max(0, available))
+    overlap = max_overlap([(task.transfer, task.memory) for task in by_memory],
+                          [(task.compute, task.memory) for task in reversed(by_memory)], instance.capacity)
     total_transfer = sum(task.transfer for task in tasks)
     total_compute = sum(task.compute for task in tasks)
     overlap = min(overlap, total_transfer - min(task.transfer for task in tasks),
                   total_compute - min(task.compute for task in tasks))
     return total_transfer + total_compute - overlap
+
+
+def max_overlap(transfers: list[tuple[int, int]], computations: list[tuple[int, int]], capacity: int) -> int:
+    """Largest total time computations can run beside transfers when a pair overlaps only if it fits in memory.
+
+    ``transfers`` are (c, m) pairs sorted by m ascending, ``computations``
+    (p, m) pairs sorted by m descending. This is the transportation problem of
+    `overlap_bound`, solved by its nested-prefix greedy; the dynamic program
+    of `formulations.solve_dp` calls it on the operations it has not placed.
+    """
+    transfer_memory = [memory for _, memory in transfers]
+    prefix_transfer = [0]
+    for length, _ in transfers:
+        prefix_transfer.append(prefix_transfer[-1] + length)
+    overlap = 0
+    # computations with the largest memory have the smallest prefix of partners
+    for length, memory in computations:
+        available = prefix_transfer[bisect.bisect_right(transfer_memory, capacity - memory)] - overlap
+        if available > 0:  # all earlier flow came from inside this prefix
+            overlap += length if length < available else available
+    return overlap
 
 
 def all_bounds(instance: Instance) -> dict[str, int]:

@@ -105,7 +105,6 @@ the transfer order (unlike the heuristics, which are permutation schedules).
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import itertools
 import math
@@ -604,24 +603,14 @@ class _Placements:
 
         From ``start`` on, the link still carries the untransferred tasks and
         the device the uncomputed ones; a computation and a transfer overlap
-        only when both tasks fit together, and the nested-prefix greedy of
-        `bounds.overlap_bound` gives the largest overlap.
+        only when both tasks fit together, and `bounds.max_overlap` (the
+        nested-prefix greedy of `bounds.overlap_bound`) gives the largest overlap.
         """
-        c, p, m, capacity = self.transfer, self.compute, self.memory, self.capacity
-        partner_memory, partner_transfer = [], [0]
-        for j in self.by_memory:
-            if not transferred >> j & 1:
-                partner_memory.append(m[j])
-                partner_transfer.append(partner_transfer[-1] + c[j])
-        overlap = total_compute = 0
-        for i in reversed(self.by_memory):  # largest memory first: smallest prefix of partners
-            if computed >> i & 1:
-                continue
-            total_compute += p[i]
-            available = partner_transfer[bisect.bisect_right(partner_memory, capacity - m[i])] - overlap
-            if available > 0:
-                overlap += p[i] if p[i] < available else available
-        return start + partner_transfer[-1] + total_compute - overlap
+        c, p, m = self.transfer, self.compute, self.memory
+        transfers = [(c[j], m[j]) for j in self.by_memory if not transferred >> j & 1]
+        computations = [(p[i], m[i]) for i in reversed(self.by_memory) if not computed >> i & 1]
+        overlap = bounds.max_overlap(transfers, computations, self.capacity)
+        return start + sum(length for length, _ in transfers) + sum(length for length, _ in computations) - overlap
 
     def successors(self, key: tuple[int, int, int], label: _Label):
         """The operations the simulator could place next, as (key, label) pairs.
