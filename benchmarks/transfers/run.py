@@ -4,6 +4,7 @@ Run from the repository root, e.g.
     PYTHONPATH=src python benchmarks/transfers/run.py ladder --time-limit 20 --seeds 0
     PYTHONPATH=src python benchmarks/transfers/run.py gaps
     PYTHONPATH=src python benchmarks/transfers/run.py scaling --n 100000
+    PYTHONPATH=src python benchmarks/transfers/run.py frontier --factors 1.5 --ladder 8 10 12 --seeds 0 1 2 3 4
 
 Each part writes a CSV and a markdown table into --out (default
 benchmarks/transfers/results/). Every method is called through `run_method`,
@@ -27,6 +28,12 @@ gaps
 scaling
     The four dynamic rules at large n (uniform and HF-like, memory 2x),
     wall-clock through run_method (validation included).
+frontier
+    How often, and by how much, the optimum lies above every lower bound
+    (`bounds.best`): uniform instances at each memory of --factors (the
+    protocol uses 1.5x max m) for each n of --ladder and each seed, solved by `dp` (the exact
+    method that proves such optima) within --time-limit; an instance not
+    proven in time counts as unknown, never as "at the bound".
 """
 
 from __future__ import annotations
@@ -196,9 +203,42 @@ def scaling(args) -> None:
     write(rows, args.out, "scaling", "\n".join(lines) + "\n")
 
 
+def frontier(args) -> None:
+    rows = []
+    for factor in args.factors:
+        for n in args.ladder:
+            for seed in args.seeds:
+                instance = GENERATORS["uniform"](seed=seed, n=n, memory_factor=factor)
+                lower = bounds.best(instance)
+                result = run_method(instance, "dp", time_limit=args.time_limit)
+                proven = result.status is Status.OPTIMAL
+                rows.append(dict(factor=factor, n=n, seed=seed, bound=lower, status=result.status.value,
+                                 objective=result.objective, dp_bound=result.bound,
+                                 above=(result.objective - lower) / lower if proven else None,
+                                 runtime_s=round(result.runtime_s, 2)))
+                print(rows[-1], flush=True)
+    lines = [f"Optimum against bounds.best (uniform, dp within {args.time_limit:g} s, seeds {args.seeds})\n",
+             "| memory | n | proven | optimum = bound | optimum above bound | mean / max excess of those above | unproven |",
+             "|---|---|---|---|---|---|---|"]
+    for factor in args.factors:
+        for n in args.ladder:
+            mine = [r for r in rows if r["factor"] == factor and r["n"] == n]
+            proven = [r for r in mine if r["above"] is not None]
+            above = [r["above"] for r in proven if r["above"] > 0]
+            excess = f"{100 * statistics.mean(above):.1f}% / {100 * max(above):.1f}%" if above else "–"
+            lines.append(f"| {factor:g}x | {n} | {len(proven)}/{len(mine)} | {len(proven) - len(above)} | {len(above)} | "
+                         f"{excess} | {len(mine) - len(proven)} |")
+    lines += ["", "| memory | n | seed | bounds.best | objective | dp bound | status | time (s) |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['factor']:g}x | {r['n']} | {r['seed']} | {r['bound']} | {r['objective']} | {r['dp_bound']} | "
+                     f"{r['status']} | {r['runtime_s']} |")
+    write(rows, args.out, "frontier", "\n".join(lines) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("ladder", "gaps", "scaling"))
+    parser.add_argument("part", choices=("ladder", "gaps", "scaling", "frontier"))
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
@@ -213,6 +253,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.part == "ladder":
         ladder(args)
+    elif args.part == "frontier":
+        frontier(args)
     elif args.part == "gaps":
         args.n = args.n or 15
         gaps(args)
