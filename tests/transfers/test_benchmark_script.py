@@ -20,7 +20,7 @@ def run_part(tmp_path: Path, *arguments: str) -> list[dict]:
                                capture_output=True, text=True, env=env, timeout=300)
     assert completed.returncode == 0, completed.stderr
     stem = arguments[0]
-    assert (tmp_path / f"{stem}.md").read_text().startswith(("Largest", "Optimum"))
+    assert (tmp_path / f"{stem}.md").read_text().startswith(("Largest", "Optimum", "Heuristic"))
     with open(tmp_path / f"{stem}.csv") as handle:
         return list(csv.DictReader(handle))
 
@@ -42,3 +42,12 @@ def test_ladder_stops_at_the_first_rung_nothing_proves(tmp_path):
     # dp refuses n = 30 (max_n = 25), so the ladder ends there and the summary says 6
     assert [(r["n"], r["status"]) for r in rows] == [("6", "OPTIMAL"), ("30", "NOT_APPLICABLE")]
     assert "| dp | 6 |" in (tmp_path / "ladder.md").read_text()
+
+
+def test_gaps_measure_every_heuristic_against_a_proven_value(tmp_path):
+    rows = run_part(tmp_path, "gaps", "--n", "6", "--seeds", "0", "--time-limit", "10", "--ils-time", "0.2")
+    assert len({(r["family"], r["factor"]) for r in rows}) == 16
+    for row in rows:
+        # the reference is a proven optimum or a proven bound, so no heuristic may be below it
+        assert row["reference_by"] in ("cpsat", "dp", "bound")
+        assert float(row["gap"]) >= 0, row
