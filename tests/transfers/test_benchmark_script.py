@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from hpcsched.core.registry import run_method
+from hpcsched.transfers import bounds
+from hpcsched.transfers.generate import GENERATORS
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "benchmarks" / "transfers" / "run.py"
 
@@ -29,11 +33,13 @@ def test_frontier_reports_each_instance_against_its_bound(tmp_path):
     rows = run_part(tmp_path, "frontier", "--factors", "1.5", "--ladder", "6", "--seeds", "0", "1", "--time-limit", "10")
     assert [(r["n"], r["seed"]) for r in rows] == [("6", "0"), ("6", "1")]
     for row in rows:
-        # dp proves n = 6 at once; the excess over the bound is what the row says it is
+        # checked against brute force (an independent exact method) and the bounds module, not the script
+        instance = GENERATORS["uniform"](seed=int(row["seed"]), n=6, memory_factor=1.5)
+        optimum = run_method(instance, "brute-force").objective
         assert row["status"] == "OPTIMAL"
-        objective, bound = float(row["objective"]), int(row["bound"])
-        assert objective >= bound
-        assert float(row["above"]) == pytest.approx((objective - bound) / bound)
+        assert float(row["objective"]) == optimum
+        assert int(row["bound"]) == bounds.best(instance)
+        assert float(row["above"]) == pytest.approx((optimum - bounds.best(instance)) / bounds.best(instance))
 
 
 def test_ladder_stops_at_the_first_rung_nothing_proves(tmp_path):
