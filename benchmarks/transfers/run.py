@@ -1,10 +1,11 @@
-"""Benchmarks of the transfers methods: proven size ladder, heuristic gaps, dynamic-rule scaling.
+"""Benchmarks of the transfers methods: proven size ladder, heuristic gaps, dynamic-rule scaling, local searches.
 
 Run from the repository root, e.g.
     PYTHONPATH=src python benchmarks/transfers/run.py ladder --time-limit 20 --seeds 0
     PYTHONPATH=src python benchmarks/transfers/run.py gaps
     PYTHONPATH=src python benchmarks/transfers/run.py scaling --n 100000
     PYTHONPATH=src python benchmarks/transfers/run.py frontier --factors 1.5 --ladder 8 10 12 --seeds 0 1 2 3 4
+    PYTHONPATH=src python benchmarks/transfers/run.py search --factors 1.5 2 --ladder 15 30 50 100 --ils-time 6
 
 Each part writes a CSV and a markdown table into --out (default
 benchmarks/transfers/results/). Every method is called through `run_method`,
@@ -35,6 +36,11 @@ frontier
     protocol uses 1.5x max m) for each n of --ladder and each seed, solved by `dp` (the exact
     method that proves such optima) within --time-limit; an instance not
     proven in time counts as unknown, never as "at the bound".
+search
+    NEH, ILS and iterated greedy side by side, the two searches with the same
+    --ils-time and seed, on uniform instances (--factors x --ladder x
+    --seeds): excess over `bounds.best`, how many meet it (proven optimal),
+    and iterated greedy against ILS instance by instance.
 """
 
 from __future__ import annotations
@@ -243,9 +249,43 @@ def frontier(args) -> None:
     write(rows, args.out, "frontier", "\n".join(lines) + "\n")
 
 
+def search(args) -> None:
+    """The local searches side by side at equal time: gap of each to `bounds.best` on the same instances."""
+    methods = ("neh", "ils", "iterated-greedy")
+    rows = []
+    for factor in args.factors:
+        for n in args.ladder:
+            for seed in args.seeds:
+                instance = GENERATORS["uniform"](seed=seed, n=n, memory_factor=factor)
+                lower = bounds.best(instance)
+                for method in methods:
+                    result = run_method(instance, method, time_limit=args.ils_time, seed=seed)
+                    rows.append(dict(factor=factor, n=n, seed=seed, method=method, bound=lower,
+                                     objective=result.objective, status=result.status.value,
+                                     above=(result.objective - lower) / lower, runtime_s=round(result.runtime_s, 2)))
+                    print(rows[-1], flush=True)
+    lines = [f"Local searches at {args.ils_time:g} s each (uniform, seeds {args.seeds}): mean / worst excess over "
+             "bounds.best, instances where the schedule meets the bound (proven optimal), and how often iterated "
+             "greedy is better / equal / worse than ILS\n",
+             "| memory | n | " + " | ".join(methods) + " | meets the bound (" + " / ".join(methods) + ") | IG vs ILS |",
+             "|---|---|" + "---|" * len(methods) + "---|---|"]
+    for factor in args.factors:
+        for n in args.ladder:
+            mine = {m: [r for r in rows if r["factor"] == factor and r["n"] == n and r["method"] == m] for m in methods}
+            cells = [f"{100 * statistics.mean(r['above'] for r in mine[m]):.2f}% / "
+                     f"{100 * max(r['above'] for r in mine[m]):.2f}%" for m in methods]
+            met = " / ".join(str(sum(r["status"] == Status.OPTIMAL.value for r in mine[m])) for m in methods)
+            pairs = list(zip(mine["iterated-greedy"], mine["ils"]))
+            duel = (f"{sum(a['objective'] < b['objective'] for a, b in pairs)} / "
+                    f"{sum(a['objective'] == b['objective'] for a, b in pairs)} / "
+                    f"{sum(a['objective'] > b['objective'] for a, b in pairs)}")
+            lines.append(f"| {factor:g}x | {n} | " + " | ".join(cells) + f" | {met} | {duel} |")
+    write(rows, args.out, "search", "\n".join(lines) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=("ladder", "gaps", "scaling", "frontier"))
+    parser.add_argument("part", choices=("ladder", "gaps", "scaling", "frontier", "search"))
     parser.add_argument("--out", type=Path, default=HERE / "results")
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
@@ -262,6 +302,8 @@ def main() -> None:
         ladder(args)
     elif args.part == "frontier":
         frontier(args)
+    elif args.part == "search":
+        search(args)
     elif args.part == "gaps":
         args.n = args.n or 15
         gaps(args)

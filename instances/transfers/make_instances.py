@@ -35,10 +35,11 @@ PLAN = [
     ("ccsd-like", 40, 3, 18),
     ("ccsd-like", 80, 1.5, 19),
     ("ccsd-like", 200, "unlimited", 20),
-    # The frontier at memory 1.5x max m (benchmarks/transfers, rounds 3-6): uniform n = 15 seed 3 has
+    # The frontier at memory 1.5x max m (benchmarks/transfers, rounds 3-7): uniform n = 15 seed 3 has
     # its optimum 6 % above every lower bound (757 against 712; only `dp` proves it), and n = 50
-    # seeds 1-3 are the target instances that no method proves (best schedules 0.3-1.6 % above
-    # Johnson's bound after 300 s of CP-SAT; whether the optimum lies on the bound is unknown). Open problems to attack.
+    # seeds 1-3 are the target instances that CP-SAT does not prove. Iterated greedy proved
+    # seed 2 (2664, Johnson's bound; round 7); seeds 1 and 3 stay open (best schedules 0.42 % and
+    # 0.15 % above the bound; whether the optimum lies on it is unknown). Open problems to attack.
     ("uniform", 15, 1.5, 3),
     ("uniform", 50, 1.5, 1),
     ("uniform", 50, 1.5, 2),

@@ -6,8 +6,10 @@ import itertools
 import time
 
 import networkx as nx
+import pytest
 from hypothesis import given, settings
 
+from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.transfers import HEURISTIC_METHODS, Instance, Simulator, bounds, generate_uniform
@@ -57,8 +59,8 @@ def test_heuristics_between_bound_and_optimum(instance):
     for name, value in bounds.all_bounds(instance).items():
         assert value <= optimum, name
     for method in HEURISTIC_METHODS:
-        # only the local search has an evaluation budget
-        budget = {"max_evaluations": 300} if method == "ils" else {}
+        # the two searches get an iteration budget (they would otherwise run to the time limit)
+        budget = {"ils": {"max_evaluations": 300}, "iterated-greedy": {"max_iterations": 20}}.get(method, {})
         result = run_method(instance, method, time_limit=1, **budget)
         assert result.status in (Status.OPTIMAL, Status.FEASIBLE), (method, result.notes)
         assert lower <= optimum <= result.objective, method
@@ -112,6 +114,58 @@ def test_ils_is_seeded():
     first = run_method(instance, "ils", seed=4, max_evaluations=500, time_limit=30)
     second = run_method(instance, "ils", seed=4, max_evaluations=500, time_limit=30)
     assert first.solution == second.solution
+
+
+def test_iterated_greedy_is_seeded_and_reproducible_without_time_limit():
+    instance = generate_uniform(seed=2, n=15, memory_factor=1.5)
+    first = run_method(instance, "iterated-greedy", seed=4, max_iterations=30)
+    second = run_method(instance, "iterated-greedy", seed=4, max_iterations=30)
+    assert first.solution == second.solution
+    assert "30 iterations" in first.notes[1]
+
+
+@settings(max_examples=30, deadline=None)
+@given(small_instances(max_n=8))
+def test_iterated_greedy_never_worse_than_its_start(instance):
+    neh = run_method(instance, "neh")
+    searched = run_method(instance, "iterated-greedy", max_iterations=10)
+    assert searched.status in (Status.OPTIMAL, Status.FEASIBLE)
+    assert bounds.best(instance) <= searched.objective <= neh.objective
+
+
+def test_iterated_greedy_stops_at_the_bound():
+    # Unlimited memory: Johnson's order meets Johnson's bound, so no iteration is needed.
+    instance = generate_uniform(seed=1, n=12, memory_factor=100)
+    result = run_method(instance, "iterated-greedy", max_iterations=1000)
+    assert result.status is Status.OPTIMAL
+    assert result.objective == bounds.best(instance)
+    assert "0 iterations" in result.notes[1]
+
+
+def test_iterated_greedy_beats_ils_on_a_tight_n50_instance():
+    # The regime the search was added for (benchmarks/transfers, section 9): n = 50, memory
+    # 1.5x max m, the same number of simulations for both: 60 iterations x 4 reinsertions
+    # x ~50 positions for iterated greedy, 12,000 moves for ILS.
+    instance = generate_uniform(seed=1, n=50, memory_factor=1.5)
+    greedy = run_method(instance, "iterated-greedy", max_iterations=60)
+    ils = run_method(instance, "ils", max_evaluations=12_000, time_limit=600)
+    assert greedy.objective < ils.objective
+
+
+def test_iterated_greedy_keeps_its_deadline_on_a_large_instance():
+    # One best insertion at n = 3,000 scans 3,000 simulations (tens of seconds):
+    # the deadline is checked inside it, not only between iterations.
+    instance = generate_uniform(seed=0, n=3000, memory_factor=1.5)
+    started = time.perf_counter()
+    result = run_method(instance, "iterated-greedy", time_limit=0.2)
+    assert result.status is Status.FEASIBLE
+    assert time.perf_counter() - started < 20
+
+
+def test_iterated_greedy_refuses_an_empty_destruction():
+    instance = generate_uniform(seed=0, n=5, memory_factor=1.5)
+    with pytest.raises(InvalidInstanceError, match="options.destroy"):
+        run_method(instance, "iterated-greedy", destroy=0)
 
 
 def _overlap_bound_by_max_flow(instance):

@@ -57,7 +57,8 @@ for _name in heuristics.STATIC_METHODS[1:] + heuristics.DYNAMIC_METHODS:
     PROBLEM.add_method(_name, getattr(heuristics, _name.replace("-", "_")), kind="heuristic")
 PROBLEM.add_method("neh", heuristics.neh, kind="heuristic")
 PROBLEM.add_method("ils", heuristics.ils, kind="heuristic")
+PROBLEM.add_method("iterated-greedy", heuristics.iterated_greedy, kind="heuristic")
 
 #: Exact methods, special cases and heuristics by name (for tests and benchmarks).
 EXACT_METHODS = ("cpsat", "milp")
-HEURISTIC_METHODS = (*heuristics.STATIC_METHODS, *heuristics.DYNAMIC_METHODS, "neh", "ils")
+HEURISTIC_METHODS = (*heuristics.STATIC_METHODS, *heuristics.DYNAMIC_METHODS, "neh", "ils", "iterated-greedy")

@@ -18,9 +18,9 @@ the transfer order (unlike the heuristics, which are permutation schedules).
       a warm-start schedule that meets the bound is returned as OPTIMAL
       without calling the solver (the bound proves it);
     * ``warm_start`` — the best heuristic (`incumbent`: the static and
-      dynamic rules, NEH for n ≤ 100, and ILS for ``warm_start_seconds``,
-      default 20 % of the time limit up to 10 s, skipped when a rule already
-      meets the bound) gives the horizon (every start ≤ its makespan) and a
+      dynamic rules, NEH for n ≤ 100, and iterated greedy for ``warm_start_seconds``,
+      default 20 % of the time limit up to 10 s, or until 20 n iterations
+      bring nothing; skipped when a rule already meets the bound) gives the horizon (every start ≤ its makespan) and a
       solution hint; without it the horizon is Σ (c_i + p_i). The time limit
       covers the warm start and the solve together;
     * ``conflicts`` — redundant NoOverlap constraints on the holding
@@ -115,7 +115,7 @@ from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
 from ..solvers.milp import solve_pulp
 from . import bounds
-from .heuristics import best_constructive, ils, neh
+from .heuristics import NEH_MAX_N, best_constructive, iterated_greedy, neh
 from .model import Instance, Solution, makespan_of, require_fits
 from .simulate import Simulator, johnson_order
 
@@ -123,27 +123,31 @@ PROBLEM = "transfers"
 BRUTE_FORCE_MAX_N = 6
 
 
-NEH_WARM_START_MAX_N = 100  # NEH costs O(n^3) simulation steps; above this only the O(n log n) rules
+WARM_START_STALL = 20  # iterations per task without improvement before the warm-start search stops
 
 
-def incumbent(instance: Instance, ils_seconds: float = 0.0, seed: int = 0) -> tuple[str, Solution, int]:
+def incumbent(instance: Instance, search_seconds: float = 0.0, seed: int = 0) -> tuple[str, Solution, int]:
     """Best heuristic schedule for the warm start and the horizon / big-M:
-    the best static or dynamic rule, NEH when n <= `NEH_WARM_START_MAX_N`,
-    and ILS for ``ils_seconds`` (seeded) when that is positive."""
+    the best static or dynamic rule, NEH when n <= `NEH_MAX_N`, and iterated
+    greedy from there for ``search_seconds`` (seeded) when that is positive,
+    stopped earlier after 20 n iterations without improvement (on small
+    instances it would otherwise take the solver's time for nothing)."""
     name, _, solution, value = best_constructive(instance)
-    candidates = []
-    if instance.n <= NEH_WARM_START_MAX_N:
-        candidates.append(neh(instance))
-    if ils_seconds > 0 and value > bounds.best(instance):
-        candidates.append(ils(instance, time_limit=ils_seconds, seed=seed))
-    for result in candidates:
-        if result.objective < value:
-            name, solution, value = result.method, result.solution, int(result.objective)
+    if value <= bounds.best(instance):
+        return name, solution, value
+    if search_seconds > 0:
+        improved = iterated_greedy(instance, time_limit=search_seconds, seed=seed, stall=WARM_START_STALL * instance.n)
+    elif instance.n <= NEH_MAX_N:
+        improved = neh(instance)
+    else:
+        return name, solution, value
+    if improved.objective < value:
+        name, solution, value = improved.method, improved.solution, int(improved.objective)
     return name, solution, value
 
 
 def _warm_start_seconds(option: float | None, time_limit: float | None) -> float:
-    """ILS time of the warm start: the option, else 20 % of the time limit (at most 10 s; 5 s without limit)."""
+    """Search time of the warm start: the option, else 20 % of the time limit (at most 10 s; 5 s without limit)."""
     if option is not None:
         return float(option)
     return 5.0 if time_limit is None else min(10.0, 0.2 * float(time_limit))
@@ -705,7 +709,7 @@ def solve_dp(
     * its completion bound (`_Placements.completion_bound`: the device's
       remaining work with release dates, Johnson's flow shop of the
       untransferred tasks, and the overlap bound of the operations left) is
-      below the best known makespan (the warm-start `incumbent`, with ILS;
+      below the best known makespan (the warm-start `incumbent`, with iterated greedy;
       without ``warm_start``, Σ (c + p) + 1), and
     * no other sequence with the same transferred set, computed set and
       last-placed transfer is at least as early in every respect (`_dominates`:
