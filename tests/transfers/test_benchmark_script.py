@@ -24,7 +24,7 @@ def run_part(tmp_path: Path, *arguments: str) -> list[dict]:
                                capture_output=True, text=True, env=env, timeout=300)
     assert completed.returncode == 0, completed.stderr
     stem = arguments[0]
-    assert (tmp_path / f"{stem}.md").read_text().startswith(("Largest", "Optimum", "Heuristic"))
+    assert (tmp_path / f"{stem}.md").read_text().startswith(("Largest", "Optimum", "Heuristic", "Local"))
     with open(tmp_path / f"{stem}.csv") as handle:
         return list(csv.DictReader(handle))
 
@@ -57,3 +57,16 @@ def test_gaps_measure_every_heuristic_against_a_proven_value(tmp_path):
         # the reference is a proven optimum or a proven bound, so no heuristic may be below it
         assert row["reference_by"] in ("cpsat", "dp", "bound")
         assert float(row["gap"]) >= 0, row
+
+
+def test_search_compares_the_searches_on_the_same_instances(tmp_path):
+    rows = run_part(tmp_path, "search", "--factors", "1.5", "--ladder", "6", "--seeds", "0", "1", "--ils-time", "0.2")
+    assert [(r["seed"], r["method"]) for r in rows] == [
+        (seed, method) for seed in ("0", "1") for method in ("neh", "ils", "iterated-greedy")]
+    for row in rows:
+        # checked against brute force: no schedule below the optimum, OPTIMAL only on it
+        instance = GENERATORS["uniform"](seed=int(row["seed"]), n=6, memory_factor=1.5)
+        optimum = run_method(instance, "brute-force").objective
+        assert int(row["bound"]) == bounds.best(instance) <= optimum <= float(row["objective"])
+        assert (row["status"] == "OPTIMAL") == (float(row["objective"]) == bounds.best(instance))
+    assert "| 1.5x | 6 |" in (tmp_path / "search.md").read_text()
