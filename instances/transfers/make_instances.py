@@ -38,8 +38,8 @@ PLAN = [
     # The frontier at memory 1.5x max m (benchmarks/transfers, rounds 3-7): uniform n = 15 seed 3 has
     # its optimum 6 % above every lower bound (757 against 712; only `dp` proves it), and n = 50
     # seeds 1-3 are the target instances that CP-SAT does not prove. Iterated greedy proved
-    # seed 2 (2664, Johnson's bound; round 7); seeds 1 and 3 stay open (best schedules 0.42 % and
-    # 0.15 % above the bound; whether the optimum lies on it is unknown). Open problems to attack.
+    # seed 2 (2664, Johnson's bound; round 7); seeds 1 and 3 stay open (best schedules 0.38 % and
+    # 0.11 % above the bound; whether the optimum lies on it is unknown). Open problems to attack.
     ("uniform", 15, 1.5, 3),
     ("uniform", 50, 1.5, 1),
     ("uniform", 50, 1.5, 2),
