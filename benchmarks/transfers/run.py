@@ -216,20 +216,25 @@ def scaling(args) -> None:
     write(rows, args.out, "scaling", "\n".join(lines) + "\n")
 
 
-def frontier(args) -> None:
-    rows = []
+def uniform_instances(args):
+    """``(factor, n, seed, instance)`` for every uniform instance of --factors x --ladder x --seeds."""
     for factor in args.factors:
         for n in args.ladder:
             for seed in args.seeds:
-                instance = GENERATORS["uniform"](seed=seed, n=n, memory_factor=factor)
-                lower = bounds.best(instance)
-                result = run_method(instance, "dp", time_limit=args.time_limit)
-                proven = result.status is Status.OPTIMAL
-                rows.append(dict(factor=factor, n=n, seed=seed, bound=lower, status=result.status.value,
-                                 objective=result.objective, dp_bound=result.bound,
-                                 above=(result.objective - lower) / lower if proven else None,
-                                 runtime_s=round(result.runtime_s, 2)))
-                print(rows[-1], flush=True)
+                yield factor, n, seed, GENERATORS["uniform"](seed=seed, n=n, memory_factor=factor)
+
+
+def frontier(args) -> None:
+    rows = []
+    for factor, n, seed, instance in uniform_instances(args):
+        lower = bounds.best(instance)
+        result = run_method(instance, "dp", time_limit=args.time_limit)
+        proven = result.status is Status.OPTIMAL
+        rows.append(dict(factor=factor, n=n, seed=seed, bound=lower, status=result.status.value,
+                         objective=result.objective, dp_bound=result.bound,
+                         above=(result.objective - lower) / lower if proven else None,
+                         runtime_s=round(result.runtime_s, 2)))
+        print(rows[-1], flush=True)
     lines = [f"Optimum against bounds.best (uniform, dp within {args.time_limit:g} s, seeds {args.seeds})\n",
              "| memory | n | proven | optimum = bound | optimum above bound | mean / max excess of those above | unproven |",
              "|---|---|---|---|---|---|---|"]
@@ -253,17 +258,14 @@ def search(args) -> None:
     """The local searches side by side at equal time: gap of each to `bounds.best` on the same instances."""
     methods = ("neh", "ils", "iterated-greedy")
     rows = []
-    for factor in args.factors:
-        for n in args.ladder:
-            for seed in args.seeds:
-                instance = GENERATORS["uniform"](seed=seed, n=n, memory_factor=factor)
-                lower = bounds.best(instance)
-                for method in methods:
-                    result = run_method(instance, method, time_limit=args.ils_time, seed=seed)
-                    rows.append(dict(factor=factor, n=n, seed=seed, method=method, bound=lower,
-                                     objective=result.objective, status=result.status.value,
-                                     above=(result.objective - lower) / lower, runtime_s=round(result.runtime_s, 2)))
-                    print(rows[-1], flush=True)
+    for factor, n, seed, instance in uniform_instances(args):
+        lower = bounds.best(instance)
+        for method in methods:
+            result = run_method(instance, method, time_limit=args.ils_time, seed=seed)
+            rows.append(dict(factor=factor, n=n, seed=seed, method=method, bound=lower,
+                             objective=result.objective, status=result.status.value,
+                             above=(result.objective - lower) / lower, runtime_s=round(result.runtime_s, 2)))
+            print(rows[-1], flush=True)
     lines = [f"Local searches at {args.ils_time:g} s each (uniform, seeds {args.seeds}): mean / worst excess over "
              "bounds.best, instances where the schedule meets the bound (proven optimal), and how often iterated "
              "greedy is better / equal / worse than ILS\n",

@@ -83,6 +83,12 @@ def friendly_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _check_seed(seed: int) -> None:
+    """Seeds feed ``numpy.random.default_rng``, which takes no negative number."""
+    if seed < 0:
+        raise InvalidInstanceError("--seed", f"must be >= 0, got {seed}")
+
+
 def parse_assignments(pairs: list[str] | None, option: str) -> dict[str, Any]:
     """``["k=v", ...]`` into a dict; values parsed as JSON when they parse, else kept as strings."""
     parsed: dict[str, Any] = {}
@@ -148,6 +154,7 @@ def solve(
         time_limit = DEFAULT_TIME_LIMIT
     if time_limit is not None and not time_limit > 0:
         raise InvalidInstanceError("--time-limit", f"must be > 0 seconds, got {time_limit}")
+    _check_seed(seed)
     options = parse_assignments(opt, "--opt")
     problem.method(name).check_options(options)
     with error_console.status(f"{problem.name}: {name} on {instance.name}...", spinner="dots"):
@@ -211,6 +218,7 @@ def generate(
     family = family or next(iter(entry.generators))
     if family not in entry.generators:
         _fail(f"unknown family '{family}' for {problem} (known: {', '.join(entry.generators)})")
+    _check_seed(seed)
     params = parse_assignments(param, "--param")
     if n is not None:
         params["n"] = n

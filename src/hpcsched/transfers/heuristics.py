@@ -57,14 +57,16 @@ PROBLEM = "transfers"
 PERMUTATION_NOTE = "permutation schedule: the device computes in transfer order"
 
 
-def order_result(instance: Instance, method: str, solution: Solution, notes: Sequence[str] = ()) -> Result:
-    """The Result of a heuristic schedule, with the best lower bound attached."""
+def order_result(instance: Instance, method: str, order: Sequence[int], notes: Sequence[str] = ()) -> Result:
+    """The Result of the permutation schedule of a transfer order, with the best lower bound attached."""
+    solution = Simulator(instance).schedule(order)
+    assert solution is not None  # permutation orders never deadlock once every task fits
     bound = bounds.best(instance)
     objective = makespan_of(instance, solution)
     status = Status.OPTIMAL if objective <= bound else Status.FEASIBLE
     extra = ("makespan equals the lower bound: optimal",) if status is Status.OPTIMAL else ()
     return Result(PROBLEM, method, status, objective=objective, bound=bound, solution=solution,
-                  notes=(*notes, *extra))
+                  notes=(PERMUTATION_NOTE, *notes, *extra))
 
 
 # -- static orders ----------------------------------------------------------------
@@ -93,9 +95,7 @@ def static_order(instance: Instance, rule: str) -> list[int]:
 def _static_method(rule: str, method: str, doc: str):
     def run(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options) -> Result:
         require_fits(instance)
-        solution = Simulator(instance).schedule(static_order(instance, rule))
-        assert solution is not None  # permutation orders never deadlock once every task fits
-        return order_result(instance, method, solution, (PERMUTATION_NOTE,))
+        return order_result(instance, method, static_order(instance, rule))
 
     run.__name__ = method.replace("-", "_")
     run.__doc__ = doc
@@ -207,10 +207,7 @@ def _dynamic_priorities(instance: Instance) -> dict[str, Callable[[int], tuple]]
 def _dynamic_method(method: str, doc: str):
     def run(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options) -> Result:
         require_fits(instance)
-        order = dynamic_order(instance, _dynamic_priorities(instance)[method])
-        solution = Simulator(instance).schedule(order)
-        assert solution is not None
-        return order_result(instance, method, solution, (PERMUTATION_NOTE,))
+        return order_result(instance, method, dynamic_order(instance, _dynamic_priorities(instance)[method]))
 
     run.__name__ = method.replace("-", "_")
     run.__doc__ = doc
@@ -237,7 +234,7 @@ def constructive_orders(instance: Instance) -> dict[str, list[int]]:
 def best_constructive(instance: Instance) -> tuple[str, list[int], Solution, int]:
     """The best static or dynamic rule: ``(name, order, schedule, makespan)``.
 
-    Used as the warm start of ILS and of the exact formulations (and their big-M).
+    Used as the start of ILS and iterated greedy and in the exact formulations' warm start (and big-M).
     """
     simulator = Simulator(instance)
     best = None
@@ -278,9 +275,7 @@ def neh(instance: Instance, *, time_limit: float | None = None, seed: int = 0, *
     """NEH insertion: tasks by decreasing c + p, each at its best position (simulated)."""
     require_fits(instance)
     sequence, notes = _neh_order(instance, time_limit)
-    solution = Simulator(instance).schedule(sequence)
-    assert solution is not None
-    return order_result(instance, "neh", solution, (PERMUTATION_NOTE, *notes))
+    return order_result(instance, "neh", sequence, notes)
 
 
 def _neh_order(instance: Instance, time_limit: float | None = None) -> tuple[list[int], list[str]]:
@@ -357,12 +352,8 @@ def ils(
             current_value = simulator.makespan(current)
             evaluations += 1
             since_improvement = 0
-    solution = simulator.schedule(best_order)
-    assert solution is not None
-    return order_result(
-        instance, "ils", solution,
-        (PERMUTATION_NOTE, f"started from {start_name} ({value}); {evaluations} evaluations; seed {seed}"),
-    )
+    return order_result(instance, "ils", best_order,
+                        (f"started from {start_name} ({value}); {evaluations} evaluations; seed {seed}",))
 
 
 def iterated_greedy(
@@ -448,12 +439,8 @@ def iterated_greedy(
             current, current_value = trial, trial_value
             if current_value < best_value:
                 best_order, best_value, since_best = current, current_value, 0
-    solution = simulator.schedule(best_order)
-    assert solution is not None
-    return order_result(
-        instance, "iterated-greedy", solution,
-        (PERMUTATION_NOTE, f"started from {start_name} ({value}); {iterations} iterations; seed {seed}"),
-    )
+    return order_result(instance, "iterated-greedy", best_order,
+                        (f"started from {start_name} ({value}); {iterations} iterations; seed {seed}",))
 
 
 def _destroy_and_rebuild(
