@@ -38,6 +38,53 @@ def test_exact_reproduces_solved_json(name):
     assert result.bound <= entry["objective"] * (1 + 1e-6)
 
 
+SHARING = sorted(name for name, entry in SOLVED.items() if entry["objective_kind"] == "sharing")
+
+
+@pytest.mark.parametrize("name", SHARING)
+def test_a_second_exact_method_confirms_solved_json(name):
+    # solved.json was written by sharing-dp, which the replay above re-runs: that only detects change.
+    # sharing-milp solves the knapsacks of the bisection independently (HiGHS, not the DP), and brute
+    # force enumerates every granule vector where K <= 4 and N <= 8; both must prove the same optimum.
+    # (about 5 s in all for sharing-milp on 2 cores, 0.1 s for brute force)
+    instance = read_instance(FOLDER / name)
+    entry = SOLVED[name]
+    assert entry["resolved_method"] == "sharing-dp"
+    methods = ["sharing-milp"]
+    if instance.num_applications <= 4 and instance.platform.granules <= 8:
+        methods.append("sharing-brute-force")
+    for method in methods:
+        result = run_method(instance, method, time_limit=60)
+        assert result.status is Status.OPTIMAL, (method, result.notes)
+        assert result.objective == pytest.approx(entry["objective"], rel=1e-6), method
+        # each proof brackets the other's answer
+        assert result.bound <= entry["objective"] * (1 + 1e-9), method
+        assert entry["bound"] <= result.objective * (1 + 1e-9), method
+
+
+def test_brute_force_checks_a_shipped_instance():
+    small = [instance for instance in map(read_instance, (FOLDER / name for name in SHARING))
+             if instance.num_applications <= 4 and instance.platform.granules <= 8]
+    assert small  # the cross-check above does enumerate on at least one instance
+
+
+@pytest.mark.parametrize("name", sorted(SOLVED))
+def test_every_shipped_instance_loads_with_known_keys_only(name):
+    # the reader refuses unknown keys: the shipped files, and what generators write, must have none
+    document = json.loads((FOLDER / name).read_text())
+    instance = read_instance(FOLDER / name)
+    assert instance.to_data() == document["data"]
+
+
+def test_generators_write_known_keys_only(tmp_path):
+    from hpcsched.core.io import write_instance
+
+    for instance in [generate_mix(seed=3, n=4), generate_periodic(seed=3, n=4, objective="sizing-static")]:
+        path = tmp_path / "generated.json"
+        write_instance(instance, path)
+        assert read_instance(path).to_data() == instance.to_data()
+
+
 def test_profile_rates_follow_the_stated_assumption():
     app = profile_application("Turbulence1")
     assert app.nodes == 32768 // 4 and app.rate == pytest.approx(8192 * 1.25e9 / 64)

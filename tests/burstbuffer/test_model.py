@@ -55,12 +55,26 @@ def test_drain_policy_changes_contents_not_completions(policy):
     base = simulate(instance, Solution.dynamic(40.0, "proportional"))
     trace = simulate(instance, Solution.dynamic(40.0, policy))
     assert trace.completion == pytest.approx(base.completion, rel=1e-12)
-    for row, t in zip(trace.contents, trace.times):
-        assert min(row) >= 0
+    # trace.contents is clamped at 0: a negative per-application content shows only as a violation
+    assert not trace.violations, trace.violations
     # the per-application contents add up to the aggregate occupancy at every event
     assert max(sum(row) for row in trace.contents) == pytest.approx(trace.peak_occupancy, rel=1e-9)
     for row, reference in zip(trace.contents, base.contents):
         assert sum(row) == pytest.approx(sum(reference), rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("policy, bookkeeping", [("equal", "_equal_share_contents"),
+                                                 ("proportional", "_proportional_contents")])
+def test_negative_contents_are_a_violation(monkeypatch, policy, bookkeeping):
+    # what the policy test above relies on: contents going negative are reported, not hidden by the clamp
+    import hpcsched.burstbuffer.fluid as fluid
+
+    original = getattr(fluid, bookkeeping)
+    monkeypatch.setattr(fluid, bookkeeping, lambda *args: [c - 5.0 for c in original(*args)])
+    apps = (Application("a", 0.0, 2, 3.0, 60.0, 12.0), Application("b", 2.0, 3, 1.0, 30.0, 9.0))
+    trace = simulate(Instance("p", Platform(8.0, 40.0, 5.0), apps), Solution.dynamic(40.0, policy))
+    assert "occupancy" in {v.rule for v in trace.violations}
+    assert min(min(row) for row in trace.contents) >= 0  # the clamp: this alone proves nothing
 
 
 def test_efficiency_is_node_weighted_compute_fraction():
@@ -132,6 +146,10 @@ def good_data():
         (lambda d: d["applications"].append(dict(d["applications"][0])), "data.applications[1].name"),
         (lambda d: d.update(objective="fastest"), "data.objective"),
         (lambda d: d.update(applications=[]), "data.applications"),
+        # unknown keys: a misspelt optional field used to fall back to its default silently
+        (lambda d: d.update(objectve="sizing-static"), "data.objectve"),
+        (lambda d: d["platform"].update(bandwidth=5.0), "data.platform.bandwidth"),
+        (lambda d: d["applications"][0].update(node=64), "data.applications[0].node"),
     ],
 )
 def test_bad_instance_names_the_field(mutate, field):
@@ -153,6 +171,41 @@ def test_bad_solution_names_the_field():
     with pytest.raises(InvalidInstanceError, match="times"):
         Solution.from_data({"allocation": "static", "granules": [1], "drain_rates": [1.0],
                             "drain_schedule": {"times": [0, 0], "rates": [[1.0]]}}, instance=instance)
+
+
+def test_unknown_solution_keys_are_refused():
+    instance = single(APP)
+    with pytest.raises(InvalidInstanceError) as error:
+        Solution.from_data({"allocation": "dynamic", "capacity": 50.0, "drain_polcy": "fifo"}, instance=instance)
+    assert error.value.field == "drain_polcy"
+    with pytest.raises(InvalidInstanceError) as error:  # granules mean nothing to a dynamic allocation
+        Solution.from_data({"allocation": "dynamic", "capacity": 50.0, "granules": [1]}, instance=instance)
+    assert error.value.field == "granules"
+    with pytest.raises(InvalidInstanceError) as error:
+        Solution.from_data({"allocation": "static", "granules": [1], "drain_rates": [1.0],
+                            "drain_schedule": {"times": [0, 1], "rates": [[1.0]], "rate": 2}}, instance=instance)
+    assert error.value.field == "drain_schedule.rate"
+
+
+def test_unknown_key_in_a_file_is_one_line_naming_it(tmp_path):
+    path = tmp_path / "typo.json"
+    write_instance(pair(), path)
+    document = json.loads(path.read_text())
+    document["data"]["objectve"] = "sizing-static"  # used to solve the sharing problem instead, OPTIMAL
+    path.write_text(json.dumps(document))
+    with pytest.raises(InvalidInstanceError) as error:
+        read_instance(path)
+    assert error.value.field == "data.objectve" and "typo.json" in str(error.value)
+
+
+def test_schema_closes_the_records_the_reader_closes():
+    from hpcsched.burstbuffer.model import APPLICATION_KEYS, DATA_KEYS, DATA_SCHEMA, PLATFORM_KEYS
+
+    assert DATA_SCHEMA["additionalProperties"] is False and set(DATA_SCHEMA["properties"]) == set(DATA_KEYS)
+    platform = DATA_SCHEMA["properties"]["platform"]
+    assert platform["additionalProperties"] is False and set(platform["properties"]) == set(PLATFORM_KEYS)
+    items = DATA_SCHEMA["properties"]["applications"]["items"]
+    assert items["additionalProperties"] is False and set(items["properties"]) == set(APPLICATION_KEYS)
 
 
 def test_instance_in_code_is_checked():

@@ -268,3 +268,17 @@ def test_integers_beyond_float_precision_are_refused():
     with pytest.raises(InvalidInstanceError, match="at most 2\\^53"):
         fields.require_int(1e308, "data.big")
     assert fields.require_int(2**53, "data.big") == 2**53
+
+
+def test_integers_too_large_for_a_double_are_refused_by_name():
+    # JSON allows any number of digits; float(10**400) overflows, which must not escape
+    with pytest.raises(InvalidInstanceError, match="^data.big: magnitude must be at most 2\\^53 = \\d+, got an integer of 401 digits"):
+        fields.require_int(10**400, "data.big")
+    with pytest.raises(InvalidInstanceError, match="^data.rate: must be finite, got an integer of 401 digits"):
+        fields.require_number(10**400, "data.rate")
+
+
+def test_unknown_keys_are_refused_by_name():
+    fields.require_known_keys({"a": 1}, ("a", "b"), "data", "the data")
+    with pytest.raises(InvalidInstanceError, match="^data.latancy: is not a field of offload data"):
+        fields.require_known_keys({"a": 1, "latancy": 2}, ("a",), "data", "offload data")

@@ -17,6 +17,22 @@ def invoke(*args):
     return typer_testing.CliRunner().invoke(cli.app, [str(a) for a in args])
 
 
+def assert_clean_failure(result, *fragments):
+    """A refused input: non-zero exit through SystemExit, one line naming the field, no escaped exception.
+
+    CliRunner catches exceptions and keeps their traceback out of ``output``,
+    so "Traceback" in the output proves nothing: an exception that escaped the
+    command shows as ``result.exception`` of a type other than SystemExit.
+    """
+    assert result.exit_code not in (0, None), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "internal error" not in result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1, result.output
+    for fragment in fragments:
+        assert fragment in lines[0], result.output
+
+
 def test_generate_solve_validate_plot(tmp_path):
     instance = tmp_path / "i.json"
     result = invoke("generate", "locality", "--family", "uniform", "--n", 300, "--seed", 2,
@@ -63,14 +79,58 @@ def test_import_csv_and_solve_with_heuristic(tmp_path):
 def test_bad_files_give_one_line_and_no_traceback(tmp_path, content, fragment):
     path = tmp_path / "bad.json"
     path.write_text(content)
-    result = invoke("solve", path)
-    assert result.exit_code != 0
-    assert fragment in result.output and "Traceback" not in result.output
+    assert_clean_failure(invoke("solve", path), fragment)
 
 
 def test_bad_csv_through_the_cli(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("task,duration,replicas\na,x,0\n")
     result = invoke("import", "csv", path, "--problem", "locality", "-o", tmp_path / "o.json")
-    assert result.exit_code != 0 and "line 2.duration" in result.output and "Traceback" not in result.output
+    assert_clean_failure(result, "line 2.duration")
     assert not (tmp_path / "o.json").exists()
+
+
+def test_assert_clean_failure_catches_an_escaped_exception():
+    class Escaped:  # what CliRunner returns when the command raised: output without a traceback
+        exit_code, exception, output = 1, ValueError("boom"), ""
+    with pytest.raises(AssertionError):
+        assert_clean_failure(Escaped())
+
+
+COMMUNICATION = {"problem": "locality", "format": 1, "name": "c", "time_unit": "s", "source": {},
+                 "data": {"servers": 3, "objective": "communication", "remote_cost": 2,
+                          "tasks": [{"duration": 2, "replicas": [0, 1]}, {"duration": 3, "replicas": [1]},
+                                    {"duration": 1, "replicas": [2]}]}}
+
+
+@pytest.mark.parametrize(
+    "option, fragment",
+    [
+        ("max_pairs=x", "options.max_pairs: must be an integer"),
+        ("max_pairs=-5", "options.max_pairs: must be a finite number >= 0"),
+        ("bogus=1", "has no option 'bogus'"),
+    ],
+)
+def test_auto_refuses_bad_options_like_the_chosen_method(tmp_path, option, fragment):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(COMMUNICATION))
+    via_auto = invoke("solve", path, "--opt", option)
+    assert_clean_failure(via_auto, fragment)
+    assert via_auto.output == invoke("solve", path, "--method", "milp-communication", "--opt", option).output
+
+
+@pytest.mark.parametrize(
+    "change, fragment",
+    [
+        ({"objectiv": "communication"}, "data.objectiv: is not a field"),
+        ({"servers": 10**11}, "data.servers: must be <= 1000000"),
+        ({"tasks": [{"duration": 2**53, "replicas": [0]}] * 1100}, "data.tasks[1].duration: the total duration"),
+    ],
+)
+def test_review_inputs_end_in_one_line(tmp_path, change, fragment):
+    document = json.loads(json.dumps(COMMUNICATION))
+    document["data"].update(change)
+    document["data"]["objective"], document["data"]["remote_cost"] = "makespan", 0
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    assert_clean_failure(invoke("solve", path), fragment)

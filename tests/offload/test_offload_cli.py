@@ -81,3 +81,69 @@ def test_malformed_json_and_bad_trace(tmp_path):
     trace.write_text("garbage line\n")
     _single_error_line(runner.invoke(app, ["import", "pipedream", str(trace), "--problem", "offload",
                                            "-o", str(tmp_path / "o.json")]), "x.graph.txt:1")
+
+
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"bandwidth_out": 1e-300}, "data.bandwidth_out"),
+        ({"bandwidth_in": 1e-300}, "data.bandwidth_in"),
+        ({"latancy": 1000}, "data.latancy"),
+        ({"offloadble": []}, "data.offloadble"),
+    ],
+)
+@pytest.mark.parametrize("method", ["cpsat", "cpsat-plain", "brute-force", "offload-all"])
+def test_out_of_range_transfer_times_and_unknown_keys_end_in_one_line(tmp_path, changes, field, method):
+    # 1e-300 B/us made CP-SAT fail on its int64 domains (an internal error) and offload-all report a
+    # ~1e301 makespan; a misspelt key solved with latency 0 / everything offloadable.
+    document = json.loads((INSTANCES / "gnmt-pcie3-70.json").read_text())
+    document["data"].update(changes)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    result = runner.invoke(app, ["solve", str(path), "--method", method, "--time-limit", "5"])
+    _single_error_line(result, str(path), field)
+    assert "internal error" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "method, option, field",
+    [
+        ("cpsat-plain", "resolution=0", "options.resolution"),
+        ("cpsat-plain", "offloaded=[99]", "options.offloaded[0]"),
+        ("cpsat-plain", "offloaded=[3, 3]", "options.offloaded[1]"),
+        ("cpsat-plain", "workers=0", "options.workers"),
+        ("cpsat", "workers=0", "options.workers"),
+        ("brute-force", "max_layers=0", "options.max_layers"),
+    ],
+)
+def test_out_of_range_method_options_end_in_one_line(method, option, field):
+    # resolution=0 divided by zero; offloaded=[99] was silently ignored (every set searched).
+    result = runner.invoke(app, ["solve", str(INSTANCES / "gnmt-pcie3-70.json"), "--method", method,
+                                 "--time-limit", "5", "--opt", option])
+    _single_error_line(result, field)
+    assert "internal error" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "arguments, field",
+    [
+        (["--n", "-3"], "n: "),
+        (["--n", "0"], "n: "),
+        (["--param", "n=abc"], "n: "),
+        (["--param", "budget=abc"], "budget: "),
+        (["--param", "budget=0"], "budget: "),
+        (["--param", "link=pcie9"], "link: "),
+        (["--param", "bandwidth=-1"], "bandwidth: "),
+        (["--param", "latency=-2"], "latency: "),
+        (["--param", "duplex=triple"], "duplex: "),
+        (["--family", "random", "--param", "max_time=0"], "max_time: "),
+        (["--family", "cnn", "--param", "first_activation=0"], "first_activation: "),
+        (["--param", "bandwidth=1e-300"], "bandwidth: "),
+    ],
+)
+def test_bad_generator_parameters_are_named(tmp_path, arguments, field):
+    # Named as given, like the transfers generators; `--n 0` used to be reported as data.forward.
+    output = tmp_path / "g.json"
+    result = runner.invoke(app, ["generate", "offload", *arguments, "-o", str(output)])
+    _single_error_line(result, f"error: {field}")
+    assert "internal error" not in result.stderr and not output.exists()

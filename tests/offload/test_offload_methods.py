@@ -88,7 +88,8 @@ def test_fixed_order_milp_matches_cpsat_on_a_chain_where_order_is_free():
     exact = run_method(instance, "cpsat", time_limit=10)
     milp = run_method(instance, "milp-fixed-order", time_limit=10)
     assert exact.status is Status.OPTIMAL
-    assert milp.status is Status.FEASIBLE and milp.objective == exact.objective
+    # the fixed order is free here, so the restricted optimum is the optimum; OPTIMAL only if it meets bounds.best
+    assert milp.status in (Status.OPTIMAL, Status.FEASIBLE) and milp.objective == exact.objective
 
 
 @settings(max_examples=10, deadline=None)

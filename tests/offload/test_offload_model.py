@@ -66,6 +66,46 @@ def test_bad_data_names_the_field(changes, field):
     assert error.value.field == field
 
 
+@pytest.mark.parametrize(
+    "changes, field",
+    [
+        ({"bandwidth_out": 1e-300}, "data.bandwidth_out"),
+        ({"bandwidth_in": 5e-324}, "data.bandwidth_in"),
+        ({"latency": 2**52}, "data.latency"),
+        ({"forward": [2**53, 2**53, 1]}, "data.forward"),
+    ],
+)
+def test_transfer_times_beyond_2_53_name_the_field(changes, field):
+    # 1e-300 B/us makes a transfer last ~1e301 us: CP-SAT's int64 domains overflow, HiGHS rounds.
+    with pytest.raises(InvalidInstanceError, match="2\\^53") as error:
+        make(**changes)
+    assert error.value.field == field
+
+
+def test_transfer_times_up_to_2_53_are_accepted():
+    # Offloadable a_0..a_2 (10 + 20 + 30 bytes) at 1 byte per 2^46 us: 2 * 60 * 2^46 + 27 < 2^53 = 128 * 2^46.
+    instance = make(bandwidth_out=2.0**-46, bandwidth_in=2.0**-46)
+    assert instance.offload_time(2) == 30 * 2**46
+    with pytest.raises(InvalidInstanceError) as error:  # 60 * 2^46 + 60 * 2^47 > 2^53: the slower direction named
+        make(bandwidth_out=2.0**-46, bandwidth_in=2.0**-47)
+    assert error.value.field == "data.bandwidth_in"
+
+
+@pytest.mark.parametrize("key", ["latancy", "offloadble", "bandwidth"])
+def test_unknown_data_key_is_refused(key):
+    # A misspelt optional field would otherwise read as its default (latency 0, everything offloadable).
+    with pytest.raises(InvalidInstanceError, match="is not a field") as error:
+        make(**{key: 1000})
+    assert error.value.field == f"data.{key}"
+
+
+def test_data_keys_are_the_schema_properties():
+    from hpcsched.offload import DATA_SCHEMA
+    from hpcsched.offload.model import DATA_KEYS
+
+    assert set(DATA_KEYS) == set(DATA_SCHEMA["properties"]) and DATA_SCHEMA["additionalProperties"] is False
+
+
 def test_missing_key_named():
     data = dict(DATA)
     del data["memory"]

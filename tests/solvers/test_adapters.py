@@ -115,3 +115,46 @@ def test_a_model_the_backend_refuses_is_an_error_not_a_crash():
     outcome = solve_pulp(problem)
     assert outcome.status is Status.ERROR and outcome.value is None
     assert outcome.message.startswith("highs failed")
+
+
+@pytest.mark.parametrize("sense", [pulp.LpMinimize, pulp.LpMaximize])
+def test_pulp_mip_bound_includes_the_objective_constant(sense):
+    # PuLP gives HiGHS the objective without its constant, negated when maximizing; the
+    # reported bound must be on the model's own objective. Optimum: x + y = 4 (min) or 7 (max),
+    # all of it on y (min: y = 0, x = 4, value 9; max: y = 7, value 19).
+    problem = pulp.LpProblem("constant", sense)
+    x = pulp.LpVariable("x", 0, 10, cat="Integer")
+    y = pulp.LpVariable("y", 0, 10, cat="Integer")
+    problem += x + 2 * y + 5
+    problem += x + y >= 3.5
+    problem += x + y <= 7.5
+    outcome = solve_pulp(problem, backend="highs")
+    expected = 9 if sense == pulp.LpMinimize else 19
+    assert outcome.status is Status.OPTIMAL
+    assert outcome.objective == pytest.approx(expected) and outcome.bound == pytest.approx(expected)
+
+
+def _small_mip_pulp():
+    problem = pulp.LpProblem("threads", pulp.LpMinimize)
+    x = pulp.LpVariable("x", 0, 10, cat="Integer")
+    y = pulp.LpVariable("y", 0, 10, cat="Integer")
+    problem += x + 2 * y
+    problem += x + y >= 3.5
+    return problem
+
+
+def _small_mip_pyomo():
+    model = pyo.ConcreteModel()
+    model.x = pyo.Var(domain=pyo.Integers, bounds=(0, 10))
+    model.y = pyo.Var(domain=pyo.Integers, bounds=(0, 10))
+    model.objective = pyo.Objective(expr=model.x + 2 * model.y)
+    model.cover = pyo.Constraint(expr=model.x + model.y >= 3.5)
+    return model
+
+
+def test_highs_solves_after_a_solve_with_another_thread_count():
+    # HiGHS sizes one thread pool per process on its first solve; without a reset, a later solve
+    # with another thread count came back "no solution" (PuLP) or ERROR (Pyomo), optimum x = 4.
+    for threads in (2, 1, 2):
+        assert solve_pulp(_small_mip_pulp(), backend="highs", threads=threads).objective == pytest.approx(4)
+        assert solve_pyomo(_small_mip_pyomo(), threads=threads).objective == pytest.approx(4)

@@ -30,9 +30,12 @@ Fair sharing (``sharing-milp``, ``sharing-dp``, ``sharing-brute-force``)
     The knapsack is solved by a MILP on PuLP/HiGHS, independently by a dynamic
     program over granules (O(K N^2)), and, for K <= 4 and N <= 8, by
     enumerating every granule vector. The bisection stops when
-    upper - lower <= epsilon * upper (default epsilon = 1e-7); OPTIMAL then
-    means "optimal within a relative 1e-7", below the registry's 1e-6
-    tolerance, with the proven lower bound as ``bound``.
+    upper - lower <= epsilon * upper (default epsilon = 1e-7, at least
+    `MIN_EPSILON`), or when the midpoint equals an end; OPTIMAL then means
+    "optimal within a relative epsilon", below the registry's 1e-6
+    tolerance, with the proven lower bound as ``bound``. A MILP knapsack
+    proves "D infeasible" from its dual bound less HiGHS' absolute gap (see
+    `knapsack_milp`), never from the value of the vector it returns.
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ import time
 
 import numpy as np
 
-from ..core.errors import InfeasibleError
+from ..core.errors import InfeasibleError, InvalidInstanceError
+from ..core.fields import require_number
 from ..core.result import Result, Status
 from .bounds import single_application_bound
 from .model import DrainSchedule, Instance, Solution
@@ -51,6 +55,10 @@ from .simulate import drain_table_brackets
 from .special_cases import check_load, dynamic_backlog, nominal_bursts, sizing_dynamic_sweep
 
 PROBLEM = "burstbuffer"
+
+#: Least relative precision of the sharing bisection: the gap between neighbouring doubles
+#: (2.2e-16 relative) is far below it, so the bisection always ends.
+MIN_EPSILON = 1e-12
 
 
 # ---------------------------------------------------------------- static sizing
@@ -219,8 +227,22 @@ def knapsack_dp(costs: np.ndarray, capacity: int) -> tuple[float, list[int]]:
     return float(best[capacity]), granules
 
 
-def knapsack_milp(costs: np.ndarray, capacity: int, *, time_limit=None, seed=0) -> tuple[float, list[int], Status, str]:
-    """The same knapsack as a MILP (PuLP on HiGHS), one binary per undominated (k, g)."""
+#: The knapsack MILP's largest cost, in its own units (see `knapsack_milp`).
+KNAPSACK_UNITS = 1e6
+#: HiGHS stops once incumbent - dual bound <= its absolute gap (mip_abs_gap, default 1e-6, which
+#: `solve_pulp` does not set) and then reports the incumbent as the bound: the true optimum may lie
+#: that much below both. A proof of infeasibility allows for it, with room for the LP tolerances.
+KNAPSACK_ABSOLUTE_SLACK = 1e-5
+
+
+def knapsack_milp(costs: np.ndarray, capacity: int, *, time_limit=None, seed=0
+                  ) -> tuple[float, list[int], Status, str, float]:
+    """The same knapsack as a MILP (PuLP on HiGHS), one binary per undominated (k, g).
+
+    Returns ``(value, granules, status, backend, lower)``: the exact cost of
+    the granule vector found, and ``lower``, a proven lower bound on the
+    optimum (-inf when none): the solver's dual bound less its absolute gap.
+    """
     import pulp
 
     from ..solvers.milp import solve_pulp
@@ -233,21 +255,27 @@ def knapsack_milp(costs: np.ndarray, capacity: int, *, time_limit=None, seed=0) 
             # a larger partition that does not lower the drain need is dominated
             if g == 0 or costs[k, g] < costs[k, g - 1]:
                 choose[k, g] = problem.add_variable(f"x_{k}_{g}", cat="Binary")
-    # Costs are scaled to O(1) so that HiGHS' absolute tolerances are relative ones.
-    scale = max(float(np.max(costs[:, 0])), 1e-300)
+    # The largest cost becomes KNAPSACK_UNITS: HiGHS' absolute gap of 1e-6 is then 1e-12 of it,
+    # where costs scaled to O(1) let an "optimal" answer sit 1e-7 of the scale above the optimum.
+    scale = max(float(np.max(costs[:, 0])), 1e-300) / KNAPSACK_UNITS
     problem += pulp.lpSum(costs[k, g] / scale * x for (k, g), x in choose.items())
     for k in range(count):
         problem += pulp.lpSum(x for (kk, _), x in choose.items() if kk == k) == 1
     problem += pulp.lpSum(g * x for (_, g), x in choose.items()) <= capacity
     outcome = solve_pulp(problem, time_limit=time_limit, seed=seed)
+    lower = -math.inf
+    if outcome.status is Status.INFEASIBLE:
+        lower = math.inf
+    elif outcome.bound is not None and math.isfinite(outcome.bound):
+        lower = (outcome.bound - KNAPSACK_ABSOLUTE_SLACK) * scale
     if not outcome.has_solution:
-        return math.inf, [], outcome.status, outcome.backend
+        return math.inf, [], outcome.status, outcome.backend, lower
     granules = [0] * count
     for (k, g), x in choose.items():
         if outcome.value(x) > 0.5:
             granules[k] = g
     value = float(sum(costs[k, granules[k]] for k in range(count)))
-    return value, granules, outcome.status, outcome.backend
+    return value, granules, outcome.status, outcome.backend, min(lower, value)
 
 
 def knapsack_enumerate(costs: np.ndarray, capacity: int) -> tuple[float, list[int]]:
@@ -263,12 +291,12 @@ def knapsack_enumerate(costs: np.ndarray, capacity: int) -> tuple[float, list[in
 
 
 def _solve_knapsack(kind: str, costs, capacity, time_limit, seed):
+    """(value of the vector found, the vector, a proven lower bound on the optimum, backend)."""
     if kind == "milp":
-        value, granules, status, backend = knapsack_milp(costs, capacity, time_limit=time_limit, seed=seed)
-        return value, granules, status is Status.OPTIMAL, backend
-    if kind == "dp":
-        return (*knapsack_dp(costs, capacity), True, None)
-    return (*knapsack_enumerate(costs, capacity), True, None)
+        value, granules, _, backend, lower = knapsack_milp(costs, capacity, time_limit=time_limit, seed=seed)
+        return value, granules, lower, backend
+    value, granules = knapsack_dp(costs, capacity) if kind == "dp" else knapsack_enumerate(costs, capacity)
+    return value, granules, value, None
 
 
 def _greedy_incumbent(instance: Instance) -> tuple[list[int], list[float], float]:
@@ -292,6 +320,9 @@ def _share_spare_bandwidth(instance: Instance, drains: list[float]) -> list[floa
 def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_limit=None, seed=0,
                       epsilon: float = 1e-7) -> Result:
     """Bisection on the max dilation over the multiple-choice knapsack (see module docstring)."""
+    epsilon = require_number(epsilon, "options.epsilon")
+    if epsilon < MIN_EPSILON:
+        raise InvalidInstanceError("options.epsilon", f"must be >= {MIN_EPSILON:g} (the bisection's relative precision), got {epsilon!r}")
     if instance.objective != "sharing":
         return Result(PROBLEM, method, Status.NOT_APPLICABLE, notes=(f"objective is {instance.objective!r}, not 'sharing'",))
     started = time.perf_counter()
@@ -315,11 +346,12 @@ def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_li
     def feasible(target: float):
         nonlocal backend, ambiguous
         low, high = drain_tables(instance, target, low_at_upper, high_at_lower)
-        value, granules, exact, backend = _solve_knapsack(knapsack, high, capacity, remaining(), seed)
+        value, granules, _, backend = _solve_knapsack(knapsack, high, capacity, remaining(), seed)
         if value <= bandwidth:
             return True, granules, [float(high[k, g]) for k, g in enumerate(granules)], low, high
-        value, _, exact, backend = _solve_knapsack(knapsack, low, capacity, remaining(), seed)
-        if exact and value > bandwidth * (1 + 1e-12):
+        # infeasible only on a proof: the least cost (not the cost of a vector found) exceeds B
+        _, _, lower, backend = _solve_knapsack(knapsack, low, capacity, remaining(), seed)
+        if lower > bandwidth * (1 + 1e-12):
             return False, None, None, low, high
         ambiguous += 1
         return None, None, None, low, high
@@ -348,12 +380,15 @@ def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_li
                 proven_lower = probe
         if probe > 1e12:
             raise InfeasibleError("no finite max dilation found (an application cannot finish)")
-    timed_out = False
+    timed_out = floats_met = False
     while upper - search_lower > epsilon * upper:
         if deadline is not None and time.perf_counter() > deadline:
             timed_out = True
             break
         middle = 0.5 * (search_lower + upper)
+        if middle <= search_lower or middle >= upper:
+            floats_met = True  # neighbouring doubles: no target left between the two ends
+            break
         verdict, granules, drains, low, high = feasible(middle)
         if verdict:
             upper, incumbent, low_at_upper = middle, (granules, drains), low
@@ -371,6 +406,8 @@ def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_li
         notes.append(f"{ambiguous} bisection steps undecided at float precision (not counted as proofs)")
     if timed_out:
         notes.append("time limit reached during the bisection")
+    if floats_met:
+        notes.append("bisection ends met at float precision")
     return Result(PROBLEM, method, status, objective=upper, bound=proven_lower, solution=solution,
                   notes=tuple(notes), solver=backend, runtime_s=time.perf_counter() - started)
 
@@ -393,10 +430,16 @@ def sharing_brute_force(instance: Instance, *, time_limit=None, seed=0, epsilon:
     return sharing_bisection(instance, "enumerate", "sharing-brute-force", time_limit=time_limit, seed=seed, epsilon=epsilon)
 
 
+#: The method ``exact`` runs for each objective.
+EXACT_METHODS = {"sharing": "sharing-dp", "sizing-dynamic": "sizing-dynamic-sweep", "sizing-static": "sizing-static-lp"}
+
+
 def exact(instance: Instance, *, time_limit=None, seed=0, **options) -> Result:
     """Best exact method for the instance's objective (sharing-dp, sizing-dynamic-sweep or sizing-static-lp)."""
-    if instance.objective == "sizing-dynamic":
-        return sizing_dynamic_sweep(instance, time_limit=time_limit, seed=seed, **options)
-    if instance.objective == "sizing-static":
-        return sizing_static_lp(instance, time_limit=time_limit, seed=seed, **options)
-    return sharing_dp(instance, time_limit=time_limit, seed=seed, **options)
+    from ..core.registry import get_problem
+
+    # ``exact`` is registered with forwards_options=True, so the registry has not checked the
+    # options: check them against the method chosen, exactly as if it had been called by name.
+    chosen = get_problem(PROBLEM).method(EXACT_METHODS[instance.objective])
+    chosen.check_options(options)
+    return chosen.func(instance, time_limit=time_limit, seed=seed, **options)

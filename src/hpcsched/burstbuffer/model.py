@@ -68,6 +68,7 @@ from ..core.fields import (
     require_dict,
     require_int,
     require_key,
+    require_known_keys,
     require_list,
     require_number,
     require_str,
@@ -77,6 +78,15 @@ from ..core.violation import Violation
 OBJECTIVES = ("sharing", "sizing-dynamic", "sizing-static")
 DRAIN_POLICIES = ("proportional", "fifo", "equal")
 ALLOCATIONS = ("dynamic", "static")
+
+# The keys of every record of the files: any other key is refused (a misspelt optional
+# field, "objectve" or "node", would otherwise be ignored and its default used).
+DATA_KEYS = ("platform", "applications", "objective")
+PLATFORM_KEYS = ("pfs_bandwidth", "capacity", "granule")
+APPLICATION_KEYS = ("name", "release", "iterations", "compute", "volume", "rate", "nodes")
+SOLUTION_KEYS = {"dynamic": ("allocation", "capacity", "drain_policy"),
+                 "static": ("allocation", "granules", "drain_rates", "drain_schedule")}
+DRAIN_SCHEDULE_KEYS = ("times", "rates")
 
 #: Relative tolerance of every check of the validator.
 TOLERANCE = 1e-9
@@ -131,6 +141,7 @@ class Application:
 
 def _check_application(raw: Any, field: str) -> Application:
     raw = require_dict(raw, field)
+    require_known_keys(raw, APPLICATION_KEYS, field, "an application")
     name = require_str(require_key(raw, "name", field), f"{field}.name")
     release = require_number(require_key(raw, "release", field), f"{field}.release", minimum=0)
     iterations = require_int(require_key(raw, "iterations", field), f"{field}.iterations", minimum=1)
@@ -180,7 +191,9 @@ class Instance:
         data = require_dict(data, "data")
         if time_unit not in (None, "s"):
             raise InvalidInstanceError("time_unit", f"burstbuffer times are in seconds ('s'), got {time_unit!r}")
+        require_known_keys(data, DATA_KEYS, "data", "a burstbuffer instance")
         raw_platform = require_dict(require_key(data, "platform", "data"), "data.platform")
+        require_known_keys(raw_platform, PLATFORM_KEYS, "data.platform", "the platform")
         bandwidth = require_number(
             require_key(raw_platform, "pfs_bandwidth", "data.platform"), "data.platform.pfs_bandwidth", strictly_positive=True
         )
@@ -297,6 +310,7 @@ class Solution:
     def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
         data = require_dict(data, "solution")
         kind = require_str(require_key(data, "allocation", ""), "allocation", choices=ALLOCATIONS)
+        require_known_keys(data, SOLUTION_KEYS[kind], "", f"a {kind} allocation")
         if kind == "dynamic":
             capacity = require_number(require_key(data, "capacity", ""), "capacity", minimum=0)
             policy = require_str(data.get("drain_policy", "proportional"), "drain_policy", choices=DRAIN_POLICIES)
@@ -307,6 +321,7 @@ class Solution:
         schedule = None
         if data.get("drain_schedule") is not None:
             raw = require_dict(data["drain_schedule"], "drain_schedule")
+            require_known_keys(raw, DRAIN_SCHEDULE_KEYS, "drain_schedule", "a drain schedule")
             times = number_list(require_key(raw, "times", "drain_schedule"), "drain_schedule.times", minimum=0)
             if len(times) < 2:
                 raise InvalidInstanceError("drain_schedule.times", "needs at least 2 instants")
@@ -425,11 +440,13 @@ DATA_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "burstbuffer instance data",
     "type": "object",
+    "additionalProperties": False,
     "required": ["platform", "applications"],
     "properties": {
         "objective": {"enum": list(OBJECTIVES), "default": "sharing"},
         "platform": {
             "type": "object",
+            "additionalProperties": False,
             "required": ["pfs_bandwidth", "capacity", "granule"],
             "properties": {
                 "pfs_bandwidth": {"type": "number", "exclusiveMinimum": 0, "description": "B, bytes/s"},
@@ -442,6 +459,7 @@ DATA_SCHEMA: dict[str, Any] = {
             "minItems": 1,
             "items": {
                 "type": "object",
+                "additionalProperties": False,
                 "required": ["name", "release", "iterations", "compute", "volume", "rate"],
                 "properties": {
                     "name": {"type": "string"},

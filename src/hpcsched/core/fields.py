@@ -23,6 +23,12 @@ def _type_name(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+def _magnitude(value: int) -> str:
+    """A short rendering of a possibly huge integer (formatting it as a float overflows)."""
+    digits = len(str(abs(value)))
+    return f"{value:.3g}" if digits <= 300 else f"an integer of {digits} digits"
+
+
 def require_int(value: Any, field: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """``value`` as an int; floats with an integral value are accepted."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -32,7 +38,7 @@ def require_int(value: Any, field: str, *, minimum: int | None = None, maximum: 
             raise InvalidInstanceError(field, f"must be an integer, got {value!r}")
         value = int(value)
     if abs(value) > LARGEST_INTEGER:
-        raise InvalidInstanceError(field, f"magnitude must be at most 2^53 = {LARGEST_INTEGER}, got {value:.3g}")
+        raise InvalidInstanceError(field, f"magnitude must be at most 2^53 = {LARGEST_INTEGER}, got {_magnitude(value)}")
     if minimum is not None and value < minimum:
         raise InvalidInstanceError(field, f"must be >= {minimum}, got {value}")
     if maximum is not None and value > maximum:
@@ -51,7 +57,10 @@ def require_number(
     """``value`` as a finite float."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidInstanceError(field, f"must be a number, got {_type_name(value)} {value!r}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer too large for a double: JSON allows any number of digits
+        raise InvalidInstanceError(field, f"must be finite, got {_magnitude(value)}") from None
     if not math.isfinite(value):
         raise InvalidInstanceError(field, f"must be finite, got {value}")
     if strictly_positive and value <= 0:
@@ -95,6 +104,13 @@ def require_str(value: Any, field: str, *, choices: Sequence[str] | None = None)
     if choices is not None and value not in choices:
         raise InvalidInstanceError(field, f"must be one of {', '.join(choices)}, got {value!r}")
     return value
+
+
+def require_known_keys(record: dict[str, Any], allowed: Sequence[str], field: str, what: str) -> None:
+    """Refuse keys of ``record`` outside ``allowed``: a misspelt optional field would otherwise be ignored."""
+    unknown = sorted(set(record) - set(allowed))
+    if unknown:
+        raise InvalidInstanceError(f"{field}.{unknown[0]}" if field else unknown[0], f"is not a field of {what}")
 
 
 def require_key(data: dict[str, Any], key: str, field: str) -> Any:

@@ -36,13 +36,17 @@ from .model import validate as validate
 from .plot import plot_solution
 from .special_cases import matching_paired, mcnaughton
 
-_PROFILE = {"type": "object", "description": "provenance only: sm_demand, class (compute|memory|unknown), grid, block, registers, shared_memory, app, ..."}
+_PROFILE = {
+    "type": "object",
+    "description": "provenance only, any key (descriptive fields of a kernel go here): sm_demand, class (compute|memory|unknown), grid, block, registers, shared_memory, app, ...",
+}
 
 DATA_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "coschedule data",
     "type": "object",
     "required": ["kernels"],
+    "additionalProperties": False,
     "properties": {
         "kernels": {
             "type": "array",
@@ -50,6 +54,7 @@ DATA_SCHEMA = {
             "items": {
                 "type": "object",
                 "required": ["duration"],
+                "additionalProperties": False,
                 "properties": {
                     "name": {"type": "string"},
                     "duration": {"type": "integer", "minimum": 1, "description": "solo duration in time_unit"},
@@ -62,6 +67,7 @@ DATA_SCHEMA = {
             "items": {
                 "type": "object",
                 "required": ["a", "b", "rate_a", "rate_b"],
+                "additionalProperties": False,
                 "properties": {
                     "a": {"type": "integer", "minimum": 0},
                     "b": {"type": "integer", "minimum": 0},
@@ -70,7 +76,7 @@ DATA_SCHEMA = {
                 },
             },
         },
-        "gpu": {"type": "object", "properties": {"name": {"type": "string"}, "sms": {"type": "integer", "minimum": 1}}},
+        "gpu": {"type": "object", "additionalProperties": False, "properties": {"name": {"type": "string"}, "sms": {"type": "integer", "minimum": 1}}},
     },
 }
 

@@ -20,10 +20,10 @@ def trivial(instance: Instance) -> float:
 
 
 def lp(instance: Instance) -> float | None:
-    from .formulations import solve_preemptive_lp
+    """The preemptive LP optimum; None unless the LP was solved to proven optimality."""
+    from .formulations.preemptive import preemptive_optimum
 
-    _, value, _, _, _ = solve_preemptive_lp(instance)
-    return value
+    return preemptive_optimum(instance)
 
 
 def best(instance: Instance) -> float:

@@ -25,6 +25,19 @@ importer samples ``n`` kernels (or jobs) with ``seed``, spread evenly over
 the applications, so each instance mixes them. Every source file is recorded
 in ``source`` with its sha256, with the options and the rate model.
 
+Parameters are checked on entry: a bad one ends in one
+`InvalidInstanceError` naming the parameter as the command line spells it
+(``sms``, ``min_seconds``; for an importer, after the trace path), never in
+an error about a derived ``data`` field or inside numpy. Generators:
+``n``, ``p_min`` >= 1 integers, ``p_max`` >= ``p_min``; ``density``,
+``memory_share`` in [0, 1]; 0 < ``r_min`` <= ``r_max`` <= 1; ``sms`` >= 1
+integer; ``alpha`` >= 0 (a memory-contention factor 1/(1+α) <= 1: rates stay
+in (0, 1]); ``seed`` >= 0 (numpy takes no negative seed). Importers: ``n``
+>= 1 (or absent: all kernels), ``seed``, ``alpha``, ``sms`` as above;
+``files`` a comma-separated string or a list of names; ``name`` a string;
+Gavel's ``gpu`` a string, 1 <= ``min_seconds`` <= ``max_seconds`` (job
+durations are whole seconds).
+
 Rate model for kernels (no per-kernel pair measurement is public): on a GPU
 of Q SMs with demands q_i <= Q, a co-run pair shares the SMs, each kernel
 getting share = min(1, Q / (q_i + q_j)) of its demand; when both kernels are
@@ -52,6 +65,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import FormatError, InvalidInstanceError
+from ..core.fields import LARGEST_INTEGER, require_int, require_number, require_str
 from ..core.io import file_sha256
 from .model import Instance
 
@@ -69,6 +83,34 @@ def _check_n(n: Any) -> int:
     return n
 
 
+def _check_seed(seed: Any) -> int:
+    return require_int(seed, "seed", minimum=0)
+
+
+def _check_durations(p_min: Any, p_max: Any) -> tuple[int, int]:
+    p_min = require_int(p_min, "p_min", minimum=1)
+    p_max = require_int(p_max, "p_max", minimum=1)
+    if p_max < p_min:
+        raise InvalidInstanceError("p_max", f"must be >= p_min = {p_min}, got {p_max}")
+    return p_min, p_max
+
+
+def _check_share(value: Any, name: str) -> float:
+    return require_number(value, name, minimum=0.0, maximum=1.0)
+
+
+def _check_alpha(alpha: Any) -> float:
+    return require_number(alpha, "alpha", minimum=0.0)
+
+
+def _check_sms(sms: Any) -> int:
+    return require_int(sms, "sms", minimum=1)
+
+
+def _check_name(name: Any) -> str | None:
+    return None if name is None else require_str(name, "name")
+
+
 def generate_uniform(
     *,
     seed: int = 0,
@@ -80,13 +122,13 @@ def generate_uniform(
     r_max: float = 1.0,
 ) -> Instance:
     """Random durations and rates (see module doc)."""
-    n = _check_n(n)
-    if not (1 <= p_min <= p_max):
-        raise InvalidInstanceError("p_min", f"need 1 <= p_min <= p_max, got {p_min}, {p_max}")
-    if not (0 < r_min <= r_max <= 1):
-        raise InvalidInstanceError("r_min", f"need 0 < r_min <= r_max <= 1, got {r_min}, {r_max}")
-    if not (0 <= density <= 1):
-        raise InvalidInstanceError("density", f"must be in [0, 1], got {density}")
+    seed, n = _check_seed(seed), _check_n(n)
+    p_min, p_max = _check_durations(p_min, p_max)
+    r_min = require_number(r_min, "r_min", strictly_positive=True, maximum=1.0)
+    r_max = require_number(r_max, "r_max", strictly_positive=True, maximum=1.0)
+    if r_max < r_min:
+        raise InvalidInstanceError("r_max", f"must be >= r_min = {r_min}, got {r_max}")
+    density = _check_share(density, "density")
     rng = _rng(seed)
     durations = [int(v) for v in rng.integers(p_min, p_max + 1, size=n)]
     pairs = []
@@ -103,7 +145,8 @@ def generate_uniform(
 
 def generate_all_ones(*, seed: int = 0, n: int = 10, p_min: int = 10, p_max: int = 100) -> Instance:
     """Every pair compatible with rates 1 (McNaughton class)."""
-    n = _check_n(n)
+    seed, n = _check_seed(seed), _check_n(n)
+    p_min, p_max = _check_durations(p_min, p_max)
     rng = _rng(seed)
     durations = [int(v) for v in rng.integers(p_min, p_max + 1, size=n)]
     pairs = [(a, b, 1.0, 1.0) for a in range(n) for b in range(a + 1, n)]
@@ -137,7 +180,10 @@ def generate_sm_model(
     *, seed: int = 0, n: int = 10, sms: int = 80, memory_share: float = 0.5, alpha: float = DEFAULT_ALPHA, p_min: int = 10, p_max: int = 100
 ) -> Instance:
     """Synthetic kernels with rates from the SM-share × memory-contention model."""
-    n = _check_n(n)
+    seed, n = _check_seed(seed), _check_n(n)
+    p_min, p_max = _check_durations(p_min, p_max)
+    sms, alpha = _check_sms(sms), _check_alpha(alpha)
+    memory_share = _check_share(memory_share, "memory_share")
     rng = _rng(seed)
     durations = [int(v) for v in rng.integers(p_min, p_max + 1, size=n)]
     profiles = [
@@ -158,8 +204,25 @@ def generate_sm_model(
 # -- importers -----------------------------------------------------------------------
 
 
+def _importer_options(path: str | os.PathLike, check) -> Any:
+    """``check()``, with a bad option's error attributed to the trace ``path``."""
+    try:
+        return check()
+    except InvalidInstanceError as error:
+        raise error.in_file(str(path)) from None
+
+
+def _check_importer_options(n: Any, seed: Any, alpha: Any, name: Any) -> tuple[int | None, int, float, str | None]:
+    n = None if n is None else _check_n(n)
+    return n, _check_seed(seed), _check_alpha(alpha), _check_name(name)
+
+
 def _files(path: str | os.PathLike, files: str | list | None) -> list[Path]:
     text = str(path)
+    if files is not None and not (
+        isinstance(files, str) or isinstance(files, list) and all(isinstance(name, str) for name in files)
+    ):
+        raise InvalidInstanceError("files", f"must be comma-separated file names or a list of them, got {files!r}", text)
     if files:
         names = files.split(",") if isinstance(files, str) else list(files)
         return [Path(text) / name.strip() for name in names]
@@ -210,6 +273,8 @@ def import_orion(
     """Orion per-kernel CSVs → instance (SM-share × memory-contention rates)."""
     from ..traces.orion import read_orion_csv
 
+    n, seed, alpha, name = _importer_options(path, lambda: _check_importer_options(n, seed, alpha, name))
+    sms = _importer_options(path, lambda: _check_sms(sms))
     paths = _files(path, files)
     groups = [list(read_orion_csv(p)) for p in paths]
     rng = _rng(seed)
@@ -271,6 +336,7 @@ def import_kineto(
     """PyTorch profiler traces → instance (occupancy SM demand, SM-share rates)."""
     from ..traces.chrome_trace import read_chrome_trace
 
+    n, seed, alpha, name = _importer_options(path, lambda: _check_importer_options(n, seed, alpha, name))
     paths = _files(path, files)
     traces = [read_chrome_trace(p) for p in paths]
     sm_counts = set()
@@ -344,7 +410,15 @@ def import_gavel(
     """
     from ..traces.gavel import read_gavel
 
-    n = _check_n(n)
+    def check():
+        _, checked_seed, _, checked_name = _check_importer_options(None, seed, DEFAULT_ALPHA, name)
+        low = require_number(min_seconds, "min_seconds", minimum=1.0, maximum=float(LARGEST_INTEGER))
+        high = require_number(max_seconds, "max_seconds", minimum=1.0, maximum=float(LARGEST_INTEGER))
+        if high < low:
+            raise InvalidInstanceError("max_seconds", f"must be >= min_seconds = {low:g}, got {high:g}")
+        return _check_n(n), checked_seed, require_str(gpu, "gpu"), low, high, checked_name
+
+    n, seed, gpu, min_seconds, max_seconds, name = _importer_options(path, check)
     table = read_gavel(path, gpu)
     types = [t for t in table.job_types(1) if table.solo[t] > 0]
     if not types:

@@ -29,6 +29,14 @@ Modelling choices where the spec leaves room (documented for users):
 Kernels may carry an optional ``profile`` (SM demand, class compute / memory
 / unknown, grid, block, registers, shared memory...) kept for provenance only:
 no method reads it; the rates in ``pairs`` are the whole model.
+
+Keys: ``data`` holds only ``kernels``, ``pairs`` and ``gpu``; a kernel record
+only ``name``, ``duration`` and ``profile``; a pair record only ``a``, ``b``,
+``rate_a``, ``rate_b``; ``gpu`` only ``name`` and ``sms``. Any other key is
+refused (naming it): a misspelt key, ``"kernals"`` or ``"rate_ab"``, would
+otherwise be silently ignored. The ``profile`` object is the one open place:
+extra descriptive fields of a kernel (``app``, ``stream``, ``job_type``, ...)
+go there, any key is kept, and the known ones are typed.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ from ..core.fields import (
     require_index,
     require_int,
     require_key,
+    require_known_keys,
     require_list,
     require_number,
     require_str,
@@ -51,6 +60,11 @@ from ..core.fields import (
 from ..core.violation import Violation
 
 KERNEL_CLASSES = ("compute", "memory", "unknown")
+#: Keys of the ``data`` section and of its records (module doc); ``profile`` is free-form.
+DATA_KEYS = ("kernels", "pairs", "gpu")
+KERNEL_KEYS = ("name", "duration", "profile")
+PAIR_KEYS = ("a", "b", "rate_a", "rate_b")
+GPU_KEYS = ("name", "sms")
 
 #: Progress tolerance of the validator (see module docstring).
 PROGRESS_TOLERANCE = 1e-9
@@ -157,11 +171,13 @@ class Instance:
     def from_data(cls, data: dict, *, name: str, time_unit: str | None, source: dict) -> "Instance":
         """Check the ``data`` section of an instance file and build the Instance."""
         data = require_dict(data, "data")
+        require_known_keys(data, DATA_KEYS, "data", "coschedule data (kernels, pairs, gpu)")
         raw_kernels = require_list(require_key(data, "kernels", "data"), "data.kernels", min_length=1)
         kernels = []
         for index, raw in enumerate(raw_kernels):
             where = f"data.kernels[{index}]"
             raw = require_dict(raw, where)
+            require_known_keys(raw, KERNEL_KEYS, where, "a kernel (name, duration, profile; descriptive fields go in profile)")
             kernel_name = require_str(raw.get("name", f"k{index}"), f"{where}.name")
             duration = require_int(require_key(raw, "duration", where), f"{where}.duration", minimum=1)
             profile = raw.get("profile")
@@ -174,6 +190,7 @@ class Instance:
         for index, raw in enumerate(raw_pairs):
             where = f"data.pairs[{index}]"
             raw = require_dict(raw, where)
+            require_known_keys(raw, PAIR_KEYS, where, "a pair (a, b, rate_a, rate_b)")
             a = require_index(require_key(raw, "a", where), f"{where}.a", n, "kernel")
             b = require_index(require_key(raw, "b", where), f"{where}.b", n, "kernel")
             if a == b:
@@ -188,6 +205,7 @@ class Instance:
         gpu = data.get("gpu")
         if gpu is not None:
             gpu = require_dict(gpu, "data.gpu")
+            require_known_keys(gpu, GPU_KEYS, "data.gpu", "gpu (name, sms)")
             if "sms" in gpu:
                 require_int(gpu["sms"], "data.gpu.sms", minimum=1)
             if "name" in gpu:
@@ -326,9 +344,9 @@ def _preemptive_optimum(instance: Instance) -> float | None:
     cached = _OPTIMA.get(id(instance))
     if cached is not None and cached[0] is instance:
         return cached[1]
-    from .formulations.preemptive import solve_preemptive_lp  # the LP; evaluate stays independent of validate
+    from .formulations.preemptive import preemptive_optimum  # the LP; evaluate stays independent of validate
 
-    value = solve_preemptive_lp(instance)[1]
+    value = preemptive_optimum(instance)  # None unless proven optimal: the ratio needs the optimum
     if len(_OPTIMA) > 64:
         _OPTIMA.clear()
     _OPTIMA[id(instance)] = (instance, value)

@@ -22,7 +22,8 @@ Objective 2 (non-local count under no idle), `milp_communication`:
 
 `auto` dispatches: equal durations + objective 1 -> semi-matching; equal
 durations + objective 2 + remote_cost 0 -> quota-flow; otherwise objective 1
--> CP-SAT, objective 2 -> MILP.
+-> CP-SAT, objective 2 -> MILP. Its options are the chosen method's and are
+checked against that method (`Method.check_options`) before it runs.
 """
 
 from __future__ import annotations
@@ -242,16 +243,27 @@ def brute_force(
                   notes=(f"{count} assignments enumerated",))
 
 
-def auto(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options: Any) -> Result:
-    """Best exact method for the instance: flow for equal durations, else CP-SAT / MILP."""
+def auto_choice(instance: Instance) -> str:
+    """The registered name of the method `auto` runs on ``instance`` (see the module docstring)."""
     from . import special_cases
 
     equal = special_cases.equal_duration(instance) is not None
     if instance.objective == "makespan":
-        chosen = special_cases.semi_matching if equal else cpsat_makespan
-    elif equal and instance.remote_cost == 0:
-        chosen = special_cases.quota_flow
-    else:
-        chosen = milp_communication
-    result = chosen(instance, time_limit=time_limit, seed=seed, **options)
-    return result.with_note(f"auto chose {chosen.__name__}")
+        return "semi-matching" if equal else "cpsat"
+    if equal and instance.remote_cost == 0:
+        return "quota-flow"
+    return "milp-communication"
+
+
+def auto(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options: Any) -> Result:
+    """Best exact method for the instance: flow for equal durations, else CP-SAT / MILP."""
+    from ..core.registry import get_problem
+
+    # ``auto`` is registered with forwards_options=True (its options are the
+    # chosen method's), so the registry has not checked them: check them
+    # against the chosen method here, before it runs, so that an unknown or
+    # ill-typed option is refused exactly as with ``--method <chosen>``.
+    chosen = get_problem(NAME).method(auto_choice(instance))
+    chosen.check_options(options)
+    result = chosen.func(instance, time_limit=time_limit, seed=seed, **options)
+    return result.with_note(f"auto chose {chosen.name}")

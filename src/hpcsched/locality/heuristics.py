@@ -11,8 +11,10 @@ Objective 1 (local-only makespan) — assignments, any server of ``R_j``:
   the fewest choices left (ties: longest, then lowest index) goes to its
   least-loaded replica. A heap with lazy deletion; each server becomes full
   once, so O(n r log n) in all.
-* `plan_then_execute` — plan with the optimal *unit* semi-matching (durations
-  ignored), run it, and let a server whose queue is empty steal a task local
+* `plan_then_execute` — plan with an optimal *unit* semi-matching (durations
+  ignored; `special_cases.optimal_semi_matching_assignment`, so the task
+  counts per server are as balanced as the replicas allow, every L_p norm
+  minimal, not only the largest), run it, and let a server whose queue is empty steal a task local
   to it from the others (objective 1: it stops when none is left; objective 2:
   it then takes any task, as the no-idle rule demands).
 
@@ -208,10 +210,10 @@ def delay_scheduling(
 
 def plan_then_execute(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options: Any) -> Result:
     """Optimal unit semi-matching as queues, then local work stealing."""
-    from .special_cases import semi_matching_assignment
+    from .special_cases import optimal_semi_matching_assignment
 
     started = time.perf_counter()
-    _, plan, _ = semi_matching_assignment(instance)
+    _, plan, _ = optimal_semi_matching_assignment(instance)
     trace = list_schedule(instance, "plan", plan=np.asarray(plan, dtype=np.int64),
                           allow_remote=instance.objective == "communication")
     return _schedule_result("plan-then-execute", instance, trace, started)

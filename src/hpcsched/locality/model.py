@@ -46,9 +46,11 @@ import numpy as np
 
 from ..core.errors import FormatError, InvalidInstanceError, InvalidSolutionError
 from ..core.fields import (
+    LARGEST_INTEGER,
     require_dict,
     require_int,
     require_key,
+    require_known_keys,
     require_list,
     require_str,
 )
@@ -56,14 +58,30 @@ from ..core.violation import Violation
 
 OBJECTIVES = ("makespan", "communication")
 
+#: Keys of the ``data`` section and of one task record (anything else is refused:
+#: a misspelt optional key such as ``"objectiv"`` would otherwise fall back to its
+#: default without a word).
+DATA_KEYS = ("servers", "objective", "remote_cost", "tasks")
+TASK_KEYS = ("name", "duration", "replicas")
+
+#: Largest number of servers. Every method holds a few arrays of m entries
+#: (loads, BFS labels, flow nodes), so m is memory, not just a number: 10^11
+#: servers would ask for terabytes before any check could fail. Real HDFS
+#: clusters have 10^3-10^5 nodes and the shipped scale checks use m <= 10^5;
+#: 10^6 leaves an order of magnitude above that while keeping each per-server
+#: array at a few MiB. (m is not tied to n: servers holding no replica are
+#: legitimate targets of remote tasks under objective 2.)
+MAX_SERVERS = 10**6
+
 #: JSON Schema of the ``data`` section of an instance file.
 DATA_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "locality instance data",
     "type": "object",
     "required": ["servers", "tasks"],
+    "additionalProperties": False,
     "properties": {
-        "servers": {"type": "integer", "minimum": 1, "description": "number of servers m"},
+        "servers": {"type": "integer", "minimum": 1, "maximum": MAX_SERVERS, "description": "number of servers m"},
         "objective": {"enum": ["makespan", "communication"], "default": "makespan",
                       "description": "makespan: local-only, minimize max load; communication: no idle, minimize non-local tasks"},
         "remote_cost": {"type": "integer", "minimum": 0, "default": 0,
@@ -74,6 +92,7 @@ DATA_SCHEMA = {
             "items": {
                 "type": "object",
                 "required": ["duration", "replicas"],
+                "additionalProperties": False,
                 "properties": {
                     "name": {"type": "string"},
                     "duration": {"type": "integer", "minimum": 1},
@@ -94,6 +113,37 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 
 def _default_name(index: int) -> str:
     return f"j{index}"
+
+
+def _check_total_duration(durations: np.ndarray) -> int:
+    """Refuse durations whose total exceeds 2^53 (`LARGEST_INTEGER`).
+
+    Loads, bounds and flow capacities are sums of durations: in int64 (numpy,
+    CP-SAT, OR-Tools flows) a larger total may overflow, in doubles (HiGHS) it
+    is no longer exact. Names the first task at which the running total
+    passes the limit. Returns the total.
+    """
+    too_large = np.flatnonzero(durations > LARGEST_INTEGER)
+    if too_large.size:
+        task = int(too_large[0])
+        raise InvalidInstanceError(f"data.tasks[{task}].duration",
+                                   f"magnitude must be at most 2^53 = {LARGEST_INTEGER}, got {float(durations[task]):.3g}")
+    # Chunks of 1023 durations <= 2^53 each sum exactly in int64 (1023 * 2^53 < 2^63).
+    chunk = 1023
+    starts = np.arange(0, durations.size, chunk)
+    total = 0
+    for start, chunk_sum in zip(starts.tolist(), np.add.reduceat(durations, starts).tolist()):
+        if total + chunk_sum > LARGEST_INTEGER:
+            for offset, duration in enumerate(durations[start : start + chunk].tolist()):
+                total += duration
+                if total > LARGEST_INTEGER:
+                    raise InvalidInstanceError(
+                        f"data.tasks[{start + offset}].duration",
+                        f"the total duration of tasks 0..{start + offset} exceeds 2^53 = {LARGEST_INTEGER} "
+                        "(sums of durations must stay exact in int64 and in doubles)",
+                    )
+        total += chunk_sum
+    return total
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,7 +190,7 @@ class Instance:
     source: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        m = require_int(self.servers, "data.servers", minimum=1)
+        m = require_int(self.servers, "data.servers", minimum=1, maximum=MAX_SERVERS)
         object.__setattr__(self, "servers", m)
         require_str(self.objective, "data.objective", choices=OBJECTIVES)
         object.__setattr__(self, "remote_cost", require_int(self.remote_cost, "data.remote_cost", minimum=0))
@@ -154,6 +204,14 @@ class Instance:
         bad = np.flatnonzero(durations < 1)
         if bad.size:
             raise InvalidInstanceError(f"data.tasks[{bad[0]}].duration", f"must be >= 1, got {durations[bad[0]]}")
+        total_duration = _check_total_duration(durations)
+        if self.objective == "communication" and total_duration + n * self.remote_cost > LARGEST_INTEGER:
+            # Objective 2 sums p_j + c over queues: all tasks remote is the largest such sum.
+            raise InvalidInstanceError(
+                "data.remote_cost",
+                f"total duration {total_duration} plus {n} tasks x remote_cost {self.remote_cost} exceeds 2^53 = "
+                f"{LARGEST_INTEGER} (sums of durations must stay exact in int64 and in doubles)",
+            )
         offsets = np.asarray(self.replica_offsets, dtype=np.int64)
         servers = np.asarray(self.replica_servers)
         if servers.size and servers.dtype.kind not in "iu":
@@ -266,7 +324,8 @@ class Instance:
     def from_data(cls, data: dict, *, name: str, time_unit: str | None, source: dict) -> "Instance":
         """Build from the ``data`` section of an instance file (checked field by field)."""
         data = require_dict(data, "data")
-        m = require_int(require_key(data, "servers", "data"), "data.servers", minimum=1)
+        require_known_keys(data, DATA_KEYS, "data", "locality data")
+        m = require_int(require_key(data, "servers", "data"), "data.servers", minimum=1, maximum=MAX_SERVERS)
         objective = require_str(data.get("objective", "makespan"), "data.objective", choices=OBJECTIVES)
         remote_cost = require_int(data.get("remote_cost", 0), "data.remote_cost", minimum=0)
         tasks = require_list(require_key(data, "tasks", "data"), "data.tasks", min_length=1)
@@ -277,6 +336,7 @@ class Instance:
         for index, task in enumerate(tasks):
             path = f"data.tasks[{index}]"
             task = require_dict(task, path)
+            require_known_keys(task, TASK_KEYS, path, "a locality task")
             durations[index] = require_int(require_key(task, "duration", path), f"{path}.duration", minimum=1)
             names.append(require_str(task.get("name", _default_name(index)), f"{path}.name"))
             replicas = require_list(require_key(task, "replicas", path), f"{path}.replicas", min_length=1)
@@ -396,6 +456,10 @@ class Instance:
 
 
 # ---------------------------------------------------------------- npz files
+#: Keys `save_npz` writes (`load_npz` refuses others, as `from_data` does).
+NPZ_KEYS = ("format", "problem", "name", "time_unit", "source", "servers", "objective", "remote_cost", "durations",
+            "replicas", "replica_offsets", "replica_servers", "task_names")
+
 def save_npz(instance: Instance, path: str | Path) -> None:
     """Store ``instance`` in a compressed .npz file (for 10^6-10^7 tasks).
 
@@ -433,6 +497,9 @@ def load_npz(path: str | Path) -> Instance:
     try:
         with np.load(path, allow_pickle=False) as archive:
             files = set(archive.files)
+            unknown = sorted(files - set(NPZ_KEYS))
+            if unknown:
+                raise InvalidInstanceError(unknown[0], "is not a key of a locality .npz file", str(path))
             for key in ("servers", "durations"):
                 if key not in files:
                     raise InvalidInstanceError(key, "is missing", str(path))

@@ -25,14 +25,46 @@ proven lower bound (max of compute, transfer and LP bounds) as a constraint
 on the makespan.  OPTIMAL is claimed only when the search ends, the
 full-resolution model proves it or the incumbent meets a proven bound.
 
-MILP ``milp-fixed-order`` (restricted, not exact): offloads in increasing i
-on the out channel, prefetches in decreasing i on the in channel (on a half
-duplex link all offloads before all prefetches), prefetches not before B_L
-starts, and a prefetch counted as resident from the start of the backward
-step during which it starts.  Fixing the order is *not* w.l.o.g.: two
-offloads of different sizes can free memory earlier in the other order, so
-the method is an upper-bound method; its MILP bound is a bound of the
-restricted model only and is not reported.
+MILP ``milp-fixed-order`` (`build_milp_fixed_order`): exact for the
+*fixed-order restricted problem*, an upper bound for the problem.  The
+restricted problem is the problem plus two chains and nothing else: for
+offloaded i < j, offload_i ends before offload_j starts (out channel) and
+prefetch_j ends before prefetch_i starts (in channel).  On a half-duplex link
+these chains already put every offload before every prefetch (the last
+offload and the first prefetch move the same activation, whose prefetch
+follows its offload), so the shared channel carries the single chain
+offloads-then-prefetches and needs no further rule.  Fixing the orders is
+*not* w.l.o.g. (a large offload moved before a small one frees memory sooner;
+the tests meet instances where the restricted optimum is above the
+problem's), so the method claims OPTIMAL only when its makespan meets a
+proven lower bound of the problem (`bounds.best`, also its ``bound``); the
+MILP's own bound, a bound of the restricted model only, goes to ``notes``.
+Model: continuous starts of F_k, B_k, offload_i, prefetch_i in [0, H],
+binaries o_i; the chains run over all offloadable indices with durations
+times o_i (the starts of a kept activation are phantoms between its
+neighbours, free of its release and deadline rows).  Memory: one row per
+allocation instant (start of every F_k, B_k and of every chosen prefetch).
+The row of instant e counts interval j when j starts no later than e in a
+*tie order* (stream order among compute points, the chain among prefetches,
+and between compute point p and prefetch i the binary u = [p <= P_i], linked
+exactly by p <= P_i and P_i <= p - 1) and ends after e (an indicator forced
+to 1 by e >= end - M·y).  At every time t the row of the last allocation at
+t in the tie order counts exactly the memory in use at t (releases before
+allocations), and every other row counts part of the memory in use at its
+time, so the rows hold iff the validator's sweep does; conditions that the
+compute order and the chains decide (with the least durations in between)
+are constants, the others get binaries.  With the binaries fixed, every row
+on the times is a difference constraint with an integer constant, so the LP
+of the times has integral vertices: the MILP's optimum is the restricted
+optimum over integer schedules and its times are rounded (times off
+integers: the LP of the times is re-solved with the binaries fixed; failing
+that the offload set is re-timed by `exact_timing`, said in notes).  Big-M:
+H is the makespan of the best heuristic schedule that keeps both orders
+(`best_heuristic_solution` if `follows_fixed_orders` accepts it, else its
+set or offload-all timed by the simulator, whose default orders are the
+fixed ones), so an optimal restricted schedule lies in [0, H]; M = H + 1 +
+the longest transfer.  The validator's row for steps of zero duration (kept
+a_0..a_{k-2} plus the step's floor) is added as in CP-SAT.
 
 Brute force (``brute-force``): every offload set O (L <= 12), each timed
 exactly by CP-SAT with O fixed; the minimum is the optimum.
@@ -46,8 +78,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.errors import InfeasibleError
-from ..core.fields import require_bool, require_number
+from ..core.errors import InfeasibleError, InvalidInstanceError
+from ..core.fields import require_bool, require_int, require_list, require_number
 from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
 from .model import (Instance, Solution, canonical_schedule, canonical_set_count, check_feasible, evaluate,
@@ -221,6 +253,11 @@ def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, se
     """
     from .simulate import simulate
 
+    resolution = require_int(resolution, "options.resolution", minimum=1)
+    workers = require_int(workers, "options.workers", minimum=1)
+    log = require_bool(log, "options.log")
+    if offloaded is not None:
+        offloaded = _offload_set_option(instance, offloaded)
     check_feasible(instance)
     reference = simulate(instance, instance.offloadable)  # always fits on a feasible instance
     horizon = _makespan(instance, reference)
@@ -246,6 +283,20 @@ def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, se
         status = Status.FEASIBLE if status is Status.OPTIMAL else status
     return Result(PROBLEM, "cpsat-plain", status, objective=_makespan(instance, solution), bound=bound,
                   solution=solution, notes=tuple(notes), solver=outcome.backend)
+
+
+def _offload_set_option(instance: Instance, offloaded: Any) -> list[int]:
+    """The ``offloaded`` option checked: distinct offloadable activations (another index would be ignored)."""
+    chosen: list[int] = []
+    for position, item in enumerate(require_list(offloaded, "options.offloaded")):
+        index = require_int(item, f"options.offloaded[{position}]")
+        if index not in instance.offloadable:
+            raise InvalidInstanceError(f"options.offloaded[{position}]",
+                                       f"activation {index} is not offloadable (offloadable: {list(instance.offloadable)})")
+        if index in chosen:
+            raise InvalidInstanceError(f"options.offloaded[{position}]", f"activation {index} is listed twice")
+        chosen.append(index)
+    return chosen
 
 
 # The offload-set search runs by default on instances with at most this many canonical offload sets
@@ -308,6 +359,7 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     branch_cuts = require_bool(branch_cuts, "options.branch_cuts")
     exchange = require_bool(exchange, "options.exchange")
     branch_node_limit = require_number(branch_node_limit, "options.branch_node_limit", strictly_positive=True)
+    workers = require_int(workers, "options.workers", minimum=1)
     check_feasible(instance)
     limit = 60.0 if time_limit is None else float(time_limit)
     notes = []
@@ -665,6 +717,7 @@ def exact_timing(instance: Instance, offloaded: set[int], *, time_limit: float |
 def solve_brute_force(instance: Instance, *, time_limit: float | None = None, seed: int = 0,
                       max_layers: int = 12) -> Result:
     """Every offload set, each timed exactly by CP-SAT (L <= 12)."""
+    max_layers = require_int(max_layers, "options.max_layers", minimum=1)
     check_feasible(instance)
     if instance.n_layers > max_layers:
         return Result(PROBLEM, "brute-force", Status.NOT_APPLICABLE,
@@ -693,100 +746,351 @@ def solve_brute_force(instance: Instance, *, time_limit: float | None = None, se
                   solution=best, solver=version(), notes=(f"{2 ** len(candidates)} offload sets",))
 
 
-def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.0, seed: int = 0,
-                           backend: str = "highs", threads: int = 2) -> Result:
-    """Fixed transfer orders MILP (restricted model: an upper-bound method)."""
+def follows_fixed_orders(instance: Instance, solution: Solution) -> bool:
+    """Whether ``solution`` keeps the transfer orders of ``milp-fixed-order``.
+
+    For offloaded i < j: the offload of a_i ends before the offload of a_j
+    starts, and the prefetch of a_j ends before the prefetch of a_i starts
+    (consecutive offloaded pairs suffice: durations are non-negative).
+    """
+    chosen = sorted(solution.offloaded)
+    for i, j in zip(chosen, chosen[1:]):
+        if solution.offload_start[j] < solution.offload_start[i] + instance.offload_time(i):
+            return False
+        if solution.prefetch_start[i] < solution.prefetch_start[j] + instance.prefetch_time(j):
+            return False
+    return True
+
+
+@dataclass
+class _FixedOrderMilp:
+    """The PuLP model of `build_milp_fixed_order` and the variables a solution is read from."""
+
+    lp: Any
+    forward_start: list
+    backward_start: list
+    offloaded: dict
+    offload_start: dict
+    prefetch_start: dict
+    binaries: list
+
+
+def build_milp_fixed_order(instance: Instance, *, horizon: int) -> _FixedOrderMilp:
+    """The fixed-order MILP of the module docstring, for schedules of makespan <= ``horizon``.
+
+    Compute points are the starts and ends of F_1..F_L, B_L..B_1 in stream
+    order (position ``pos``); ``lower[pos]`` is the least time from the first
+    point to that one (the durations in between), so two points at positions
+    p <= q are at least ``lower[q] - lower[p]`` apart.  Residency intervals
+    are (size, start, ends, gate): start a compute point, ``"zero"`` (a_0) or
+    ``("P", i)``; the interval ends at the max of its ends (compute points or
+    ``("X", i)``, the end of the offload of a_i); gate ``(g, i)`` with
+    g = "kept" (1 - o_i) or "off" (o_i).  Each allocation instant e (start of
+    F_k, B_k, prefetch_i) gets one row counting every interval j whose start
+    comes no later than e in the tie order (stream order among compute
+    points, the prefetch chain among prefetches, ``u[i, p] = [p <= P_i]``
+    between them) and whose end is after e.  Which conditions are fixed by
+    the compute order and the transfer chains is decided here; the others are
+    binaries linked to the times with big-M.
+    """
     import pulp
 
-    from ..solvers.milp import solve_pulp
     from .bounds import compute_chain
-    from .heuristics import best_heuristic_solution
-    from .simulate import simulate
 
-    check_feasible(instance)
     n, s = instance.n_layers, instance.activation
     f, b = instance.forward, instance.backward
     wf, wb, M = instance.workspace_forward, instance.workspace_backward, instance.memory
-    reference = simulate(instance, instance.offloadable)
-    # Big-M: offload-all's makespan plus every transfer once more bounds every start of an
-    # optimal restricted schedule (the restriction may cost up to the serialized transfers).
-    big = _makespan(instance, reference) + sum(instance.offload_time(i) + instance.prefetch_time(i)
-                                               for i in instance.offloadable)
-    offloadable = list(instance.offloadable)
+    offloadable = sorted(instance.offloadable)
     tau_out = {i: instance.offload_time(i) for i in offloadable}
     tau_in = {i: instance.prefetch_time(i) for i in offloadable}
+    H = int(horizon)
+    # Every difference a deactivated row must absorb: times of a schedule of makespan <= H lie in
+    # [0, H], an offload end (phantom or not) in [0, H + tau].
+    big = H + 1 + max([0, *tau_out.values(), *tau_in.values()])
     lp = pulp.LpProblem("offload_fixed_order", pulp.LpMinimize)
-    SF, SB = compute_chain(lp, f, b, upper=big)
+    SF, SB = compute_chain(lp, f, b, upper=H)
+    # The makespan as a variable: HiGHS' mip_dual_bound leaves out the objective's constant (b_1).
+    makespan = pulp.LpVariable("makespan", 0, H)  # the horizon's schedule keeps the orders: the optimum is <= H
+    lp += makespan >= SB[0] + b[0]
+    lp.setObjective(makespan)
     o = {i: pulp.LpVariable(f"o{i}", cat="Binary") for i in offloadable}
-    X = {i: pulp.LpVariable(f"X{i}", 0, big) for i in offloadable}
-    P = {i: pulp.LpVariable(f"P{i}", 0, big) for i in offloadable}
-    end_out = {i: X[i] + tau_out[i] * o[i] for i in offloadable}
-    for position, i in enumerate(offloadable):
-        if i >= 1:
-            lp += X[i] >= SF[i - 1] + f[i - 1]
-        if position > 0:
-            lp += X[i] >= end_out[offloadable[position - 1]]
-        lp += P[i] >= end_out[i]
-        lp += P[i] >= SB[n - 1]  # restriction: prefetches in the backward phase
-        lp += P[i] + tau_in[i] <= SB[i] + big * (1 - o[i])
-    for position in range(len(offloadable) - 1, 0, -1):
-        later, earlier = offloadable[position], offloadable[position - 1]
-        lp += P[earlier] >= P[later] + tau_in[later] * o[later]
-    if instance.duplex == "half" and offloadable:
-        lp += P[offloadable[-1]] >= end_out[offloadable[-1]]
-    # Memory at the start of F_k: a_i (i <= k-2) resident unless its offload is done.
-    for k in range(1, n + 1):
-        terms = []
-        for i in range(0, k - 1):
-            if i not in o:
-                terms.append(s[i])
-                continue
-            y = pulp.LpVariable(f"y{i}_{k}", cat="Binary")  # 1: a_i still resident at SF_k
-            lp += end_out[i] <= SF[k - 1] + big * (y + 1 - o[i])
-            terms.append(s[i] * (1 - o[i] + y))
-        lp += pulp.lpSum(terms) + s[k - 1] + s[k] + wf[k - 1] <= M
-    # Backward phase, two rows per step: "during B_k" counts every prefetch started before B_k
-    # ends; "gap after B_k" (B_k's inputs released) counts every prefetch started before B_{k-1}.
-    # An offload still running at the start of the row's window keeps a_i resident (conservative).
-    for k in range(n, 0, -1):
-        during, gap = [], []
-        for i in range(0, k - 1):
-            if i not in o:
-                during.append(s[i])
-                gap.append(s[i])
-                continue
-            w = pulp.LpVariable(f"w{i}_{k}", cat="Binary")  # 1: a_i counted resident during B_k
-            lp += w >= 1 - o[i]
-            lp += P[i] >= SB[k - 1] + b[k - 1] - big * w
-            lp += end_out[i] <= SB[k - 1] + big * (w + 1 - o[i])
-            during.append(s[i] * w)
-            if k >= 2:
-                g = pulp.LpVariable(f"g{i}_{k}", cat="Binary")  # 1: counted in the gap after B_k
-                lp += g >= 1 - o[i]
-                lp += P[i] >= SB[k - 2] - big * g
-                lp += end_out[i] <= SB[k - 1] + b[k - 1] + big * (g + 1 - o[i])
-                gap.append(s[i] * g)
-        gradient_in = s[n] if k == n else s[k]
-        lp += pulp.lpSum(during) + 2 * s[k - 1] + gradient_in + wb[k - 1] <= M
-        if k >= 2:
-            lp += pulp.lpSum(gap) + s[k - 1] <= M
-    # Warm start from a heuristic whose schedule satisfies the restrictions is not attempted
-    # (PuLP's HiGHS interface does not pass MIP starts reliably); the heuristic is a fallback.
-    outcome = solve_pulp(lp, backend=backend, time_limit=time_limit, threads=threads, seed=seed)
-    notes = ["restricted model (fixed transfer orders, prefetches in the backward phase): "
-             "an upper bound; its MILP bound is not reported", f"milp {outcome.message}"]
-    if not outcome.has_solution:
-        if outcome.status is Status.INFEASIBLE:
-            notes.append("restricted model infeasible")
-        return Result(PROBLEM, "milp-fixed-order", Status.TIME_LIMIT_NO_SOLUTION if outcome.status is not Status.INFEASIBLE
-                      else Status.NOT_APPLICABLE, notes=tuple(notes), solver=outcome.backend)
-    chosen = {i for i in offloadable if outcome.value(o[i]) > 0.5}
-    # Rebuild integer start times: exact timing of the chosen set (CP-SAT), falling back to ASAP.
-    solution, _ = exact_timing(instance, chosen, time_limit=max(1.0, (time_limit or 60) * 0.2), seed=seed)
-    if solution is None:
-        solution = simulate(instance, chosen) or best_heuristic_solution(instance, time_limit=1.0, seed=seed)
-        notes.append("MILP set timed by the simulator")
-    from . import bounds
+    X = {i: pulp.LpVariable(f"X{i}", 0, H) for i in offloadable}
+    P = {i: pulp.LpVariable(f"P{i}", 0, H) for i in offloadable}
+    binaries = list(o.values())
+    add = lp.addConstraint  # the nested helpers below add rows too
 
-    return Result(PROBLEM, "milp-fixed-order", Status.FEASIBLE, objective=_makespan(instance, solution),
-                  bound=bounds.best(instance), solution=solution, notes=tuple(notes), solver=outcome.backend)
+    # ---- compute points: ("F", k, 0|1) start/end of F_k, ("B", k, 0|1) of B_k
+    points, pos, lower, clock = [], {}, {}, 0
+    for k in range(1, n + 1):
+        points += [("F", k, 0), ("F", k, 1)]
+    for k in range(n, 0, -1):
+        points += [("B", k, 0), ("B", k, 1)]
+    for index, point in enumerate(points):
+        kind, k, end = point
+        pos[point] = index
+        duration = (f if kind == "F" else b)[k - 1]
+        clock += duration if end else 0
+        lower[point] = clock
+
+    def at(point):
+        kind, k, end = point
+        return (SF if kind == "F" else SB)[k - 1] + ((f if kind == "F" else b)[k - 1] if end else 0)
+
+    def gap(p, q):
+        return lower[q] - lower[p]
+
+    def sf(k):  # start of F_k (ef: its end; sb, eb: start and end of B_k)
+        return ("F", k, 0)
+
+    def ef(k):
+        return ("F", k, 1)
+
+    def sb(k):
+        return ("B", k, 0)
+
+    def eb(k):
+        return ("B", k, 1)
+
+    # ---- transfer chains (phantom starts for the activations not offloaded keep the chains linear)
+    for i in offloadable:
+        if i >= 1:
+            lp += X[i] >= at(ef(i)) - big * (1 - o[i])
+        lp += P[i] >= X[i] + tau_out[i] - big * (1 - o[i])
+        lp += P[i] + tau_in[i] <= at(sb(i + 1)) + big * (1 - o[i])
+    for earlier, later in zip(offloadable, offloadable[1:]):
+        lp += X[later] >= X[earlier] + tau_out[earlier] * o[earlier]
+        lp += P[earlier] >= P[later] + tau_in[later] * o[later]
+
+    # ---- order binaries u[i, p] = [p <= P_i] (exact when o_i = 1), fixed where the chains decide
+    u: dict = {}
+
+    def order(i, p):
+        """[p <= P_i] for a compute point p and an offloaded a_i (0, 1 or a binary)."""
+        if p == "zero":
+            return 1
+        if i >= 1 and pos[p] <= pos[ef(i)]:
+            return 1  # p <= end F_i <= P_i
+        if pos[p] >= pos[sb(i + 1)] and gap(sb(i + 1), p) + tau_in[i] >= 1:
+            return 0  # P_i + tau_in <= start B_{i+1} < p
+        if (i, p) not in u:
+            var = pulp.LpVariable(f"u{i}_{pos[p]}", cat="Binary")
+            u[i, p] = var
+            binaries.append(var)
+            add(at(p) <= P[i] + big * (1 - var) + big * (1 - o[i]))
+            add(P[i] <= at(p) - 1 + big * var + big * (1 - o[i]))
+        return u[i, p]
+
+    extra: dict = {}
+
+    def before(q, t):
+        """Forced to 1 when compute point q is strictly before compute point t (0, 1 or a binary)."""
+        if pos[t] <= pos[q]:
+            return 0
+        if gap(q, t) >= 1:
+            return 1
+        if (q, t) not in extra:  # steps of zero duration: q and t may coincide
+            var = pulp.LpVariable(f"z{pos[q]}_{pos[t]}", cat="Binary")
+            extra[q, t] = var
+            binaries.append(var)
+            add(at(q) >= at(t) - big * var)
+        return extra[q, t]
+
+    def before_offload_end(q, j):
+        """Forced to 1 when compute point q is strictly before the end of the offload of a_j (if offloaded)."""
+        if j >= 1 and pos[q] <= pos[ef(j)] and gap(q, ef(j)) + tau_out[j] >= 1:
+            return 1
+        if pos[q] >= pos[sb(j + 1)]:
+            return 0  # offload end <= prefetch start <= start B_{j+1} <= q
+        if ("X", q, j) not in extra:
+            var = pulp.LpVariable(f"v{pos[q]}_{j}", cat="Binary")
+            extra["X", q, j] = var
+            binaries.append(var)
+            add(at(q) >= X[j] + tau_out[j] - big * var)
+        return extra["X", q, j]
+
+    # ---- residency intervals
+    intervals = []  # (size, start, ends, gate)
+    for i in range(n + 1):
+        born = "zero" if i == 0 else sf(i)
+        last = eb(n) if i == n else eb(i + 1)
+        if i not in o:
+            intervals.append((s[i], born, [last], None))
+        else:
+            intervals.append((s[i], born, [last], ("kept", i)))
+            intervals.append((s[i], born, [("X", i), ef(i + 1)], ("off", i)))
+            intervals.append((s[i], ("P", i), [last], ("off", i)))
+    for i in range(n):
+        intervals.append((s[i], sb(i + 1), [eb(i) if i >= 1 else eb(1)], None))
+    for k in range(1, n + 1):
+        intervals.append((wf[k - 1], sf(k), [ef(k)], None))
+        intervals.append((wb[k - 1], sb(k), [eb(k)], None))
+    intervals = [interval for interval in intervals if interval[0] > 0]
+    counter = [0]
+
+    def both(factors, ends):
+        """Expression >= [all factors] AND [some end] (factors and ends: 0, 1 or 0/1 expressions)."""
+        if any(isinstance(x, int) and x == 0 for x in factors):
+            return 0
+        factors = [x for x in factors if not isinstance(x, int)]
+        if any(isinstance(x, int) and x == 1 for x in ends):
+            ends = [1]
+        ends = [x for x in ends if not (isinstance(x, int) and x == 0)]
+        if not ends:
+            return 0
+        groups = [factors + ([] if isinstance(x, int) else [x]) for x in ends]
+        if len(groups) == 1 and len(groups[0]) <= 1:
+            return groups[0][0] if groups[0] else 1
+        counter[0] += 1
+        joint = pulp.LpVariable(f"c{counter[0]}", 0)
+        for group in groups:
+            add(joint >= pulp.lpSum(group) - (len(group) - 1))
+        return joint
+
+    def gate_of(gate):
+        if gate is None:
+            return 1
+        kind, i = gate
+        return 1 - o[i] if kind == "kept" else o[i]
+
+    # Compute instants: starts of F_k and B_k.
+    for q in [sf(k) for k in range(1, n + 1)] + [sb(k) for k in range(n, 0, -1)]:
+        terms = []
+        for size, start, ends, gate in intervals:
+            if start == "zero":
+                ordered = 1
+            elif start[0] == "P":
+                ordered = 1 - order(start[1], q)  # [P_j < q]
+            else:
+                ordered = 1 if pos[start] <= pos[q] else 0
+            end_flags = [before_offload_end(q, end[1]) if end[0] == "X" else before(q, end) for end in ends]
+            count = both([gate_of(gate), ordered], end_flags)
+            if not (isinstance(count, int) and count == 0):
+                terms.append(size * count)
+        lp += pulp.lpSum(terms) <= M, f"memory_{q[0]}{q[1]}"
+    # Prefetch instants (rows relaxed when a_i is kept).
+    slack = sum(size for size, *_ in intervals)
+    for i in offloadable:
+        terms = []
+        for size, start, ends, gate in intervals:
+            if start == "zero":
+                ordered = 1
+            elif start[0] == "P":
+                ordered = 1 if start[1] >= i else 0  # the prefetch chain: P_j <= P_i for j >= i
+            else:
+                ordered = order(i, start)
+            # An offload end never exceeds P_i: its own offload precedes P_i, an earlier one (j < i)
+            # precedes the offload of a_i in the chain, a later one (j > i) precedes P_j <= P_i.
+            end_flags = [0 if end[0] == "X" else 1 - order(i, end) for end in ends]  # [P_i < end]
+            count = both([gate_of(gate), ordered], end_flags)
+            if not (isinstance(count, int) and count == 0):
+                terms.append(size * count)
+        lp += pulp.lpSum(terms) <= M + slack * (1 - o[i]), f"memory_P{i}"
+    # The validator's row for steps of zero duration (implied by the sweep for the others).
+    kept = 0
+    for k in range(1, n + 1):
+        if k >= 2:
+            kept = kept + (s[k - 2] * (1 - o[k - 2]) if (k - 2) in o else s[k - 2])
+        floor = max(s[k - 1] + s[k] + wf[k - 1], 2 * s[k - 1] + (s[n] if k == n else s[k]) + wb[k - 1])
+        lp += kept + floor <= M
+    # Cuts: [p <= P_i] is non-increasing along the stream.
+    for i in offloadable:
+        chain = [u[i, p] for p in points if (i, p) in u]
+        for earlier, later in zip(chain, chain[1:]):
+            lp += earlier >= later
+    return _FixedOrderMilp(lp, SF, SB, o, X, P, binaries)
+
+
+def _fixed_order_horizon(instance: Instance, time_limit: float, seed: int) -> Solution:
+    """A schedule that keeps the fixed orders, as short as the heuristics find (its makespan is the big-M horizon).
+
+    `best_heuristic_solution` may reorder the channels (its order local search), so its schedule
+    is used only if `follows_fixed_orders` accepts it; otherwise its set, and offload-all, are timed
+    by the simulator with its default orders (offloads in production order, prefetches in order of
+    use: the fixed orders, checked again here).  Offload-all always fits on a feasible instance.
+    """
+    from .heuristics import best_heuristic_solution
+    from .model import validate
+    from .simulate import simulate
+
+    heuristic = best_heuristic_solution(instance, time_limit=time_limit, seed=seed)
+    candidates = [heuristic, simulate(instance, heuristic.offloaded), simulate(instance, instance.offloadable)]
+    valid = [c for c in candidates if c is not None and follows_fixed_orders(instance, c) and not validate(instance, c)]
+    return min(valid, key=lambda c: _makespan(instance, c))
+
+
+def _milp_schedule(instance: Instance, model: _FixedOrderMilp, value) -> tuple[Solution, float]:
+    """The MILP's schedule with its times rounded, and the largest distance of a time to its rounding."""
+    chosen = [i for i, o in model.offloaded.items() if value(o) > 0.5]
+    times = {"forward": [value(v) for v in model.forward_start], "backward": [value(v) for v in model.backward_start],
+             "offload": {i: value(model.offload_start[i]) for i in chosen},
+             "prefetch": {i: value(model.prefetch_start[i]) for i in chosen}}
+    flat = times["forward"] + times["backward"] + list(times["offload"].values()) + list(times["prefetch"].values())
+    drift = max((abs(t - round(t)) for t in flat), default=0.0)
+    solution = Solution(tuple(chosen), tuple(round(t) for t in times["forward"]),
+                        tuple(round(t) for t in times["backward"]),
+                        {i: round(t) for i, t in times["offload"].items()},
+                        {i: round(t) for i, t in times["prefetch"].items()})
+    return solution, drift
+
+
+def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.0, seed: int = 0,
+                           backend: str = "highs", threads: int = 2, heuristic_time: float | None = None) -> Result:
+    """Exact MILP of the fixed-order restricted problem (module docstring); an upper bound of the problem.
+
+    ``heuristic_time``: seconds for the heuristic whose makespan is the big-M horizon (default: a tenth
+    of the time limit, at most 1 s).
+    """
+    from ..solvers.milp import solve_pulp
+    from . import bounds
+    from .model import validate
+
+    check_feasible(instance)
+    started = time.perf_counter()
+    budget = 60.0 if time_limit is None else float(time_limit)
+    reference = _fixed_order_horizon(instance, heuristic_time if heuristic_time is not None else min(1.0, 0.1 * budget),
+                                     seed)
+    horizon = _makespan(instance, reference)
+    model = build_milp_fixed_order(instance, horizon=horizon)
+    lower = math.ceil(bounds.best(instance) - 1e-9)  # a proven bound of the problem
+    left = None if time_limit is None else max(0.1, budget - (time.perf_counter() - started))
+    outcome = solve_pulp(model.lp, backend=backend, time_limit=left, threads=threads, seed=seed)
+    notes = [f"restricted model (offloads in increasing i, prefetches in decreasing i): horizon {horizon} "
+             "from a heuristic schedule that keeps these orders", f"milp {outcome.message}"]
+    if outcome.bound is not None:
+        # The restricted optimum is an integer (module docstring), so the bound rounds up.
+        notes.append(f"bound of the restricted model: {math.ceil(outcome.bound - 1e-6)}")
+    if not outcome.has_solution:
+        if outcome.status is Status.INFEASIBLE:  # the horizon's schedule is a solution: a modelling bug
+            return Result(PROBLEM, "milp-fixed-order", Status.ERROR,
+                          notes=(*notes, "restricted model infeasible although the horizon schedule keeps its orders"),
+                          solver=outcome.backend)
+        # Like the other exact methods' warm starts: the horizon schedule keeps the fixed orders, so it
+        # is a solution of the restricted model, and a user who asked for a schedule gets one.
+        objective = _makespan(instance, reference)
+        notes.append("no MILP incumbent in time: the horizon schedule is returned")
+        return Result(PROBLEM, "milp-fixed-order", Status.OPTIMAL if objective <= lower else Status.FEASIBLE,
+                      objective=objective, bound=lower, solution=reference, notes=tuple(notes),
+                      solver=outcome.backend)
+    value = round(outcome.objective)
+    solution, drift = _milp_schedule(instance, model, outcome.value)
+    if drift > 1e-6 or validate(instance, solution) or _makespan(instance, solution) != value:
+        # Fix the binaries and solve the LP of the times: its vertices are integral (difference constraints).
+        for var in model.binaries:
+            var.lowBound = var.upBound = round(outcome.value(var))
+        retimed = solve_pulp(model.lp, backend=backend, time_limit=left, threads=threads, seed=seed)
+        notes.append(f"times of the MILP incumbent off integers by {drift:.2g}: LP of the times re-solved")
+        if retimed.has_solution:
+            solution, drift = _milp_schedule(instance, model, retimed.value)
+        if not retimed.has_solution or drift > 1e-6 or validate(instance, solution) \
+                or _makespan(instance, solution) > value:
+            timed, _ = exact_timing(instance, set(solution.offloaded), seed=seed)
+            solution = timed if timed is not None else reference
+            notes.append("the MILP's offload set was re-timed by CP-SAT (exact_timing, orders free)"
+                         if timed is not None else "the horizon schedule is returned")
+    objective = _makespan(instance, solution)
+    proven = objective <= lower  # a schedule that meets a proven bound of the problem is optimal
+    if outcome.status is Status.OPTIMAL:
+        notes.append(f"restricted optimum {value}" + (" meets the problem's lower bound" if proven else
+                                                      f"; problem lower bound {lower}"))
+    return Result(PROBLEM, "milp-fixed-order", Status.OPTIMAL if proven else Status.FEASIBLE, objective=objective,
+                  bound=lower, solution=solution, notes=tuple(notes), solver=outcome.backend)

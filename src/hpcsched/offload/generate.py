@@ -36,7 +36,8 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import FormatError, InvalidInstanceError
-from ..core.fields import LARGEST_INTEGER
+from ..core.fields import LARGEST_INTEGER, require_bool, require_int, require_number, require_str
+from .model import DUPLEX_MODES
 from ..core.io import file_sha256
 from .model import Instance
 
@@ -55,6 +56,32 @@ def no_offload_peak(instance: Instance) -> int:
     return int(evaluate(relaxed, simulate(relaxed, ()))["peak_memory"])
 
 
+def _check_link(budget: Any, link: Any, bandwidth: Any, latency: Any, duplex: Any, memory: Any = None) -> None:
+    """The parameters every generator and importer shares, checked on entry and named as given."""
+    if memory is None:
+        if not 0 < require_number(budget, "budget") <= 10:
+            raise InvalidInstanceError("budget", f"must be a fraction of the no-offload peak in (0, 10], got {budget}")
+    else:
+        require_int(memory, "memory", minimum=0)
+    if bandwidth is None:
+        require_str(link, "link", choices=tuple(LINKS))
+    else:
+        require_number(bandwidth, "bandwidth", strictly_positive=True)
+    require_int(latency, "latency", minimum=0)
+    require_str(duplex, "duplex", choices=DUPLEX_MODES)
+
+
+def _check_generator(seed: Any, n: Any, budget: Any, link: Any, bandwidth: Any, latency: Any, duplex: Any,
+                     **sizes: tuple[Any, int]) -> int:
+    """``n`` (layers, >= 1) and the shared and family parameters (``name=(value, minimum)``); returns n."""
+    n = require_int(n, "n", minimum=1)
+    require_int(seed, "seed", minimum=0)
+    _check_link(budget, link, bandwidth, latency, duplex)
+    for name, (value, minimum) in sizes.items():
+        require_int(value, name, minimum=minimum)
+    return n
+
+
 def _bandwidth(link: str | None, bandwidth: float | None) -> float:
     if bandwidth is not None:
         return float(bandwidth)
@@ -66,12 +93,16 @@ def _bandwidth(link: str | None, bandwidth: float | None) -> float:
 def _finish(name: str, forward, backward, activation, *, budget: float, link: str | None, bandwidth: float | None,
             latency: int, duplex: str, source: dict, layers=(), memory: int | None = None) -> Instance:
     bw = _bandwidth(link, bandwidth)
-    base = Instance(name=name, forward=tuple(int(x) for x in forward), backward=tuple(int(x) for x in backward),
-                    activation=tuple(int(x) for x in activation), memory=_HUGE, bandwidth_out=bw, bandwidth_in=bw,
-                    latency=int(latency), duplex=duplex, layers=tuple(layers), time_unit="us", source=source)
-    if memory is None:
-        if not 0 < float(budget) <= 10:
-            raise InvalidInstanceError("budget", f"must be a fraction of the no-offload peak in (0, 10], got {budget}")
+    try:
+        base = Instance(name=name, forward=tuple(int(x) for x in forward), backward=tuple(int(x) for x in backward),
+                        activation=tuple(int(x) for x in activation), memory=_HUGE, bandwidth_out=bw, bandwidth_in=bw,
+                        latency=int(latency), duplex=duplex, layers=tuple(layers), time_unit="us", source=source)
+    except InvalidInstanceError as error:  # too slow a link (transfer times past 2^53): name the parameter given
+        parameter = {"data.bandwidth_out": "bandwidth", "data.bandwidth_in": "bandwidth", "data.latency": "latency"}
+        if error.field not in parameter:
+            raise
+        raise InvalidInstanceError(parameter[error.field], error.reason) from None
+    if memory is None:  # budget checked on entry (`_check_link`)
         peak = no_offload_peak(base)
         memory = int(float(budget) * peak)
         source = {**source, "no_offload_peak": peak, "budget": float(budget)}
@@ -88,6 +119,8 @@ def generate_homogeneous(*, seed: int = 0, n: int = 10, forward: int = 100, back
                          activation: int = 1_000_000, budget: float = 0.5, link: str = "pcie3",
                          bandwidth: float | None = None, latency: int = 0, duplex: str = "full") -> Instance:
     """Identical layers: f, b, s constant (the seed is unused but recorded)."""
+    n = _check_generator(seed, n, budget, link, bandwidth, latency, duplex, forward=(forward, 0), backward=(backward, 0),
+                         activation=(activation, 0))
     params = dict(forward=forward, backward=backward, activation=activation, budget=budget, link=link,
                   bandwidth=bandwidth, latency=latency, duplex=duplex)
     return _finish(f"homogeneous-n{n}-s{seed}", [forward] * n, [backward] * n, [activation] * (n + 1),
@@ -99,6 +132,8 @@ def generate_random(*, seed: int = 0, n: int = 20, budget: float = 0.5, link: st
                     bandwidth: float | None = None, latency: int = 0, duplex: str = "full",
                     max_time: int = 1000, max_activation: int = 20_000_000) -> Instance:
     """Heterogeneous chain: f, s uniform, b = f times U(1, 3)."""
+    n = _check_generator(seed, n, budget, link, bandwidth, latency, duplex, max_time=(max_time, 1),
+                         max_activation=(max_activation, 1))
     rng = np.random.default_rng(seed)
     forward = rng.integers(1, max_time + 1, n)
     backward = np.ceil(forward * rng.uniform(1.0, 3.0, n)).astype(int)
@@ -113,6 +148,8 @@ def generate_cnn(*, seed: int = 0, n: int = 20, budget: float = 0.75, link: str 
                  bandwidth: float | None = None, latency: int = 0, duplex: str = "full",
                  first_activation: int = 400_000_000, first_time: int = 2000) -> Instance:
     """CNN-like: activations shrink and compute per byte grows with depth (noisy)."""
+    n = _check_generator(seed, n, budget, link, bandwidth, latency, duplex, first_activation=(first_activation, 1),
+                         first_time=(first_time, 0))
     rng = np.random.default_rng(seed)
     depth = np.linspace(0.0, 1.0, n + 1)
     activation = (first_activation * 2.0 ** (-5 * depth) * rng.uniform(0.8, 1.2, n + 1)).astype(int) + 1
@@ -129,6 +166,8 @@ def generate_transformer(*, seed: int = 0, n: int = 24, budget: float = 0.5, lin
                          bandwidth: float | None = None, latency: int = 0, duplex: str = "full",
                          hidden_bytes: int = 50_000_000, block_time: int = 3000) -> Instance:
     """Transformer-like: repeating (attention, MLP) pairs, attention stores more and runs shorter."""
+    n = _check_generator(seed, n, budget, link, bandwidth, latency, duplex, hidden_bytes=(hidden_bytes, 0),
+                         block_time=(block_time, 0))
     rng = np.random.default_rng(seed)
     forward, activation = [], [hidden_bytes]
     for k in range(n):
@@ -209,6 +248,8 @@ def import_pipedream(path: str | Path, *, budget: float = 0.6, link: str = "pcie
     link
         Preset of `LINKS` (ignored when ``bandwidth`` is given, in bytes/us).
     """
+    _check_link(budget, link, bandwidth, latency, duplex, memory)
+    require_bool(drop_zero_time, "drop_zero_time")
     path = Path(path)
     chain = chain_from_pipedream(path, drop_zero_time=drop_zero_time)
     network = path.name.split(".")[0]
@@ -245,6 +286,7 @@ def import_kineto(path: str | Path, *, budget: float = 0.6, link: str = "pcie3",
     """
     from ..traces.kineto_layers import read_layers
 
+    _check_link(budget, link, bandwidth, latency, duplex, memory)
     path = Path(path)
     layers = read_layers(path, iteration=iteration)
     chain, output = layers[:-1], layers[-1]

@@ -13,7 +13,10 @@ reading, written down once here):
 
 - Transfer durations are integers: ``tau = ceil(s / bandwidth) + latency``
   computed exactly with fractions; ``bandwidth: null`` means infinite
-  bandwidth (``tau = latency``).
+  bandwidth (``tau = latency``).  Compute plus every transfer once (the
+  worst makespan any method considers) must stay at most 2^53, so a tiny
+  positive bandwidth is refused naming ``data.bandwidth_out``/``_in``
+  (`_check_time_range`); keys outside the schema are refused too.
 - a_L is never offloadable (B_L reads it right after F_L); a_0's offload may
   start at time 0 (it is "produced" by the data loader before F_1).
 - Residency intervals are half-open and the memory sweep applies releases
@@ -54,10 +57,15 @@ from types import MappingProxyType
 from typing import Any, Iterable, Mapping
 
 from ..core.errors import InfeasibleError, InvalidInstanceError, InvalidSolutionError
-from ..core.fields import int_list, require_dict, require_int, require_key, require_list, require_number, require_str
+from ..core.fields import (LARGEST_INTEGER, int_list, require_dict, require_int, require_key, require_known_keys,
+                           require_list, require_number, require_str)
 from ..core.violation import Violation
 
 DUPLEX_MODES = ("full", "half")
+
+#: The keys of an instance's ``data`` (the schema closes it: a misspelt ``latency`` must not read as 0).
+DATA_KEYS = ("layers", "forward", "backward", "activation", "workspace_forward", "workspace_backward", "memory",
+             "bandwidth_out", "bandwidth_in", "latency", "duplex", "offloadable")
 
 
 def _transfer_time(size: int, bandwidth: float | None, latency: int) -> int:
@@ -176,6 +184,7 @@ class Instance:
 
 def _check_data(data: dict) -> dict:
     """Every check of an instance's data; returns the constructor fields."""
+    require_known_keys(data, DATA_KEYS, "data", "an offload instance")
     forward = int_list(require_key(data, "forward", "data"), "data.forward", minimum=0)
     n = len(forward)
     if n < 1:
@@ -216,6 +225,7 @@ def _check_data(data: dict) -> dict:
     else:
         items = require_list(layers_raw, "data.layers", length=n)
         layers = tuple(require_str(item, f"data.layers[{k}]") for k, item in enumerate(items))
+    _check_time_range(forward, backward, activation, offloadable, bandwidths[0], bandwidths[1], latency)
     return {
         "forward": forward,
         "backward": backward,
@@ -230,6 +240,40 @@ def _check_data(data: dict) -> dict:
         "offloadable": offloadable,
         "layers": layers,
     }
+
+
+def _check_time_range(forward, backward, activation, offloadable, bandwidth_out, bandwidth_in, latency) -> None:
+    """Refuse instances whose worst makespan (compute, then every transfer one after another) exceeds 2^53.
+
+    That sum bounds every schedule the methods consider (offload-all's, the
+    horizons and big-Ms of the exact models); beyond 2^53 CP-SAT's int64
+    domains overflow and HiGHS's doubles round.  A tiny bandwidth (1e-300
+    bytes per time unit) is legal as a number but makes a transfer last
+    ~1e301 time units: the error names the field that makes the sum too large.
+    """
+    parts = {
+        "data.forward": sum(forward),
+        "data.backward": sum(backward),
+        "data.bandwidth_out": sum(_transfer_time(activation[i], bandwidth_out, 0) for i in offloadable),
+        "data.bandwidth_in": sum(_transfer_time(activation[i], bandwidth_in, 0) for i in offloadable),
+        "data.latency": 2 * latency * len(offloadable),
+    }
+    total = sum(parts.values())
+    if total > LARGEST_INTEGER:
+        culprit = max(parts, key=parts.get)
+        what = {"data.forward": "the forward times", "data.backward": "the backward times",
+                "data.bandwidth_out": "the offload times ceil(s_i / bandwidth_out)",
+                "data.bandwidth_in": "the prefetch times ceil(s_i / bandwidth_in)",
+                "data.latency": "the latencies of the transfers"}[culprit]
+        raise InvalidInstanceError(
+            culprit, f"{what} sum to {_rough(parts[culprit])} time units; compute and every transfer together "
+                     f"({_rough(total)}) must stay at most 2^53 = {LARGEST_INTEGER}")
+
+
+def _rough(value: int) -> str:
+    """``value`` to 3 digits; past a double's range (bandwidth 5e-324 B/unit) as a power of ten."""
+    digits = len(str(value))
+    return f"{value:.3g}" if digits <= 300 else f"{value // 10 ** (digits - 3) / 100:.2f}e+{digits - 1}"
 
 
 # ---------------------------------------------------------------- feasibility

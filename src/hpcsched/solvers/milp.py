@@ -50,9 +50,12 @@ def _solver(backend: str, time_limit: float | None, threads: int, seed: int, gap
     pulp = _pulp()
     if backend == "highs":
         try:
-            import highspy  # noqa: F401
+            import highspy
         except ImportError as error:
             raise SolverUnavailableError("highs", "pip install highspy") from error
+        # HiGHS keeps one thread pool per process, sized by the first solve; a later solve asking
+        # for another thread count then returns "no solution" without a word. Reset it first.
+        highspy.Highs.resetGlobalScheduler(True)
         return pulp.HiGHS(
             msg=False,
             timeLimit=time_limit,
@@ -134,7 +137,11 @@ def solve_pulp(
     elif backend == "highs" and getattr(problem, "solverModel", None) is not None and is_mip:
         dual_bound = problem.solverModel.getInfo().mip_dual_bound
         if math.isfinite(dual_bound):
-            bound = dual_bound
+            # PuLP hands HiGHS the objective without its constant term, negated when maximizing
+            # (pulp.apis.highs_api, buildSolverModel): undo both, or the bound is off by the constant.
+            sense = -1 if problem.sense == pulp.LpMaximize else 1
+            constant = problem.objective.constant if problem.objective is not None else 0.0
+            bound = sense * dual_bound + constant
     elif status is Status.OPTIMAL:
         bound = objective
     return Outcome(

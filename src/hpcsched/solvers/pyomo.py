@@ -75,6 +75,11 @@ def solve_pyomo(
     if time_limit is not None:
         keywords["timelimit"] = float(time_limit)
     if "highs" in solver:
+        import highspy
+
+        # One HiGHS thread pool per process, sized by the first solve: another thread count later
+        # ends in an error status (see `hpcsched.solvers.milp._solver`). Reset it first.
+        highspy.Highs.resetGlobalScheduler(True)
         opt.config.mip_gap = gap
         keywords["options"] = {"threads": int(threads or DEFAULT_THREADS), "random_seed": int(seed) % 2147483647}
     started = time.perf_counter()

@@ -10,6 +10,7 @@ throughput under "null" and, for each co-located partner job type, the pair
 from __future__ import annotations
 
 import ast
+import math
 import os
 from dataclasses import dataclass
 
@@ -38,6 +39,13 @@ def scale_of(job_type: str) -> int | None:
     return parsed[1] if isinstance(parsed, tuple) and len(parsed) == 2 else None
 
 
+def _throughput(value: object) -> bool:
+    """A finite number >= 0 (JSON's NaN and Infinity, which Python's parser accepts, are not)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return value >= 0 and (isinstance(value, int) or math.isfinite(value))  # isfinite overflows on huge ints
+
+
 def read_gavel(path: str | os.PathLike, gpu: str = "v100") -> GavelThroughputs:
     """Throughputs of ``gpu`` from a Gavel throughputs file."""
     document = load_json(path)
@@ -54,15 +62,13 @@ def read_gavel(path: str | os.PathLike, gpu: str = "v100") -> GavelThroughputs:
         if not isinstance(entry, dict) or "null" not in entry:
             raise FormatError(f"{path}: {gpu}.{job} has no solo throughput 'null'")
         value = entry["null"]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise FormatError(f"{path}: {gpu}.{job}.null must be a non-negative number, got {value!r}")
+        if not _throughput(value):
+            raise FormatError(f"{path}: {gpu}.{job}.null must be a finite non-negative number, got {value!r}")
         solo[job] = float(value)
         for partner, pair in entry.items():
             if partner == "null":
                 continue
-            if not isinstance(pair, list) or len(pair) != 2 or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in pair
-            ):
-                raise FormatError(f"{path}: {gpu}.{job}.{partner} must be [own, partner] throughputs, got {pair!r}")
+            if not isinstance(pair, list) or len(pair) != 2 or not all(_throughput(v) for v in pair):
+                raise FormatError(f"{path}: {gpu}.{job}.{partner} must be [own, partner] finite non-negative throughputs, got {pair!r}")
             pairs[(job, partner)] = (float(pair[0]), float(pair[1]))
     return GavelThroughputs(gpu, solo, pairs)

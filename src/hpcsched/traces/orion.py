@@ -9,6 +9,7 @@ on a Tesla V100-16GB (80 SMs).
 from __future__ import annotations
 
 import csv
+import math
 import os
 from dataclasses import dataclass
 
@@ -50,8 +51,12 @@ def read_orion_csv(path: str | os.PathLike) -> tuple[OrionKernel, ...]:
                     sm_usage = int(float(row["SM_usage"]))
                     duration = int(float(row["Duration"]))
                     footprint = float(row["Memory_footprint"])
+                    if not math.isfinite(footprint):
+                        raise ValueError(f"Memory_footprint must be finite, got {row['Memory_footprint']!r}")
                     if sm_usage < 0 or duration < 0 or footprint < 0:
                         raise ValueError("negative SM_usage, Duration or Memory_footprint")
+                except OverflowError:  # int(float("inf"))
+                    raise FormatError(f"{path}: row {row_number}: SM_usage and Duration must be finite") from None
                 except (TypeError, ValueError) as error:
                     raise FormatError(f"{path}: row {row_number}: {error}") from None
                 kernels.append(OrionKernel(row["Name"], profile, footprint, sm_usage, duration))

@@ -16,7 +16,17 @@ Modelling choices:
   (x_i = p_i - Σ r y) so the schedule does the exact work.
 - Backends: ``scipy`` (``linprog`` with HiGHS, sparse matrices; the default
   because building a PuLP model of 2 million columns takes minutes) or
-  ``pulp`` (PuLP + HiGHS through `hpcsched.solvers.milp`).
+  ``pulp`` (PuLP + HiGHS through `hpcsched.solvers.milp`); any other name is
+  refused as ``options.backend``.
+- Only a solve the backend proves optimal gives the LP value as the optimum
+  (and bound). A time-limited HiGHS run through PuLP still hands back its
+  last simplex iterate, flagged "Optimal / Integer Feasible" by PuLP and
+  FEASIBLE by the adapter: that point is neither optimal nor, in general,
+  primal feasible (its pair times can do more than a kernel's work). Such a
+  point is clipped to a feasible one (pair times taken in turn, each cut to
+  the work both kernels still have) and returned as FEASIBLE without a
+  bound. scipy's ``linprog`` returns no point at its time limit
+  (TIME_LIMIT_NO_SOLUTION).
 
 Phase order (minimizing preemptions for a given LP solution): the support
 graph has kernels as nodes, one edge per pair phase, and each solo phase as
@@ -45,6 +55,8 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
+from ...core.errors import InvalidInstanceError
+from ...core.fields import require_int
 from ...core.result import Result, Status
 from ...solvers.milp import solve_pulp
 from ..model import Instance
@@ -53,6 +65,15 @@ from .slabs import LP_OPTIONS, solution_from_slabs, time_slab_sequence
 PROBLEM = "coschedule"
 # Phase lengths below this fraction of the makespan are solver noise.
 NEGLIGIBLE = 1e-12
+#: LP backends of `solve_preemptive_lp` (option ``backend`` of ``lp-preemptive``).
+LP_BACKENDS = ("scipy", "pulp")
+
+
+def check_backend(backend: object) -> str:
+    """``backend`` if it names an LP backend, else an error naming ``options.backend``."""
+    if backend not in LP_BACKENDS:
+        raise InvalidInstanceError("options.backend", f"must be one of {', '.join(LP_BACKENDS)}, got {backend!r}")
+    return backend  # type: ignore[return-value]
 
 
 def useful_pairs(instance: Instance) -> list[tuple[int, int, float, float]]:
@@ -63,7 +84,15 @@ def useful_pairs(instance: Instance) -> list[tuple[int, int, float, float]]:
 def solve_preemptive_lp(
     instance: Instance, *, backend: str = "scipy", time_limit: float | None = None, seed: int = 0
 ) -> tuple[Status, float | None, dict[int, float], dict[tuple[int, int], float], str]:
-    """Solve the LP; returns status, value, solo times x, pair times y, backend name."""
+    """Solve the LP; returns status, value, solo times x, pair times y, backend name.
+
+    The status is the backend's: OPTIMAL only when it proved the LP optimum
+    (then ``value`` is the optimal preemptive makespan); FEASIBLE when it
+    stopped early with a point, which is clipped to a feasible one (module
+    doc) and whose ``value`` is that schedule's length, no bound;
+    otherwise ``value`` is None.
+    """
+    check_backend(backend)
     pairs = useful_pairs(instance)
     durations = np.array(instance.durations, dtype=float)
     n = instance.n
@@ -89,6 +118,7 @@ def solve_preemptive_lp(
         solution = result.x
         pair_times = {(a, b): float(solution[n + k]) for k, (a, b, _, _) in enumerate(pairs)}
         value = float(result.fun)
+        status = Status.OPTIMAL
     elif backend == "pulp":
         import pulp
 
@@ -108,17 +138,41 @@ def solve_preemptive_lp(
             return outcome.status, None, {}, {}, name
         pair_times = {key: float(outcome.value(var) or 0.0) for key, var in y.items()}
         value = float(outcome.objective)
-    else:
-        raise ValueError(f"unknown LP backend {backend!r} (scipy or pulp)")
-    scale = NEGLIGIBLE * max(1.0, value)
+        # FEASIBLE here is PuLP's reading of a HiGHS time or iteration limit: not a proof.
+        status = Status.OPTIMAL if outcome.status is Status.OPTIMAL else Status.FEASIBLE
+    scale = NEGLIGIBLE * max(1.0, abs(value))
     pair_times = {key: t for key, t in pair_times.items() if t > scale}
+    if status is not Status.OPTIMAL:
+        pair_times = _clip_to_work(instance, pair_times)
     # Recompute the solo times from the pair times so the work is exact.
     solo = durations.copy()
     for (a, b), t in pair_times.items():
         solo[a] -= instance.rate(a, b) * t
         solo[b] -= instance.rate(b, a) * t
     solo_times = {i: float(v) for i, v in enumerate(solo) if v > NEGLIGIBLE * durations[i]}
-    return Status.OPTIMAL, value, solo_times, pair_times, name
+    if status is not Status.OPTIMAL:
+        value = sum(solo_times.values()) + sum(pair_times.values())
+    return status, value, solo_times, pair_times, name
+
+
+def _clip_to_work(instance: Instance, pair_times: dict[tuple[int, int], float]) -> dict[tuple[int, int], float]:
+    """Pair times of an unproven LP point cut so no kernel gets more than its work (longest first)."""
+    remaining = [float(p) for p in instance.durations]
+    clipped = {}
+    for (a, b), t in sorted(pair_times.items(), key=lambda item: (-item[1], item[0])):
+        rate_a, rate_b = instance.rate(a, b), instance.rate(b, a)
+        t = min(t, remaining[a] / rate_a, remaining[b] / rate_b)
+        if t > NEGLIGIBLE * max(remaining[a], remaining[b], 1.0):
+            remaining[a] = max(0.0, remaining[a] - rate_a * t)
+            remaining[b] = max(0.0, remaining[b] - rate_b * t)
+            clipped[a, b] = t
+    return clipped
+
+
+def preemptive_optimum(instance: Instance) -> float | None:
+    """The optimal preemptive makespan when the LP is solved to proven optimality, else None."""
+    status, value, _, _, _ = solve_preemptive_lp(instance)
+    return value if status is Status.OPTIMAL else None
 
 
 def order_phases(
@@ -250,15 +304,19 @@ def lp_preemptive(instance: Instance, *, time_limit: float | None = None, seed: 
         return Result(PROBLEM, "lp-preemptive", status, solver=name, notes=("LP not solved",))
     phases = order_phases(solo_times, pair_times, instance.n)
     solution = solution_from_slabs([kernels for kernels, _ in phases], [length for _, length in phases])
+    notes = [f"{len(phases)} phases ({len(pair_times)} co-run); pairs with r_ij + r_ji <= 1 dropped (dominated)"]
+    proven = status is Status.OPTIMAL
+    if not proven:
+        notes.append("LP stopped before a proof of optimality (time limit): its point, clipped to the work, is a schedule, not the optimum; no bound")
     return Result(
         PROBLEM,
         "lp-preemptive",
-        Status.OPTIMAL,
+        Status.OPTIMAL if proven else Status.FEASIBLE,
         objective=value,
-        bound=value,
+        bound=value if proven else None,
         solution=solution,
         solver=name,
-        notes=(f"{len(phases)} phases ({len(pair_times)} co-run); pairs with r_ij + r_ji <= 1 dropped (dominated)",),
+        notes=tuple(notes),
     )
 
 
@@ -285,8 +343,11 @@ def milp_min_preemptions(
     """
     import pulp
 
+    if slots is not None:
+        slots = require_int(slots, "options.slots", minimum=1)  # 0 used to fall back to the default silently
     base = lp_preemptive(instance, time_limit=time_limit, seed=seed)
-    if base.solution is None:
+    if base.solution is None or base.status is not Status.OPTIMAL:
+        # Without the proven LP optimum there is no optimal makespan to minimize preemptions at.
         return base.replace(method="milp-min-preemptions")
     optimum = base.objective
     from ..model import evaluate
@@ -304,7 +365,7 @@ def milp_min_preemptions(
             method="milp-min-preemptions",
             notes=(*base.notes, f"n = {n} > max_n = {max_n}: MILP not built; LP phase order returned (preemptions not proven minimal)"),
         )
-    count = slots or 2 * (n + heuristic_preemptions) - 1
+    count = 2 * (n + heuristic_preemptions) - 1 if slots is None else slots
     pairs = [(p.a, p.b) for p in instance.pairs if p.rate_a + p.rate_b >= 1 - 1e-12]
     model = pulp.LpProblem("coschedule_min_preemptions", pulp.LpMinimize)
     K = range(count)
