@@ -197,3 +197,14 @@ def test_asap_timing_is_not_optimal_for_a_fixed_set():
     exact, proven = exact_timing(instance, {0, 1})
     assert proven
     assert makespan_of(instance, exact) < makespan_of(instance, simulate(instance, (0, 1)))
+
+
+def test_a_bound_above_the_schedule_is_reported_not_hidden(monkeypatch):
+    # A lower bound above a validated makespan can only be a bug in a bound: `cpsat` must pass it
+    # on, so that the registry turns the result into ERROR, instead of lowering it to the makespan.
+    instance = small_instance([3] * 4, [5] * 4, [6] * 5, fraction=0.2, bandwidth=2.0)
+    honest = run_method(instance, "cpsat", time_limit=10)
+    assert honest.status is Status.OPTIMAL
+    monkeypatch.setattr(bounds, "best", lambda _: honest.objective + 100)
+    broken = run_method(instance, "cpsat", time_limit=10)
+    assert broken.status is Status.ERROR
