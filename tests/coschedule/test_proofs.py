@@ -49,7 +49,6 @@ def test_unproven_lp_is_not_a_lower_bound(monkeypatch):
         return Status.FEASIBLE, 1e9, {}, {}, "fake"
 
     monkeypatch.setattr(preemptive, "solve_preemptive_lp", unproven)
-    monkeypatch.setattr(nonpreemptive, "solve_preemptive_lp", unproven, raising=False)
     result = run_method(instance, "cpsat", time_limit=5, grid=200)
     # No proven bound at all: the grid schedule is not claimed optimal.
     assert result.status is Status.FEASIBLE and result.bound is None, (result.status, result.bound)
@@ -66,7 +65,7 @@ def test_time_limited_pulp_lp_never_optimal_without_proof():
 def test_broken_bound_above_the_makespan_is_an_error(monkeypatch):
     instance = generate_uniform(seed=1, n=4, density=1.0)
     true_lp = solve_preemptive_lp(instance)[1]
-    monkeypatch.setattr(nonpreemptive, "_preemptive_bound", lambda inst: 10 * true_lp)
+    monkeypatch.setattr(nonpreemptive, "preemptive_optimum", lambda inst: 10 * true_lp)
     result = run_method(instance, "cpsat", time_limit=5, grid=200)
     assert result.status is Status.ERROR
     assert any("exceeds" in note for note in result.notes)

@@ -810,10 +810,7 @@ def build_milp_fixed_order(instance: Instance, *, horizon: int) -> _FixedOrderMi
     big = H + 1 + max([0, *tau_out.values(), *tau_in.values()])
     lp = pulp.LpProblem("offload_fixed_order", pulp.LpMinimize)
     SF, SB = compute_chain(lp, f, b, upper=H)
-    # The makespan as a variable: HiGHS' mip_dual_bound leaves out the objective's constant (b_1).
-    makespan = pulp.LpVariable("makespan", 0, H)  # the horizon's schedule keeps the orders: the optimum is <= H
-    lp += makespan >= SB[0] + b[0]
-    lp.setObjective(makespan)
+    lp.setObjective(SB[0] + b[0])  # the end of B_1
     o = {i: pulp.LpVariable(f"o{i}", cat="Binary") for i in offloadable}
     X = {i: pulp.LpVariable(f"X{i}", 0, H) for i in offloadable}
     P = {i: pulp.LpVariable(f"P{i}", 0, H) for i in offloadable}
@@ -1045,6 +1042,7 @@ def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.
     from . import bounds
     from .model import validate
 
+    threads = require_int(threads, "options.threads", minimum=1)
     check_feasible(instance)
     started = time.perf_counter()
     budget = 60.0 if time_limit is None else float(time_limit)

@@ -58,11 +58,6 @@ PROBLEM = "coschedule"
 BRUTE_FORCE_LIMIT = 6
 
 
-def _preemptive_bound(instance: Instance) -> float | None:
-    """The preemptive LP optimum, a lower bound here only when the LP was solved to optimality."""
-    return preemptive_optimum(instance)
-
-
 def _upper_bound(instance: Instance) -> tuple[float, Any]:
     """A good non-preemptive schedule (makespan, solution) for big-M and warm start."""
     from ..heuristics import best_list_schedule, local_search
@@ -167,7 +162,7 @@ def milp_nonpreemptive(instance: Instance, *, time_limit: float | None = None, s
     model += sum(durations) - pulp.lpSum(
         (instance.rate(i, j) + instance.rate(j, i) - 1) * o for (i, j), o in overlap.items()
     ) <= makespan
-    lp_value = _preemptive_bound(instance)
+    lp_value = preemptive_optimum(instance)  # None unless the LP proved its optimum
     if lp_value is not None:
         model += makespan >= lp_value * (1 - 1e-9)
     outcome = solve_pulp(model, time_limit=time_limit, seed=seed)
@@ -236,7 +231,7 @@ def cpsat_nonpreemptive(
     for segment in fallback.segments:
         model.add_hint(start[segment.kernel], min(horizon, int(segment.start // tick)))
     outcome = solve_cpsat(model, time_limit=time_limit, seed=seed)
-    lp_bound = _preemptive_bound(instance)
+    lp_bound = preemptive_optimum(instance)  # None unless the LP proved its optimum
     notes = [
         f"time grid: 1 tick = {tick} {instance.time_unit or 'units'}; durations rounded up, rates down to 1/{scale}; "
         "grid schedule re-timed exactly (slab LP)",
