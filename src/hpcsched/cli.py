@@ -19,6 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from .core.deadline import DEFAULT_TIME_LIMIT
 from .core.errors import HpcschedError, InvalidInstanceError
 from .core.io import (
     FORMAT_VERSION,
@@ -41,9 +42,6 @@ app = typer.Typer(
 )
 console = Console()
 error_console = Console(stderr=True)
-
-#: Default time limit of `solve` (seconds), so that a bare `hpcsched solve FILE` ends.
-DEFAULT_TIME_LIMIT = 60.0
 
 EXIT_BAD_INPUT = 1
 EXIT_INTERNAL = 3
@@ -138,7 +136,7 @@ def result_table(results: list[tuple[str, Result]]) -> Table:
 def solve(
     file: Path = typer.Argument(..., help="Instance file (.json or .json.gz)."),
     method: Optional[str] = typer.Option(None, "--method", "-m", help="Method name (default: the problem's best exact method)."),
-    time_limit: Optional[float] = typer.Option(None, "--time-limit", "-t", help=f"Seconds (default {DEFAULT_TIME_LIMIT:g} for the default method)."),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", "-t", help=f"Seconds for the whole method, model building included (default {DEFAULT_TIME_LIMIT:g})."),
     seed: int = typer.Option(0, "--seed", help="Random seed passed to the method."),
     opt: Optional[list[str]] = typer.Option(None, "--opt", help="Method option key=value (repeatable)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the solution JSON here."),
@@ -150,9 +148,9 @@ def solve(
     problem = problem_of(instance)
     name = method or problem.default_method
     problem.method(name)  # unknown method: fail before any work
-    if time_limit is None and method is None:
+    if time_limit is None:
         time_limit = DEFAULT_TIME_LIMIT
-    if time_limit is not None and not time_limit > 0:
+    if not time_limit > 0:
         raise InvalidInstanceError("--time-limit", f"must be > 0 seconds, got {time_limit}")
     _check_seed(seed)
     options = parse_assignments(opt, "--opt")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import inspect
 from typing import Any, Callable, Iterable, Mapping
 
+from .deadline import DEFAULT_TIME_LIMIT, TimeLimitReached
 from .errors import InfeasibleError, InvalidInstanceError, UnknownMethodError, UnknownOptionError, UnknownProblemError
 from .result import Result, Status
 
@@ -29,7 +30,11 @@ PROBLEM_PACKAGES = ("transfers", "offload", "coschedule", "burstbuffer", "locali
 METHOD_KINDS = ("exact", "special", "heuristic", "baseline", "brute-force")
 
 # Relative tolerance when comparing a claimed bound with the evaluated objective.
-_TOLERANCE = 1e-6
+# It absorbs the rounding of summing the same numbers in another order, nothing
+# more: a backend's feasibility tolerance (1e-6 in HiGHS) is far above it, so a
+# model that is off by its tolerance cannot slip a bound above the objective
+# (and with it an OPTIMAL that nothing proved) through this check.
+_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -276,7 +281,8 @@ def run_method(
     problem
         Problem name; inferred from the instance type when None.
     time_limit
-        Seconds, passed to the method (None: the method's own default).
+        Seconds for the whole method, model building included (None:
+        `DEFAULT_TIME_LIMIT`, the same for every method).
     seed
         Passed to the method.
     **options
@@ -292,11 +298,15 @@ def run_method(
     prob = get_problem(problem) if problem else problem_of(instance)
     entry = prob.method(method or prob.default_method)
     entry.check_options(options)
+    if time_limit is None:
+        time_limit = DEFAULT_TIME_LIMIT
     started = time.perf_counter()
     try:
         result = entry.func(instance, time_limit=time_limit, seed=seed, **options)
     except InfeasibleError as infeasible:
         result = Result(prob.name, entry.name, Status.INFEASIBLE, notes=(str(infeasible),))
+    except TimeLimitReached as reached:
+        result = Result(prob.name, entry.name, Status.TIME_LIMIT_NO_SOLUTION, notes=(str(reached),))
     elapsed = time.perf_counter() - started
     result = result.replace(
         problem=prob.name,
@@ -341,6 +351,8 @@ def check_result(problem: Problem, instance: Any, result: Result) -> Result:
             kpis=kpis,
             notes=(*notes, f"claimed lower bound {bound} exceeds the evaluated objective {objective}"),
         )
+    if bound is not None and bound > objective:
+        bound = objective  # summation rounding only (see _TOLERANCE)
     if status is Status.OPTIMAL:
         if bound is None:
             bound = objective
