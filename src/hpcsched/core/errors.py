@@ -77,3 +77,31 @@ class UnknownMethodError(HpcschedError, KeyError):
 
 class UnknownOptionError(HpcschedError, TypeError):
     """A method was given an option it does not have."""
+
+
+class OptionError(HpcschedError, ValueError):
+    """A method option is unknown, of the wrong type or out of range (the instance is fine).
+
+    Parameters
+    ----------
+    field
+        ``"options.<name>"``.
+    reason
+        What is wrong with it, in words.
+    """
+
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
+
+
+class NotAnInstanceError(InvalidInstanceError):
+    """A JSON file that is recognizably not an instance file at all (no
+    ``problem`` and no ``data`` key, e.g. a ``solved.json`` table or a solution
+    file), as opposed to an instance file with a broken field."""
+
+
+class OutputPathError(HpcschedError, OSError):
+    """An output file cannot be written where the user asked; the message
+    names the user's path (never the temporary file it is written through)."""

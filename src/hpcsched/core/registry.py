@@ -17,14 +17,18 @@ import math
 import time
 from dataclasses import dataclass, field
 import inspect
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Protocol
+
+from . import params as params_module
 
 from .deadline import DEFAULT_TIME_LIMIT, TimeLimitReached
-from .errors import InfeasibleError, InvalidInstanceError, UnknownMethodError, UnknownOptionError, UnknownProblemError
+from .errors import InfeasibleError, InvalidInstanceError, OptionError, UnknownMethodError, UnknownOptionError, UnknownProblemError
 from .result import Result, Status
 
 #: Problem packages shipped with hpcsched, in the order the README presents them.
-PROBLEM_PACKAGES = ("transfers", "offload", "coschedule", "burstbuffer", "locality")
+PROBLEM_PACKAGES = (
+    "transfers", "offload", "coschedule", "burstbuffer", "locality", "checkpoint", "treemem", "hetero", "partition",
+)
 
 #: Kinds of method, in the order tables list them.
 METHOD_KINDS = ("exact", "special", "heuristic", "baseline", "brute-force")
@@ -39,6 +43,19 @@ _TOLERANCE = 1e-9
 # Relative gap under which a backend's OPTIMAL stands (HiGHS and CP-SAT stop at
 # their own relative gap; the methods set it to this or tighter).
 _OPTIMALITY_GAP = 1e-6
+
+
+class MethodFunction(Protocol):
+    """The contract of every method: ``(instance, /, *, time_limit, seed, params) -> Result``.
+
+    ``time_limit`` covers the whole method, model building included (the
+    registry always passes one); ``seed`` makes randomized methods
+    repeatable; ``params`` is the method's frozen Params dataclass, built and
+    checked by the registry, or None for a method without options. The
+    Result's ``problem`` and ``method`` are set by the registry.
+    """
+
+    def __call__(self, instance: Any, /, *, time_limit: float, seed: int, params: Any) -> Result: ...
 
 
 @dataclass(frozen=True)
@@ -70,6 +87,22 @@ class Method:
     summary: str
     options: frozenset[str] | None = None
     option_types: Mapping[str, str] = field(default_factory=dict)
+    params_type: type | None = None
+    uses_params: bool = False
+    choose: Callable[[Any], str] | None = None
+
+    def build_params(self, options: Mapping[str, Any]) -> Any:
+        """The method's Params for ``options`` (None for a method without options).
+
+        Raises `OptionError` naming ``options.<name>`` for an unknown, ill-typed
+        or out-of-range option.
+        """
+        if self.params_type is None:
+            if options:
+                name = sorted(options)[0]
+                raise OptionError(f"options.{name}", f"method '{self.name}' has no options")
+            return None
+        return params_module.build(self.params_type, options)
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         """Refuse options the method would silently ignore (a misspelled one, say) or misread.
@@ -81,6 +114,9 @@ class Method:
         `InvalidInstanceError` naming ``options.<name>``, not in an error
         deep inside a solver or, worse, in a silently different run.
         """
+        if self.uses_params:
+            self.build_params(options)
+            return
         if self.options is None:
             return
         unknown = sorted(set(options) - self.options)
@@ -174,22 +210,42 @@ class Problem:
         *,
         kind: str,
         summary: str | None = None,
+        params: type | None = None,
         forwards_options: bool = False,
     ) -> None:
         """Register ``func`` under ``name``.
 
-        ``forwards_options`` marks a dispatcher that hands its options on to
-        the method it picks; any other method refuses options that are not
-        among its keyword-only parameters.
+        ``func`` follows `MethodFunction`; ``params`` is its frozen Params
+        dataclass (None: the method has no options). Methods not yet moved
+        to that contract take their options as keyword-only parameters;
+        ``forwards_options`` marks such a dispatcher.
         """
         if kind not in METHOD_KINDS:
             raise ValueError(f"method kind must be one of {METHOD_KINDS}, got {kind!r}")
         if summary is None:
-            doc = (func.__doc__ or "").strip()
-            summary = doc.splitlines()[0] if doc else ""
+            summary = _first_line(func)
+        if "params" in inspect.signature(func).parameters:
+            self.methods[name] = Method(name, func, kind, summary, params_type=params, uses_params=True)
+            return
         options = None if forwards_options else _keyword_options(func)
         types = {} if options is None else _option_annotations(func, options)
         self.methods[name] = Method(name, func, kind, summary, options, types)
+
+    def add_dispatcher(self, name: str, choose: Callable[[Any], str], *, kind: str, summary: str) -> None:
+        """Register ``name`` as the method ``choose(instance)`` names.
+
+        The chosen method runs with the user's options, checked against its
+        own Params; its Result keeps the dispatcher's name and says in a note
+        which method ran.
+        """
+        if kind not in METHOD_KINDS:
+            raise ValueError(f"method kind must be one of {METHOD_KINDS}, got {kind!r}")
+        self.methods[name] = Method(name, _dispatch_error, kind, summary, options=None, choose=choose)
+
+    def resolve(self, name: str, instance: Any) -> Method:
+        """The method that runs for ``name`` on ``instance`` (a dispatcher's choice)."""
+        entry = self.method(name)
+        return entry if entry.choose is None else self.method(entry.choose(instance))
 
     def method(self, name: str) -> Method:
         try:
@@ -199,6 +255,15 @@ class Problem:
             raise UnknownMethodError(
                 f"unknown method '{name}' for problem '{self.name}' (known: {known})"
             ) from None
+
+
+def _first_line(func: Callable[..., Any]) -> str:
+    doc = (func.__doc__ or "").strip()
+    return doc.splitlines()[0] if doc else ""
+
+
+def _dispatch_error(instance: Any, /, **_: Any) -> Result:
+    raise TypeError("a dispatcher is resolved by the registry, not called")
 
 
 def _keyword_options(func: Callable[..., Any]) -> frozenset[str]:
@@ -300,13 +365,19 @@ def run_method(
         the claimed bound exceeds the objective.
     """
     prob = get_problem(problem) if problem else problem_of(instance)
-    entry = prob.method(method or prob.default_method)
-    entry.check_options(options)
+    requested = prob.method(method or prob.default_method)
+    entry = prob.resolve(requested.name, instance)
     if time_limit is None:
         time_limit = DEFAULT_TIME_LIMIT
+    if entry.uses_params:
+        params = entry.build_params(options)
+        call: Callable[[], Result] = lambda: entry.func(instance, time_limit=time_limit, seed=seed, params=params)
+    else:
+        entry.check_options(options)
+        call = lambda: entry.func(instance, time_limit=time_limit, seed=seed, **options)
     started = time.perf_counter()
     try:
-        result = entry.func(instance, time_limit=time_limit, seed=seed, **options)
+        result = call()
     except InfeasibleError as infeasible:
         result = Result(prob.name, entry.name, Status.INFEASIBLE, notes=(str(infeasible),))
     except TimeLimitReached as reached:
@@ -314,9 +385,11 @@ def run_method(
     elapsed = time.perf_counter() - started
     result = result.replace(
         problem=prob.name,
-        method=entry.name,
+        method=requested.name,
         runtime_s=result.runtime_s if result.runtime_s > 0 else elapsed,
     )
+    if requested is not entry:
+        result = result.with_note(f"{requested.name} ran {entry.name}")
     return check_result(prob, instance, result)
 
 

@@ -59,7 +59,7 @@ class Result:
     Attributes
     ----------
     problem, method
-        Names as registered.
+        Names as registered (set by the registry, not by the method).
     status
         See `Status`.
     objective
@@ -81,9 +81,11 @@ class Result:
         The full ``evaluate`` dictionary, filled by the registry.
     """
 
-    problem: str
-    method: str
-    status: Status
+    # Methods leave problem and method to the registry, which sets them; the
+    # defaults let a method write ``Result(status=..., objective=...)``.
+    problem: str = ""
+    method: str = ""
+    status: Status = Status.ERROR
     objective: float | None = None
     bound: float | None = None
     runtime_s: float = 0.0
