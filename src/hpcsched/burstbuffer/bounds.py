@@ -5,6 +5,9 @@
   least 1, so max(1, max_k D_k(N G, B)) is a lower bound on the static
   optimum (and on any dynamic allocation of capacity S as well: in the
   shared buffer an application gets at most S and B).
+  That argument is for a room of N G: a dynamic allocation of capacity
+  S > N G (S not a multiple of G) gives an application more room than any
+  static partition, so `dynamic_bound` recomputes it with the room S.
 * ``sizing-dynamic``: the maximum nominal backlog S*_dyn is the optimum itself.
 * ``sizing-static``: S*_dyn (on the finite horizon) is a lower bound: at every
   instant the total content of static partitions drained at sum d_k(t) <= B
@@ -23,6 +26,20 @@ def single_application_bound(instance: Instance) -> float:
     room = instance.platform.granules * instance.platform.granule
     bandwidth = instance.platform.pfs_bandwidth
     worst = max(float(dilations(app, room, bandwidth)) for app in instance.applications)
+    return max(1.0, worst)
+
+
+def dynamic_bound(instance: Instance, capacity: float) -> float:
+    """max(1, max_k dilation of k alone with room ``capacity`` and bandwidth B).
+
+    A lower bound on the max dilation of any *dynamic* allocation of that
+    capacity: in the shared buffer an application never has more than the
+    whole capacity and the whole bandwidth. (`single_application_bound` uses
+    the room N G of the static problem, which a dynamic buffer of S > N G
+    may beat.)
+    """
+    bandwidth = instance.platform.pfs_bandwidth
+    worst = max(float(dilations(app, capacity, bandwidth)) for app in instance.applications)
     return max(1.0, worst)
 
 

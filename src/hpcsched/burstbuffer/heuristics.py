@@ -159,7 +159,9 @@ def dynamic_reference(instance: Instance, *, time_limit=None, seed=0, drain_poli
     if refused:
         return refused
     size = instance.platform.capacity if capacity is None else float(capacity)
+    # the bound of what this method solves: dynamic sharing of `size` bytes, not the static problem
+    # (whose bound uses N G <= S of room and which a dynamic buffer may legitimately beat)
     return Result(PROBLEM, "dynamic-reference", Status.FEASIBLE, solution=Solution.dynamic(size, drain_policy),
-                  bound=bounds.best(instance),
+                  bound=bounds.dynamic_bound(instance, size),
                   notes=("dynamic allocation: outside the static solution space of 'sharing'; "
                          "a reference that may beat the static optimum",))

@@ -58,6 +58,7 @@ heuristics (which use the per-application recurrence of ``simulate.py``).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -342,9 +343,73 @@ class Solution:
         return sum(self.granules) * instance.platform.granule
 
 
+def _is_real(value: Any) -> bool:
+    """A finite real number (bools and NaN/inf are not: JSON ``true`` is no rate)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_count(value: Any) -> bool:
+    """A whole number of granules: an integer type, not a float (1.5 granules do not exist)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _value_violations(instance: Instance, solution: Solution) -> list[Violation]:
+    """Rules on the values of the solution object (its shape, types, signs, lengths).
+
+    `Solution.from_data` and the constructors check these already, but a
+    Solution can be built directly (``Solution("static", granules=(1.5,),
+    drain_rates=(-3.0,))``) and the validator must not trust its producer:
+    a negative drain rate lets another application drain faster than the
+    file system allows, and a NaN makes every comparison False.
+    Any violation here has rule ``allocation`` and stops the validation.
+    """
+    found: list[Violation] = []
+    if solution.allocation not in ALLOCATIONS:
+        return [Violation("allocation", f"allocation must be one of {', '.join(ALLOCATIONS)}, got {solution.allocation!r}")]
+    if solution.allocation == "dynamic":
+        if not _is_real(solution.capacity) or solution.capacity < 0:
+            found.append(Violation("allocation", f"dynamic capacity must be a finite number >= 0, got {solution.capacity!r}"))
+        if solution.drain_policy not in DRAIN_POLICIES:
+            found.append(Violation("allocation", f"drain_policy must be one of {', '.join(DRAIN_POLICIES)}, got {solution.drain_policy!r}"))
+        return found
+    count = instance.num_applications
+    granules, rates = solution.granules, solution.drain_rates
+    if not isinstance(granules, (tuple, list)) or not isinstance(rates, (tuple, list)):
+        return [Violation("allocation", "granules and drain_rates must be sequences")]
+    if len(granules) != count or len(rates) != count:
+        return [Violation("allocation", f"static allocation needs {count} granule counts and drain rates, "
+                                        f"got {len(granules)} and {len(rates)}")]
+    for k, g in enumerate(granules):
+        if not _is_count(g):
+            found.append(Violation("allocation", f"granules[{k}] must be a whole number of granules, got {g!r}"))
+        elif g < 0:
+            found.append(Violation("allocation", f"granules[{k}] must be >= 0, got {g}"))
+    for k, d in enumerate(rates):
+        if not _is_real(d) or d < 0:
+            found.append(Violation("allocation", f"drain_rates[{k}] must be a finite number >= 0, got {d!r}"))
+    schedule = solution.drain_schedule
+    if schedule is not None:
+        times = schedule.times
+        if not isinstance(times, (tuple, list)) or len(times) < 2 or not all(_is_real(t) and t >= 0 for t in times):
+            found.append(Violation("allocation", "drain_schedule.times must be at least 2 finite instants >= 0"))
+        elif any(b <= a for a, b in zip(times, times[1:])):
+            found.append(Violation("allocation", "drain_schedule.times must increase strictly"))
+        elif not isinstance(schedule.rates, (tuple, list)) or len(schedule.rates) != count:
+            found.append(Violation("allocation", f"drain_schedule needs {count} rows"))
+        else:
+            for k, row in enumerate(schedule.rates):
+                if not isinstance(row, (tuple, list)) or len(row) != len(times) - 1:
+                    found.append(Violation("allocation", f"drain_schedule.rates[{k}] needs {len(times) - 1} rates"))
+                elif not all(_is_real(x) and x >= 0 for x in row):
+                    found.append(Violation("allocation", f"drain_schedule.rates[{k}] must be finite numbers >= 0"))
+    return found
+
+
 def _allocation_violations(instance: Instance, solution: Solution) -> list[Violation]:
     """Rules on the allocation itself (before simulating)."""
-    found: list[Violation] = []
+    found: list[Violation] = _value_violations(instance, solution)
+    if found:
+        return found
     platform = instance.platform
     objective = instance.objective
     if objective == "sizing-dynamic" and solution.allocation != "dynamic":
@@ -362,7 +427,8 @@ def _allocation_violations(instance: Instance, solution: Solution) -> list[Viola
             found.append(
                 Violation("capacity", f"{sum(solution.granules)} granules allocated, the buffer has N = {platform.granules}")
             )
-        reserved = sum(solution.drain_rates)
+        # fsum: exact sum, so the 1e-9 tolerance is the spec's and not summation noise on top
+        reserved = math.fsum(solution.drain_rates)
         if reserved > platform.pfs_bandwidth * (1 + TOLERANCE):
             found.append(Violation("drain", f"reserved drain rates sum to {reserved:.6g} > B = {platform.pfs_bandwidth:.6g}"))
         schedule = solution.drain_schedule
@@ -371,7 +437,7 @@ def _allocation_violations(instance: Instance, solution: Solution) -> list[Viola
                 found.append(Violation("allocation", f"drain_schedule needs {count} rows"))
                 return found
             for j in range(len(schedule.times) - 1):
-                total = sum(row[j] for row in schedule.rates)
+                total = math.fsum(row[j] for row in schedule.rates)
                 if total > platform.pfs_bandwidth * (1 + TOLERANCE):
                     found.append(
                         Violation(
