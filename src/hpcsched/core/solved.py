@@ -1,0 +1,195 @@
+"""``solved.json``: the known optima of shipped instances, one schema for every problem.
+
+``instances/<problem>/solved.json`` maps an instance file name to a
+`SolvedEntry`: the best objective found, the best proven lower bound, the
+status (OPTIMAL when they meet), which method (seed, options, time limit)
+found the value and which proved the bound, the backend versions and the
+date. The regression tests read it; ``hpcsched solved`` writes it (`solve_file`)
+and checks it (`check_entry`). Every value in it went through
+`hpcsched.solve`, so every solution behind it was validated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import json
+import math
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import FormatError
+from .io import atomic_write_text, read_instance
+from .registry import run_method
+from .result import Result, Status, gap_of
+
+#: Relative gap at which a value and a bound are taken to meet (the registry's OPTIMAL gap).
+PROVEN_GAP = 1e-6
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One method run of a portfolio: name, time limit, seed and options."""
+
+    method: str
+    time_limit: float | None = None
+    seed: int = 0
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SolvedEntry:
+    """What is known of one shipped instance.
+
+    Attributes
+    ----------
+    objective
+        Best validated objective found, or None when no method found a solution.
+    bound
+        Best proven lower bound, or None.
+    status
+        ``"OPTIMAL"`` when value and bound meet, ``"INFEASIBLE"`` when proven
+        infeasible, else ``"FEASIBLE"`` (or ``"UNKNOWN"`` without a value).
+    method, seed, options, time_limit_s, solver
+        The run that found ``objective``.
+    bound_method, bound_solver
+        The run that proved ``bound`` (may differ from ``method``).
+    date, runtime_s
+        When the entry was made, and the seconds all its runs took.
+    """
+
+    objective: float | None
+    bound: float | None
+    status: str
+    method: str | None
+    seed: int = 0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    time_limit_s: float | None = None
+    solver: str | None = None
+    bound_method: str | None = None
+    bound_solver: str | None = None
+    date: str = ""
+    runtime_s: float = 0.0
+
+    def to_data(self) -> dict[str, Any]:
+        return {key: (dict(value) if isinstance(value, Mapping) else value)
+                for key, value in dataclasses.asdict(self).items()}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any], where: str) -> SolvedEntry:
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise FormatError(f"{where}: unknown field(s) {', '.join(unknown)} (fields: {', '.join(sorted(names))})")
+        missing = sorted({"objective", "bound", "status", "method"} - set(data))
+        if missing:
+            raise FormatError(f"{where}: missing field(s) {', '.join(missing)}")
+        return cls(**data)
+
+
+def read_solved(path: Path) -> dict[str, SolvedEntry]:
+    """Entries of a ``solved.json`` (empty when the file does not exist)."""
+    if not path.exists():
+        return {}
+    try:
+        raw = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise FormatError(f"{path}: not valid JSON ({error})") from None
+    if not isinstance(raw, dict):
+        raise FormatError(f"{path}: must map instance file names to entries")
+    return {name: SolvedEntry.from_data(entry, f"{path}: {name}") for name, entry in raw.items()}
+
+
+def write_solved(path: Path, entries: Mapping[str, SolvedEntry]) -> None:
+    """Write ``entries`` sorted by name, atomically."""
+    data = {name: entries[name].to_data() for name in sorted(entries)}
+    atomic_write_text(path, json.dumps(data, indent=1) + "\n")
+
+
+def solve_file(path: Path, attempts: Iterable[Attempt]) -> SolvedEntry:
+    """Run ``attempts`` in turn on the instance at ``path`` and keep the best value and bound.
+
+    Stops as soon as the best value meets the best bound. A result that is
+    ERROR raises: a shipped instance on which a method fails is a bug to fix,
+    not an entry to record.
+    """
+    instance = read_instance(path)
+    started = time.perf_counter()
+    best: tuple[Result, Attempt] | None = None
+    proof: tuple[Result, Attempt] | None = None
+    infeasible: tuple[Result, Attempt] | None = None
+    for attempt in attempts:
+        result = run_method(instance, attempt.method, time_limit=attempt.time_limit, seed=attempt.seed,
+                            **dict(attempt.options))
+        if result.status is Status.ERROR:
+            raise RuntimeError(f"{path.name}: {attempt.method}: {'; '.join(result.notes)}")
+        if result.status is Status.INFEASIBLE:
+            infeasible = (result, attempt)
+            break
+        if result.objective is not None and (best is None or result.objective < best[0].objective):
+            best = (result, attempt)
+        if result.bound is not None and (proof is None or result.bound > proof[0].bound):
+            proof = (result, attempt)
+        if best is not None and proof is not None and _meet(best[0].objective, proof[0].bound):
+            break
+    elapsed = round(time.perf_counter() - started, 3)
+    today = datetime.date.today().isoformat()
+    if infeasible is not None:
+        result, attempt = infeasible
+        return SolvedEntry(None, None, "INFEASIBLE", attempt.method, attempt.seed, dict(attempt.options),
+                           attempt.time_limit, result.solver, attempt.method, result.solver, today, elapsed)
+    objective = None if best is None else best[0].objective
+    bound = None if proof is None else proof[0].bound
+    status = "UNKNOWN" if objective is None else "OPTIMAL" if _meet(objective, bound) else "FEASIBLE"
+    found = best or proof
+    assert found is not None, "no attempt was given"
+    return SolvedEntry(
+        objective=objective,
+        bound=bound,
+        status=status,
+        method=None if best is None else best[1].method,
+        seed=found[1].seed,
+        options=dict(found[1].options),
+        time_limit_s=found[1].time_limit,
+        solver=None if best is None else best[0].solver,
+        bound_method=None if proof is None else proof[1].method,
+        bound_solver=None if proof is None else proof[0].solver,
+        date=today,
+        runtime_s=elapsed,
+    )
+
+
+def check_entry(entry: SolvedEntry, result: Result) -> list[str]:
+    """What in ``result`` contradicts ``entry`` ([] when nothing does).
+
+    A contradiction is a proof against a proof: a value below a proven bound,
+    a bound above a known value, OPTIMAL at another value, INFEASIBLE against a
+    known solution. A run that merely does worse than the entry (a shorter
+    time limit, say) contradicts nothing.
+    """
+    problems = []
+    slack = 1e-9 * max(1.0, abs(entry.objective or 0.0))
+    if result.status is Status.ERROR:
+        problems.append(f"the method failed: {'; '.join(result.notes)}")
+    if result.status is Status.INFEASIBLE and entry.objective is not None:
+        problems.append(f"INFEASIBLE, but the entry has a solution of value {entry.objective}")
+    if entry.status == "INFEASIBLE" and result.status.has_solution:
+        problems.append("found a solution, but the entry says INFEASIBLE")
+    if result.objective is not None and entry.bound is not None and result.objective < entry.bound - slack:
+        problems.append(f"value {result.objective} below the recorded bound {entry.bound}")
+    if result.bound is not None and entry.objective is not None and result.bound > entry.objective + slack:
+        problems.append(f"bound {result.bound} above the recorded value {entry.objective}")
+    if (result.status is Status.OPTIMAL and entry.status == "OPTIMAL"
+            and not _meet(result.objective, entry.objective)):
+        problems.append(f"OPTIMAL at {result.objective}, recorded OPTIMAL at {entry.objective}")
+    return problems
+
+
+def _meet(objective: float | None, bound: float | None) -> bool:
+    if objective is None or bound is None or not (math.isfinite(objective) and math.isfinite(bound)):
+        return False
+    gap = gap_of(objective, bound)
+    return gap is not None and gap <= PROVEN_GAP
