@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Callable, Optional
 
@@ -21,10 +23,12 @@ from rich.table import Table
 
 from .core.deadline import DEFAULT_TIME_LIMIT
 from .core.errors import HpcschedError, InvalidInstanceError
+from .core.fields import check_method_options
 from .core.io import (
     FORMAT_VERSION,
     TIME_UNITS,
     atomic_output,
+    check_output_path,
     read_instance,
     read_solution,
     write_instance,
@@ -79,6 +83,18 @@ def friendly_errors(command: Callable[..., Any]) -> Callable[..., Any]:
             )
 
     return wrapper
+
+
+#: Image suffixes ``--plot`` accepts (matplotlib infers the format from the suffix).
+PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
+
+
+def _check_plot_path(plot: Path) -> None:
+    """Refuse a ``--plot`` path matplotlib cannot write, before any solving."""
+    if plot.suffix.lower() not in PLOT_SUFFIXES:
+        what = f"unknown image suffix '{plot.suffix}'" if plot.suffix else "no image suffix"
+        raise InvalidInstanceError("--plot", f"{plot}: {what} (accepted: {', '.join(PLOT_SUFFIXES)})")
+    check_output_path(plot, "--plot")
 
 
 def _check_seed(seed: int) -> None:
@@ -150,11 +166,18 @@ def solve(
     problem.method(name)  # unknown method: fail before any work
     if time_limit is None:
         time_limit = DEFAULT_TIME_LIMIT
-    if not time_limit > 0:
-        raise InvalidInstanceError("--time-limit", f"must be > 0 seconds, got {time_limit}")
+    if not (time_limit > 0 and math.isfinite(time_limit)):
+        raise InvalidInstanceError("--time-limit", f"must be a finite number > 0 seconds, got {time_limit}")
     _check_seed(seed)
     options = parse_assignments(opt, "--opt")
-    problem.method(name).check_options(options)
+    check_method_options(problem.method(name), options)
+    # Every output is checked before the solve: a long solve must not end in "cannot write".
+    if out is not None:
+        check_output_path(out, "--out")
+    if plot is not None:
+        if problem.plot is None:
+            _fail(f"problem '{problem.name}' has no plot")
+        _check_plot_path(plot)
     with error_console.status(f"{problem.name}: {name} on {instance.name}...", spinner="dots"):
         result = run_method(instance, name, time_limit=time_limit, seed=seed, **options)
     if as_json:
@@ -170,8 +193,6 @@ def solve(
     if plot is not None:
         if result.solution is None:
             _fail(f"{plot}: nothing to plot, {name} returned no solution ({result.status})")
-        if problem.plot is None:
-            _fail(f"problem '{problem.name}' has no plot")
         with atomic_output(plot) as temporary:
             problem.plot(instance, result.solution, temporary)
     if result.status.value == "ERROR":
@@ -218,6 +239,7 @@ def generate(
         _fail(f"unknown family '{family}' for {problem} (known: {', '.join(entry.generators)})")
     _check_seed(seed)
     params = parse_assignments(param, "--param")
+    check_output_path(output, "--output")
     if n is not None:
         params["n"] = n
     try:
@@ -245,12 +267,21 @@ def import_trace(
     if not trace.exists():
         _fail(f"{trace}: no such file")
     options = parse_assignments(option, "--option")
+    check_output_path(output, "--output")
     try:
         instance = entry.importers[format](trace, **options)
     except TypeError as error:
         raise InvalidInstanceError("--option", f"importer '{format}' rejects these options: {error}") from None
     write_instance(instance, output)
     console.print(f"wrote {output} ({problem} from {format} trace {trace})", highlight=False)
+    # What the importer approximated (e.g. a DAG linearized into a chain) must
+    # not stay hidden in the file: print it.
+    source = getattr(instance, "source", None)
+    notes = source.get("notes") if isinstance(source, Mapping) else None
+    if isinstance(notes, str):
+        notes = [notes]
+    for note in notes or []:
+        console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
 
 
 @app.command("methods")

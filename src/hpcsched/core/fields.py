@@ -138,3 +138,37 @@ def number_list(value: Any, field: str, *, minimum: float | None = None, length:
     """A list of finite floats, each checked, as a tuple."""
     items = require_list(value, field, length=length)
     return tuple(require_number(item, f"{field}[{i}]", minimum=minimum) for i, item in enumerate(items))
+
+
+def check_method_options(method: Any, options: dict[str, Any]) -> None:
+    """``method.check_options(options)``, where any error of the check itself is the user's.
+
+    The check parses values the user typed (``--opt``, a study file); a value
+    it cannot even handle (an integer too large for a double, say) is still a
+    bad option, not a bug. A plain error raised by the check becomes one
+    `InvalidInstanceError` naming the option: each option is checked alone to
+    find the culprit, ``options`` as a whole when none is one alone (a
+    cross-option rule). The method's own computation is not involved: an error
+    there remains an internal error.
+    """
+    from .errors import HpcschedError
+
+    try:
+        method.check_options(options)
+    except HpcschedError:
+        raise
+    except (ArithmeticError, ValueError, TypeError, KeyError, AttributeError) as error:
+        for name, value in options.items():
+            try:
+                method.check_options({name: value})
+            except HpcschedError:
+                raise
+            except (ArithmeticError, ValueError, TypeError, KeyError, AttributeError) as alone:
+                raise InvalidInstanceError(f"options.{name}", f"cannot be used: {alone} (got {_short(value)})") from None
+        raise InvalidInstanceError("options", f"cannot be used together: {error}") from None
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, cut when long (a 400-digit integer is not worth printing)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"

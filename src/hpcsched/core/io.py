@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .errors import FormatError, InvalidInstanceError, InvalidSolutionError
+from .errors import FormatError, InvalidInstanceError, InvalidSolutionError, NotAnInstanceError, OutputPathError
 from .registry import Problem, get_problem, problem_of
 from .result import Result, Status
 
@@ -65,18 +65,76 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
 def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
     """Write ``payload`` to ``path`` through a temporary file and a rename."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    with _naming(target):
+        _make_parent(target)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(payload)
+                out.flush()
+                os.fsync(out.fileno())
+            os.chmod(temporary, _default_mode())
+            os.replace(temporary, target)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+
+def _make_parent(target: Path) -> None:
+    """Create the folder of ``target``; a file in the way is named as such."""
+    if target.is_dir():
+        raise OutputPathError(f"{target}: is a folder, not a file")
     try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(payload)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, _default_mode())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise OutputPathError(f"{target}: cannot create its folder {target.parent}: a file is in the way") from None
+
+
+class _naming:
+    """Re-raise an OSError met while writing ``target`` as an `OutputPathError`
+    naming ``target``: the temporary file it goes through means nothing to the user."""
+
+    def __init__(self, target: Path):
+        self.target = target
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, value, traceback) -> bool:
+        if kind is not None and issubclass(kind, OSError) and not isinstance(value, OutputPathError):
+            reason = value.strerror or str(value)
+            raise OutputPathError(f"{self.target}: cannot write: {reason}") from None
+        return False
+
+
+def check_output_path(path: str | os.PathLike, option: str | None = None) -> None:
+    """Refuse, before any work, an output path that cannot be written.
+
+    The path must not be a folder, and the nearest existing folder above it
+    must be a folder in which a file can be created (probed with a real
+    temporary file: permission bits say nothing on ``/proc`` or to root).
+    Nothing is created except that probe, which is removed at once.
+
+    Raises
+    ------
+    OutputPathError
+        Naming ``option`` (e.g. ``--out``) when given, and the user's path.
+    """
+    target = Path(path)
+    where = f"{option} {target}" if option else str(target)
+    if target.is_dir():
+        raise OutputPathError(f"{where}: is a folder, not a file")
+    ancestor = target.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputPathError(f"{where}: {ancestor} is not a folder")
+    try:
+        handle, probe = tempfile.mkstemp(dir=ancestor, prefix=".hpcsched-probe.")
+    except OSError as error:
+        raise OutputPathError(f"{where}: cannot write in {ancestor}: {error.strerror or error}") from None
+    os.close(handle)
+    os.unlink(probe)
 
 
 def _reject_constant(name: str) -> float:
@@ -112,8 +170,29 @@ def _require(document: Any, key: str, kind: type | tuple[type, ...], file: str) 
     return value
 
 
+def is_instance_document(document: Any) -> bool:
+    """Whether a parsed JSON document is meant as an instance file at all.
+
+    An instance file is an object with a ``data`` section, or at least a
+    ``problem`` name while not being a solution file (which has ``problem``
+    and ``solution``). A ``solved.json`` table, a list or a solution file is
+    not; an instance file with a broken field is (and is refused by name).
+    """
+    if not isinstance(document, dict):
+        return False
+    return "data" in document or ("problem" in document and "solution" not in document)
+
+
 def instance_from_document(document: Any, file: str = "<memory>") -> Any:
-    """Build the Instance described by a parsed instance document."""
+    """Build the Instance described by a parsed instance document.
+
+    Raises NotAnInstanceError for a document that is not meant as an instance
+    (see `is_instance_document`), InvalidInstanceError for a broken field.
+    """
+    if not is_instance_document(document):
+        what = "a solution file" if isinstance(document, dict) and "solution" in document else (
+            "a JSON object without \"problem\" and \"data\"" if isinstance(document, dict) else f"a JSON {type(document).__name__}")
+        raise NotAnInstanceError("(top level)", f"not an instance file: {what}", file)
     problem_name = _require(document, "problem", str, file)
     try:
         problem = get_problem(problem_name)
@@ -256,6 +335,11 @@ def read_solution(path: str | os.PathLike, instance: Any) -> Any:
                 raise InvalidSolutionError(
                     "instance.sha256", f"does not match the instance '{instance.name}' (computed on other data)", file
                 )
+        if document.get("solution", {}) is None:
+            status = document.get("status", "without a solution")
+            method = document.get("method")
+            by = f" of {method}" if isinstance(method, str) else ""
+            raise InvalidSolutionError("solution", f"is null: the solution file holds no solution (the solve{by} ended {status})", file)
         payload = _require(document, "solution", dict, file)
     except InvalidInstanceError as error:
         if isinstance(error, InvalidSolutionError):
@@ -283,17 +367,22 @@ class atomic_output:
         self.target = Path(path)
 
     def __enter__(self) -> Path:
-        self.target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(
-            dir=self.target.parent, prefix=f".{self.target.stem}.", suffix=self.target.suffix
-        )
+        with _naming(self.target):
+            _make_parent(self.target)
+            handle, temporary = tempfile.mkstemp(
+                dir=self.target.parent, prefix=f".{self.target.stem}.", suffix=self.target.suffix
+            )
         os.close(handle)
         self.temporary = Path(temporary)
         return self.temporary
 
     def __exit__(self, kind, value, traceback) -> None:
-        if kind is None and self.temporary.exists() and self.temporary.stat().st_size > 0:
-            os.chmod(self.temporary, _default_mode())
-            os.replace(self.temporary, self.target)
-        else:
+        with _naming(self.target):
+            if kind is None and self.temporary.exists() and self.temporary.stat().st_size > 0:
+                os.chmod(self.temporary, _default_mode())
+                os.replace(self.temporary, self.target)
+                return
             self.temporary.unlink(missing_ok=True)
+        if isinstance(value, OSError) and not isinstance(value, OutputPathError):
+            # the writer failed on the temporary file: say so of the user's path
+            raise OutputPathError(f"{self.target}: cannot write: {value.strerror or value}") from None
