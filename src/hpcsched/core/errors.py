@@ -105,14 +105,3 @@ class NotAnInstanceError(InvalidInstanceError):
 class OutputPathError(HpcschedError, OSError):
     """An output file cannot be written where the user asked; the message
     names the user's path (never the temporary file it is written through)."""
-
-
-class NotAnInstanceError(InvalidInstanceError):
-    """A JSON file that is recognizably not an instance file at all (no
-    ``problem`` and no ``data`` key, e.g. a ``solved.json`` table or a solution
-    file), as opposed to an instance file with a broken field."""
-
-
-class OutputPathError(HpcschedError, OSError):
-    """An output file cannot be written where the user asked; the message
-    names the user's path (never the temporary file it is written through)."""
