@@ -24,16 +24,20 @@ SOLVED = json.loads((INSTANCES / "solved.json").read_text()) if (INSTANCES / "so
 def test_vgg16_import_matches_the_file(pipedream_dir):
     path = pipedream_dir / "vgg16.graph.txt"
     text = path.read_text()
-    nodes = re.findall(r"^(node\d+) -- (\w+).*?forward_compute_time=([\d.]+), backward_compute_time=([\d.]+), "
-                       r"activation_size=([\d.]+)", text, flags=re.M)
+    nodes = re.findall(r"^(node\d+) -- (\w+)(\(inplace\))?.*?forward_compute_time=([\d.]+), "
+                       r"backward_compute_time=([\d.]+), activation_size=([\d.]+)", text, flags=re.M)
     inputs = [n for n in nodes if n[1] == "Input"]
-    layers = [n for n in nodes if n[1] != "Input" and (float(n[2]) > 0 or float(n[3]) > 0)]
+    # A layer per node that allocates its output: not the in-place ReLUs, the Size and the View
+    # (they are folded into the layer before them); the zero-time Dropouts allocate and are layers.
+    layers = [n for n in nodes if n[1] not in ("Input", "Size", "View") and not n[2]]
     instance = import_pipedream(path, budget=0.6, link="pcie3")
-    assert instance.n_layers == len(layers) == 36
-    assert instance.activation[0] == int(float(inputs[0][4]))  # the Input's output is a_0
-    # Σ f excludes the Input's data-loading time; ms rounded to us.
-    assert abs(sum(instance.forward) - 1000 * sum(float(n[2]) for n in layers)) <= len(layers)
-    assert instance.source["skip_edges"] == 0  # VGG16 is a chain
+    assert instance.n_layers == len(layers) == 23
+    assert instance.activation[0] == int(float(inputs[0][5]))  # the Input's output is a_0
+    assert sum(instance.activation) == int(float(inputs[0][5])) + sum(int(float(n[5])) for n in layers)
+    # Σ f (folded ops included) excludes the Input's data-loading time; ms rounded to us per layer.
+    non_input = [n for n in nodes if n[1] != "Input"]
+    assert abs(sum(instance.forward) - 1000 * sum(float(n[3]) for n in non_input)) <= len(layers)
+    assert instance.source["skip_edges"] == 0 and instance.source["linearization"]["exact"]  # VGG16 is a chain
     assert instance.source["sha256"] == file_sha256(path)
     assert instance.bandwidth_out == LINKS["pcie3"] == 12_000.0
     assert instance.memory == int(0.6 * no_offload_peak(instance.with_memory(2**53)))
@@ -42,7 +46,11 @@ def test_vgg16_import_matches_the_file(pipedream_dir):
 @pytest.mark.data
 def test_resnet50_skip_connections_are_counted(pipedream_dir):
     instance = import_pipedream(pipedream_dir / "resnet50.graph.txt", budget=0.9, link="pcie5")
-    assert instance.source["skip_edges"] >= 16  # one shortcut per bottleneck block
+    linearization = instance.source["linearization"]
+    assert linearization["branches"] == linearization["merges"] == 16  # one shortcut per bottleneck block
+    assert instance.source["skip_edges"] >= 16
+    assert linearization["inplace_folded"] == 49 + 16  # ReLU(inplace) and Add(inplace): no tensor of their own
+    assert instance.n_layers == 53 + 53 + 3  # conv, batch norm, max pool, avg pool, linear
     assert instance.bandwidth_in == 50_000.0
 
 
@@ -140,8 +148,10 @@ def test_kineto_resnet50_layers():
     from hpcsched.offload import import_kineto
 
     instance = import_kineto(trace, budget=0.6)
-    # ResNet-50: 53 conv + 53 batch norm + 49 ReLU + 16 residual adds + max pool + avg pool + fc.
-    assert instance.n_layers == 53 + 53 + 49 + 16 + 3
+    # ResNet-50: 53 conv + 53 batch norm + max pool + avg pool + fc; the 49 relu_ and 16 residual add_
+    # write in place: folded into the layer before them.
+    assert instance.n_layers == 53 + 53 + 3
+    assert sum(instance.forward) == 32695  # nothing lost by folding (Σf of the 174 operators)
     assert instance.activation[0] == 32 * 3 * 224 * 224 * 4  # batch 32 of float32 images
     assert instance.activation[-1] == 32 * 1000 * 4  # logits
     assert instance.source["sha256"] == file_sha256(trace)

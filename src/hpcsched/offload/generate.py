@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import FormatError, InvalidInstanceError
-from ..core.fields import LARGEST_INTEGER, require_bool, require_int, require_number, require_str
+from ..core.fields import LARGEST_INTEGER, require_int, require_number, require_str
 from .model import DUPLEX_MODES
 from ..core.io import file_sha256
 from .model import Instance
@@ -181,62 +181,158 @@ def generate_transformer(*, seed: int = 0, n: int = 24, budget: float = 0.5, lin
                    bandwidth=bandwidth, latency=latency, duplex=duplex, source=_common("transformer", seed, n, params))
 
 
-def chain_from_pipedream(path: str | Path, *, drop_zero_time: bool = True) -> dict[str, Any]:
-    """Linearize a PipeDream graph: layer names, f, b (us), activations (bytes), skip-edge count."""
+def chain_from_pipedream(path: str | Path) -> dict[str, Any]:
+    """Linearize a PipeDream graph into a chain (see the module docstring for the exact rules).
+
+    Returns
+    -------
+    dict
+        ``layers`` (names), ``forward``, ``backward`` (integer us), ``activation`` (bytes, s_0..s_L:
+        every materialized tensor once), ``linearization`` (counts of the graph's shape and of what
+        the chain does not represent), ``notes`` (the same in sentences) and ``dropped_input_ms``.
+    """
     import networkx as nx
 
-    from ..traces.pipedream import parse_graph
+    from ..traces.pipedream import ALIAS_KINDS, node_number, operator_name, parse_graph, storage_kind
 
     graph = parse_graph(path)
+    producers = graph.predecessors()
     digraph = nx.DiGraph()
-    for node in graph.nodes:
-        digraph.add_node(node.node_id)
+    digraph.add_nodes_from(sorted((node.node_id for node in graph.nodes), key=node_number))
     digraph.add_edges_from(graph.edges)
     if not nx.is_directed_acyclic_graph(digraph):
         raise FormatError(f"{path}: the layer graph has a cycle")
     by_id = {node.node_id: node for node in graph.nodes}
-    order = list(nx.lexicographical_topological_sort(digraph, key=lambda node_id: int(node_id[4:])))
-    inputs = [by_id[i] for i in order if by_id[i].operator.startswith("Input")]
-    kept = []
+    order = list(nx.lexicographical_topological_sort(digraph, key=node_number))
+    kind = {node_id: storage_kind(by_id[node_id], bool(producers[node_id])) for node_id in order}
+
+    # Cut the topological order into runs: a run starts at a node that materializes a tensor and takes
+    # the alias and scalar nodes after it (their time is the run's, their output is its storage).
+    runs: list[list[str]] = []
+    leading: list[str] = []  # alias/scalar nodes before the first materializing node (they join run 1)
+    storage: dict[str, int | None] = {}  # node -> index of the tensor holding its output (0 = a_0)
+    run_of: dict[str, int] = {}
     for node_id in order:
-        node = by_id[node_id]
-        if node.operator.startswith("Input"):
+        node_kind = kind[node_id]
+        if node_kind == "input":
+            storage[node_id] = 0
             continue
-        if drop_zero_time and node.forward_ms == 0 and node.backward_ms == 0:
+        if node_kind == "materialized":
+            runs.append(leading + [node_id] if not runs else [node_id])
+            leading = [] if len(runs) == 1 else leading
+            storage[node_id] = len(runs)
+        else:
+            (runs[-1] if runs else leading).append(node_id)
+            tensors = [storage[p] for p in producers[node_id] if storage.get(p) is not None]
+            # An alias shares the storage of its most recently produced tensor input (the one an
+            # in-place op writes into is not named in the file; only the statistics depend on it).
+            storage[node_id] = max(tensors) if node_kind in ALIAS_KINDS and tensors else None
+        run_of[node_id] = len(runs)  # 0 for leading nodes: they join run 1 below
+    if not runs:
+        raise FormatError(f"{path}: no layer materializes a tensor (only inputs, views and in-place ops)")
+    for node_id in runs[0]:
+        run_of[node_id] = 1
+
+    inputs = [by_id[i] for i in order if kind[i] == "input"]
+    heads = [next(i for i in run if kind[i] == "materialized") for run in runs]
+    n_layers = len(runs)
+    forward_ms = [sum(by_id[i].forward_ms for i in run) for run in runs]
+    backward_ms = [sum(by_id[i].backward_ms for i in run) for run in runs]
+    activation = [sum(node.activation_bytes for node in inputs)] + [by_id[head].activation_bytes for head in heads]
+
+    # Which tensors each layer reads: views and scalars move no data, so their consumers read the
+    # storage they alias; in-place ops do read (ResNet's x += shortcut reads the shortcut).
+    reads: list[set[int]] = [set() for _ in range(n_layers + 1)]
+    for node_id in order:
+        if kind[node_id] in ("input", "view", "scalar"):
             continue
-        kept.append(node)
-    if not kept:
-        raise FormatError(f"{path}: no layer with compute time")
-    position = {node.node_id: k for k, node in enumerate(kept)}
-    # A kept edge whose consumer is not the next layer is a skip connection; edges through
-    # dropped nodes are followed to their nearest kept descendant.
-    skip = 0
-    for node in kept:
-        for successor in digraph.successors(node.node_id):
-            targets = [successor]
-            while targets and targets[0] not in position:
-                nxt = []
-                for t in targets:
-                    nxt.extend(digraph.successors(t))
-                targets = [t for t in nxt] if nxt else []
-                if all(t in position for t in targets):
-                    break
-            for target in targets:
-                if target in position and position[target] != position[node.node_id] + 1:
-                    skip += 1
+        layer = run_of[node_id]
+        for producer in producers[node_id]:
+            tensor = storage.get(producer)
+            if tensor is not None and tensor != layer:
+                reads[layer].add(tensor)
+    readers: list[set[int]] = [set() for _ in range(n_layers + 1)]
+    for layer in range(1, n_layers + 1):
+        for tensor in reads[layer]:
+            readers[tensor].add(layer)
+    skip_reads = sum(len(readers[t] - {t + 1}) for t in range(n_layers + 1))
+    not_reading_previous = [k for k in range(1, n_layers + 1) if (k - 1) not in reads[k]]
+    branches = sum(1 for t in range(n_layers + 1) if len(readers[t]) >= 2)
+    merges = sum(1 for k in range(1, n_layers + 1) if len(reads[k]) >= 2)
+    # Cut k lies between layer k and layer k + 1; the chain carries only a_k across it.
+    across_count, across_bytes = [], []
+    for cut in range(n_layers):
+        kept = [t for t in range(cut) if readers[t] and max(readers[t]) > cut]
+        across_count.append(len(kept))
+        across_bytes.append(sum(activation[t] for t in kept))
+    worst_cut = max(range(n_layers), key=lambda cut: (across_bytes[cut], -cut))
+    counts = {name: sum(1 for i in order if kind[i] == name)
+              for name in ("input", "materialized", "inplace", "view", "scalar")}
+    zero_time_layers = [f"{head}:{operator_name(by_id[head].operator)}" for k, head in enumerate(heads)
+                        if forward_ms[k] == 0 and backward_ms[k] == 0]
+    exact = skip_reads == 0 and not not_reading_previous and branches == 0 and merges == 0
+    linearization = {
+        "order": "topological, ties by node number; a layer = a materializing node and the alias/scalar nodes after it",
+        "nodes": len(order),
+        "layers": n_layers,
+        "inputs": counts["input"],
+        "materialized": counts["materialized"],
+        "inplace_folded": counts["inplace"],
+        "views_folded": counts["view"],
+        "scalars_folded": counts["scalar"],
+        "zero_time_layers": len(zero_time_layers),
+        "branches": branches,
+        "merges": merges,
+        "skip_edges": skip_reads,
+        "layers_not_reading_previous": len(not_reading_previous),
+        "tensors_kept_across_cut": {
+            "max_count": max(across_count, default=0),
+            "max_bytes": across_bytes[worst_cut] if n_layers else 0,
+            "at_cut": worst_cut,
+            "cuts_with_any": sum(1 for c in across_count if c),
+        },
+        "exact": exact,
+    }
+    notes = [
+        f"{len(order)} graph nodes -> {n_layers} layers in topological order (ties by node number); "
+        f"activation bytes = the {len(inputs)} input(s) as a_0 plus one tensor per materializing node "
+        f"({sum(activation)} bytes, each tensor once)",
+        f"dropped {len(inputs)} input node(s): {sum(node.forward_ms for node in inputs):g} ms of data loading",
+    ]
+    if counts["inplace"] or counts["view"] or counts["scalar"]:
+        notes.append(f"folded into the layer before them (time added, no tensor of their own): "
+                     f"{counts['inplace']} in-place op(s), {counts['view']} view(s)/tuple index(es), "
+                     f"{counts['scalar']} Size node(s)")
+    if zero_time_layers:
+        shown = ", ".join(zero_time_layers[:5]) + (", ..." if len(zero_time_layers) > 5 else "")
+        notes.append(f"{len(zero_time_layers)} zero-time layer(s) kept for their tensor ({shown})")
+    if exact:
+        notes.append("the graph is a chain: the linearization is exact")
+    else:
+        cut = linearization["tensors_kept_across_cut"]
+        notes.append(
+            f"DAG approximated by a chain: {branches} branch(es) (tensors read by 2+ layers), {merges} merge(s) "
+            f"(layers reading 2+ tensors), {skip_reads} read(s) by a layer other than the next one, "
+            f"{len(not_reading_previous)} layer(s) that do not read a_(k-1)")
+        notes.append(
+            f"the chain keeps only a_k across cut k: up to {cut['max_count']} other tensor(s) "
+            f"({cut['max_bytes']} bytes at cut {cut['at_cut']}) are still read after the cut; the chain lets "
+            f"them be offloaded while a later layer reads them (optimistic) and frees a_k at the end of "
+            f"B_(k+1) whatever layer reads it last (see docs/offload.md, Real instances)")
     return {
-        "layers": [f"{node.node_id}:{node.operator.split('(')[0]}" for node in kept],
-        "forward": [int(round(node.forward_ms * 1000)) for node in kept],
-        "backward": [int(round(node.backward_ms * 1000)) for node in kept],
-        "activation": [sum(node.activation_bytes for node in inputs)] + [node.activation_bytes for node in kept],
-        "skip_edges": skip,
+        "layers": [f"{head}:{operator_name(by_id[head].operator)}" for head in heads],
+        "forward": [int(round(ms * 1000)) for ms in forward_ms],
+        "backward": [int(round(ms * 1000)) for ms in backward_ms],
+        "activation": activation,
+        "linearization": linearization,
+        "notes": notes,
         "dropped_input_ms": sum(node.forward_ms for node in inputs),
     }
 
 
 def import_pipedream(path: str | Path, *, budget: float = 0.6, link: str = "pcie3", bandwidth: float | None = None,
                      latency: int = 0, duplex: str = "full", memory: int | None = None,
-                     drop_zero_time: bool = True, name: str | None = None) -> Instance:
+                     name: str | None = None) -> Instance:
     """An offload Instance from a PipeDream ``graph.txt`` (see the module docstring).
 
     Parameters
@@ -249,19 +345,20 @@ def import_pipedream(path: str | Path, *, budget: float = 0.6, link: str = "pcie
         Preset of `LINKS` (ignored when ``bandwidth`` is given, in bytes/us).
     """
     _check_link(budget, link, bandwidth, latency, duplex, memory)
-    require_bool(drop_zero_time, "drop_zero_time")
     path = Path(path)
-    chain = chain_from_pipedream(path, drop_zero_time=drop_zero_time)
+    chain = chain_from_pipedream(path)
     network = path.name.split(".")[0]
     source = {
         "importer": "pipedream",
         "file": path.name,
         "sha256": file_sha256(path),
         "options": {"budget": budget, "link": link, "bandwidth": bandwidth, "latency": latency, "duplex": duplex,
-                    "memory": memory, "drop_zero_time": drop_zero_time},
+                    "memory": memory},
         "time_rounding": "ms rounded to integer us",
-        "skip_edges": chain["skip_edges"],
+        "skip_edges": chain["linearization"]["skip_edges"],
         "dropped_input_ms": chain["dropped_input_ms"],
+        "linearization": chain["linearization"],
+        "notes": chain["notes"],
     }
     label = link if bandwidth is None else f"bw{bandwidth:g}"
     default_name = f"{network}-{label}-{int(round(100 * budget))}" if memory is None else f"{network}-{label}-m{memory}"
@@ -280,17 +377,35 @@ def import_kineto(path: str | Path, *, budget: float = 0.6, link: str = "pcie3",
     iteration, top-level module operators in time order, backward nodes
     paired in reverse order of the same kind, float32 sizes).  The same
     chain approximation of skip connections as for PipeDream applies (the
-    residual ``add_`` is a layer of its own; its second input's extra
+    residual ``add_`` writes into its first input; its second input's extra
     lifetime is ignored).  Times are kernel microseconds, rounded to
     integers; idle gaps and CPU-side time are not part of f and b.
+
+    In-place operators (aten names ending in ``_``: ``relu_``, the residual
+    ``add_``) write into their input's storage: their output is no new
+    tensor, so each is folded into the layer before it (times added, one
+    activation: the storage both share).  ResNet-50: 174 operators, 109
+    layers.
     """
     from ..traces.kineto_layers import read_layers
 
     _check_link(budget, link, bandwidth, latency, duplex, memory)
     path = Path(path)
     layers = read_layers(path, iteration=iteration)
-    chain, output = layers[:-1], layers[-1]
-    activation = [layer.input_bytes for layer in chain] + [output.input_bytes]
+    records, output = layers[:-1], layers[-1]
+    # Fold each in-place operator into the layer before it: its output is its input's storage.
+    chain: list[dict[str, Any]] = []
+    activation = [records[0].input_bytes] if records else []
+    folded = 0
+    for k, record in enumerate(records):
+        output_bytes = records[k + 1].input_bytes if k + 1 < len(records) else output.input_bytes
+        if chain and record.operator.endswith("_"):
+            chain[-1]["forward_us"] += record.forward_us
+            chain[-1]["backward_us"] += record.backward_us
+            folded += 1
+            continue
+        chain.append({"operator": record.operator, "forward_us": record.forward_us, "backward_us": record.backward_us})
+        activation.append(output_bytes)
     source = {
         "importer": "kineto",
         "file": path.name,
@@ -298,12 +413,16 @@ def import_kineto(path: str | Path, *, budget: float = 0.6, link: str = "pcie3",
         "options": {"budget": budget, "link": link, "bandwidth": bandwidth, "latency": latency, "duplex": duplex,
                     "memory": memory, "iteration": iteration},
         "time_rounding": "kernel us rounded to integers",
+        "notes": [f"{len(records)} operators -> {len(chain)} layers: {folded} in-place operator(s) (relu_, add_) "
+                  "folded into the layer before them (no tensor of their own)",
+                  "skip connections: the residual add_'s second input is kept only until the next layer's "
+                  "backward in the chain (approximation)"],
     }
     network = path.name.split(".")[0]
     label = link if bandwidth is None else f"bw{bandwidth:g}"
     default_name = f"{network}-{label}-{int(round(100 * budget))}" if memory is None else f"{network}-{label}-m{memory}"
-    return _finish(name or default_name, [round(layer.forward_us) for layer in chain],
-                   [round(layer.backward_us) for layer in chain], activation, budget=budget, link=link,
+    return _finish(name or default_name, [round(layer["forward_us"]) for layer in chain],
+                   [round(layer["backward_us"]) for layer in chain], activation, budget=budget, link=link,
                    bandwidth=bandwidth, latency=latency, duplex=duplex, source=source,
-                   layers=[f"{k + 1}:{layer.operator.replace('aten::', '')}" for k, layer in enumerate(chain)],
+                   layers=[f"{k + 1}:{layer['operator'].replace('aten::', '')}" for k, layer in enumerate(chain)],
                    memory=memory)
