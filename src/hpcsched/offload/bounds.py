@@ -27,7 +27,15 @@ from __future__ import annotations
 import itertools
 from typing import Any, Iterable, Mapping
 
+from ..core.deadline import Deadline
+from ..core.result import Status
 from .model import Instance, canonical_schedule, exchange_pairs, identical_classes
+
+
+def earliest(*deadlines: Deadline | None) -> Deadline:
+    """The earliest of ``deadlines`` (None entries and unlimited ones ignored; unlimited if all are)."""
+    points = [d.at for d in deadlines if d is not None and d.at is not None]
+    return Deadline(min(points) if points else None)
 
 
 def compute_bound(instance: Instance) -> int:
@@ -176,8 +184,16 @@ def transfer_bound_chains(instance: Instance, *, buckets: int = 2000) -> tuple[l
 
 
 def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
-                  integer: bool = False, volume_rows: bool = False) -> tuple[float | None, dict[int, float], Any]:
+                  integer: bool = False, volume_rows: bool = False,
+                  deadline: Deadline | None = None) -> tuple[float | None, dict[int, float], Any]:
     """Solve the fractional-offloading LP; return (bound, fractional o_i, outcome).
+
+    ``time_limit`` covers building and solving (on a 1,103-layer chain the
+    build alone takes seconds); ``deadline``, the caller's, also stops it.
+    When either passes during the build, `TimeLimitReached` is raised; the
+    solve gets what is left.  The bound is None unless the LP was solved to
+    optimality; the fractions are those of the LP point when the solver
+    stopped at a primal feasible one (still a fine rounding guide, no bound).
 
     Variables: starts SF_k, SB_k; o_i in [0, 1]; q_ik in [0, o_i], the part of
     a_i whose offload is finished when F_k starts (i <= k-2); r_ik in
@@ -206,6 +222,7 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
 
     from ..solvers.milp import solve_pulp
 
+    clock = earliest(Deadline.after(time_limit), deadline)
     n, s = instance.n_layers, instance.activation
     f, b = instance.forward, instance.backward
     wf, wb, M = instance.workspace_forward, instance.workspace_backward, instance.memory
@@ -231,6 +248,7 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
 
     window = n if n <= 120 else (60 if n <= 400 else 16)
     for k in range(2, n + 1):
+        clock.check("building the LP relaxation")
         early = [i for i in offloadable if k - 2 - window < i <= k - 2]
         # Activations older than the window count as gone as soon as they are offloaded
         # (optimistic, so still a relaxation): this keeps the LP at O(L * window) variables.
@@ -283,14 +301,14 @@ def lp_relaxation(instance: Instance, *, time_limit: float | None = None,
     if instance.duplex == "half":
         # One channel carries every transfer, all within [0, start of B_1].
         lp += SB[0] >= pulp.lpSum((tau_out[i] + tau_in[i]) * o[i] for i in offloadable)
-    outcome = solve_pulp(lp, time_limit=time_limit)
+    clock.check("building the LP relaxation")
+    outcome = solve_pulp(lp, time_limit=clock.remaining())
+    fractions = {i: float(o[i].value() or 0.0) for i in offloadable} if outcome.has_solution else {}
     if integer:
         # Any proven bound of this relaxation is a bound of the problem.
-        fractions = {i: float(o[i].value() or 0.0) for i in offloadable} if outcome.has_solution else {}
         return outcome.bound, fractions, outcome
-    if outcome.status.name != "OPTIMAL":
-        return None, {}, outcome
-    fractions = {i: float(o[i].value() or 0.0) for i in offloadable}
+    if outcome.status is not Status.OPTIMAL:
+        return None, fractions, outcome  # a point, not the LP optimum: no bound
     return float(outcome.objective), fractions, outcome
 
 
@@ -339,8 +357,14 @@ def compute_chain(lp: Any, forward, backward, upper: float | None = None) -> tup
 def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | None = 30.0, seed: int = 0,
                        workers: int = 2, hint: Any = None, log: bool = False, start_rows: bool = False,
                        prefetch_rows: Iterable[tuple[int, int]] = (),
-                       fixed_offload: Mapping[int, bool] | None = None, exchange: bool = True) -> tuple[Any, Any]:
+                       fixed_offload: Mapping[int, bool] | None = None, exchange: bool = True,
+                       deterministic_time: float | None = None,
+                       deadline: Deadline | None = None) -> tuple[Any, Any]:
     """CP-SAT model of the *instant relaxation*; returns (outcome, the model's variables).
+
+    ``time_limit`` (wall-clock seconds) and ``deterministic_time`` (CP-SAT's
+    deterministic units, the same on any machine) limit the solve;
+    ``deadline`` is checked while the model is built (`TimeLimitReached`).
 
     A relaxation that keeps one offload set and the two transfer sequences
     of the whole schedule (so it couples the forward and the backward phase)
@@ -468,6 +492,7 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
     for i in range(n + 1):
         prefix[i + 1] = prefix[i] + s[i]
     absent: dict[tuple[str, int, int], Any] = {}
+    deadline = deadline if deadline is not None else Deadline(None)
 
     def absent_row(kind: str, k: int, instant, need: int, resident: int | None = None, enforce: tuple = ()) -> None:
         """Σ s_i [a_i absent at instant] >= need over offloadable i <= k-2 (but ``resident``)."""
@@ -486,6 +511,7 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
         model.add(sum(size * x for size, x in chosen) >= need).only_enforce_if(list(enforce))
 
     for k in range(2, n + 1):
+        deadline.check("building the instant relaxation")
         need = prefix[k - 1] + s[k - 1] + s[k] + wf[k - 1] - M
         if need > 0 and f[k - 1] > 0:
             absent_row("x", k, sf[k - 1], need)
@@ -555,7 +581,11 @@ def instant_relaxation(instance: Instance, *, upper: int, time_limit: float | No
             gone = i in hint.offloaded and (hint.offload_start[i] + instance.offload_time(i) <= instant
                                             < hint.prefetch_start[i])
             model.add_hint(x, gone)
-    outcome = solve_cpsat(model, time_limit=time_limit, workers=workers, seed=seed, log=log)
+    deadline.check("building the instant relaxation")
+    if deadline.at is not None:
+        time_limit = deadline.remaining() if time_limit is None else min(time_limit, deadline.remaining())
+    outcome = solve_cpsat(model, time_limit=time_limit, deterministic_time=deterministic_time, workers=workers,
+                          seed=seed, log=log)
     return outcome, (sf, sb, o, e, p)
 
 
@@ -638,7 +668,7 @@ def instant_relaxation_bound(instance: Instance, *, upper: int, time_limit: floa
 def instant_relaxation_search(instance: Instance, *, lower: int, upper: int, time_limit: float = 30.0,
                               seed: int = 0, workers: int = 2, hint: Any = None,
                               first_fraction: float = 0.15, probe_fraction: float = 0.75,
-                              exchange: bool = True) -> tuple[int, Any, Any]:
+                              exchange: bool = True, deadline: Deadline | None = None) -> tuple[int, Any, Any]:
     """Destructive lower bounding with `instant_relaxation`: (bound, first outcome, its variables).
 
     ``lower`` must be a proven bound and ``upper`` the makespan of a
@@ -654,27 +684,29 @@ def instant_relaxation_search(instance: Instance, *, lower: int, upper: int, tim
     the time left (on VGG16 / PCIe 3, 60 s: 0.75 reached 1,060,762 at 60 %
     and nothing at 40 %; 0.5 reached 1,059,785 and 1,667,352).  The bound
     is valid whatever the probes' outcomes.  ``exchange``: as in
-    `instant_relaxation`.
+    `instant_relaxation`.  ``deadline`` (the caller's) stops the first
+    model's build (`TimeLimitReached`) and the probes.
     """
-    import time
+    from ..core.deadline import TimeLimitReached
 
-    from ..core.result import Status
-
-    started = time.perf_counter()
-    outcome, handles = instant_relaxation(instance, upper=upper, time_limit=max(0.5, first_fraction * time_limit),
-                                          seed=seed, workers=workers, hint=hint, exchange=exchange)
+    deadline = earliest(Deadline.after(time_limit), deadline)
+    outcome, handles = instant_relaxation(instance, upper=upper, time_limit=first_fraction * time_limit,
+                                          seed=seed, workers=workers, hint=hint, exchange=exchange, deadline=deadline)
     bound = max(lower, relaxation_outcome_bound(instance, outcome, upper))
     cap = upper if outcome.objective is None else min(upper, int(round(outcome.objective)))
     if outcome.status is Status.OPTIMAL:
         return bound, outcome, handles
     cap -= 1  # the largest value still worth testing: a relaxed solution of value w proves nothing above w
     while bound <= cap:
-        left = time_limit - (time.perf_counter() - started)
+        left = deadline.remaining()
         if left < 0.5:
             break
         probe = bound + (cap - bound) // 3
-        result, _ = instant_relaxation(instance, upper=probe, time_limit=probe_fraction * left, seed=seed,
-                                       workers=workers, exchange=exchange)
+        try:
+            result, _ = instant_relaxation(instance, upper=probe, time_limit=probe_fraction * left, seed=seed,
+                                           workers=workers, exchange=exchange, deadline=deadline)
+        except TimeLimitReached:
+            break
         if result.status is Status.INFEASIBLE:
             bound = max(bound, relaxation_outcome_bound(instance, result, probe))
         elif result.has_solution:

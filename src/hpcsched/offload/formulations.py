@@ -78,6 +78,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.deadline import Deadline, TimeLimitReached
 from ..core.errors import InfeasibleError, InvalidInstanceError
 from ..core.fields import require_bool, require_int, require_list, require_number
 from ..core.result import Result, Status
@@ -105,7 +106,7 @@ def _up(value: int, scale: int) -> int:
 
 def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[int] | None = None,
                 hint: Solution | None = None, lower: int | None = None,
-                exchange: bool = False) -> tuple[Any, _CpVars]:
+                exchange: bool = False, deadline: Deadline | None = None) -> tuple[Any, _CpVars]:
     """The CP-SAT model of the module docstring at resolution ``scale``.
 
     Parameters
@@ -123,7 +124,11 @@ def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[
         breaking: some optimal schedule keeps them, so OPTIMAL and the bound
         stay those of the original problem; the hint is made canonical).
         Off in ``cpsat-plain`` (the spec's model) and with ``fixed``.
+    deadline
+        Checked while the model is built (`TimeLimitReached`): the rows of
+        the kept prefixes alone are quadratic in L.
     """
+    deadline = deadline if deadline is not None else Deadline(None)
     n, s = instance.n_layers, instance.activation
     f = [_up(x, scale) for x in instance.forward]
     b = [_up(x, scale) for x in instance.backward]
@@ -164,6 +169,8 @@ def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[
     out_intervals, in_intervals = [], []
     zero = model.new_constant(0)
     for i in range(n + 1):
+        if i % 64 == 0:
+            deadline.check("building the CP-SAT model")
         born = zero if i == 0 else sf[i - 1]
         last_use = b_end[n - 1] if i == n else b_end[i]
         if i not in offloadable:
@@ -196,6 +203,8 @@ def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[
     # Redundant: the kept a_0..a_{k-2} and the floor of F_k / B_k fit together (see model.kept_prefix_fits);
     # linear in the o_i, it prunes offload sets long before the cumulative does.
     for k in range(2, n + 1):
+        if k % 16 == 0:
+            deadline.check("building the CP-SAT model")
         kept = sum(s[i] * (1 - offloaded[i]) if i in offloaded else s[i] for i in range(k - 1))
         floor = max(s[k - 1] + s[k] + wf[k - 1], 2 * s[k - 1] + (s[n] if k == n else s[k]) + wb[k - 1])
         model.add(kept + floor <= instance.memory)
@@ -209,6 +218,7 @@ def build_cpsat(instance: Instance, *, horizon: int, scale: int = 1, fixed: set[
             model.add_implication(offloaded[j], offloaded[i])
         if hint is not None:
             hint = canonical_schedule(instance, hint)
+    deadline.check("building the CP-SAT model")
     makespan = b_end[0]
     if lower is not None:
         # A proven bound of the original; at a coarser scale the scaled makespan is >= the original one.
@@ -249,22 +259,43 @@ def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, se
     """CP-SAT model of the spec alone (no warm start; horizon from offload-all).
 
     ``resolution`` > 1 solves the time-scaled model (valid schedules, no
-    optimality claim).  ``offloaded`` fixes O (exact timing of that set).
+    optimality claim).  The scaled model is a *restriction* (durations
+    rounded up, starts on the grid): its infeasibility says nothing about
+    the instance, so it is never reported as INFEASIBLE.  Its horizon is the
+    makespan of the offload set's schedule on the same grid (the simulator
+    at that scale), which is a solution of the scaled model; when the scaled
+    model still has no solution, the simulator's schedule of the set at full
+    resolution is returned (FEASIBLE, said in the notes), or none.
+    ``offloaded`` fixes O (exact timing of that set).
     """
     from .simulate import simulate
 
+    deadline = Deadline.after(time_limit)
     resolution = require_int(resolution, "options.resolution", minimum=1)
     workers = require_int(workers, "options.workers", minimum=1)
     log = require_bool(log, "options.log")
     if offloaded is not None:
         offloaded = _offload_set_option(instance, offloaded)
     check_feasible(instance)
+    chosen = instance.offloadable if offloaded is None else offloaded
     reference = simulate(instance, instance.offloadable)  # always fits on a feasible instance
     horizon = _makespan(instance, reference)
-    model, handles = build_cpsat(instance, horizon=horizon, scale=resolution,
-                                 fixed=None if offloaded is None else set(offloaded))
-    outcome = solve_cpsat(model, time_limit=time_limit, workers=workers, seed=seed, log=log)
-    notes = [f"resolution {resolution} {instance.time_unit or ''}".strip(), f"cp-sat {outcome.message}"]
+    if resolution > 1:
+        on_grid = simulate(instance, chosen, scale=resolution)
+        if on_grid is not None:  # its makespan on the grid is below its original makespan + one step
+            horizon = max(horizon, _makespan(instance, on_grid) + resolution)
+    notes = [f"resolution {resolution} {instance.time_unit or ''}".strip()]
+    try:
+        model, handles = build_cpsat(instance, horizon=horizon, scale=resolution,
+                                     fixed=None if offloaded is None else set(offloaded), deadline=deadline)
+    except TimeLimitReached as reached:
+        return _plain_fallback(instance, chosen, resolution, [*notes, str(reached)], None)
+    outcome = solve_cpsat(model, time_limit=deadline.remaining(), workers=workers, seed=seed, log=log)
+    notes.append(f"cp-sat {outcome.message}")
+    if outcome.status is Status.INFEASIBLE and resolution > 1:
+        return _plain_fallback(instance, chosen, resolution,
+                               [*notes, f"the model coarsened to resolution {resolution} has no solution: a "
+                                        "restriction, so this says nothing about the instance"], outcome.backend)
     if outcome.status is Status.INFEASIBLE:
         if offloaded is None:
             raise InfeasibleError("CP-SAT proved the instance infeasible")
@@ -283,6 +314,21 @@ def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, se
         status = Status.FEASIBLE if status is Status.OPTIMAL else status
     return Result(PROBLEM, "cpsat-plain", status, objective=_makespan(instance, solution), bound=bound,
                   solution=solution, notes=tuple(notes), solver=outcome.backend)
+
+
+def _plain_fallback(instance: Instance, chosen, resolution: int, notes: list[str], backend: str | None) -> Result:
+    """cpsat-plain without a CP-SAT answer: the simulator's schedule of the offload set (FEASIBLE), or none."""
+    from .simulate import simulate
+
+    schedule = simulate(instance, chosen)
+    if schedule is None:
+        # Only a fixed set can fail here (offload-all fits on a feasible instance); at resolution 1 the
+        # build ran out of time, at a coarser one the coarse model proved nothing: no verdict either way.
+        return Result(PROBLEM, "cpsat-plain", Status.TIME_LIMIT_NO_SOLUTION,
+                      notes=(*notes, "the simulator's timing of the offload set does not fit either"), solver=backend)
+    return Result(PROBLEM, "cpsat-plain", Status.FEASIBLE, objective=_makespan(instance, schedule),
+                  solution=schedule,
+                  notes=(*notes, "the simulator's schedule of the offload set is returned"), solver=backend)
 
 
 def _offload_set_option(instance: Instance, offloaded: Any) -> list[int]:
@@ -345,7 +391,6 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     from . import bounds
     from .simulate import simulate
 
-    started = time.perf_counter()
     # Options come from files and the command line: a wrong type or range is the user's, named here.
     if branch_fraction is None:
         branch_fraction = 0.85 if canonical_set_count(instance) <= SEARCH_BY_DEFAULT_SETS else 0.0
@@ -362,36 +407,46 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     workers = require_int(workers, "options.workers", minimum=1)
     check_feasible(instance)
     limit = 60.0 if time_limit is None else float(time_limit)
+    deadline = Deadline.after(limit)
     notes = []
     lower = bounds.best(instance)
     fractions = None
-    if use_lp:
-        value, fractions, _ = bounds.lp_relaxation(instance, time_limit=max(1.0, 0.35 * limit))
-        if value is not None:
-            lower = max(lower, math.ceil(value * (1 - 1e-9) - 1e-6))
-            notes.append(f"LP relaxation bound {value:.1f}")
+    if use_lp and not deadline.expired():
+        try:
+            value, fractions, lp_outcome = bounds.lp_relaxation(instance, time_limit=0.35 * limit, deadline=deadline)
+            if value is not None:
+                lower = max(lower, math.ceil(value * (1 - 1e-9) - 1e-6))
+                notes.append(f"LP relaxation bound {value:.1f}")
+            else:
+                notes.append(f"LP relaxation not solved to optimality in its share ({lp_outcome.message}): no LP bound")
+        except TimeLimitReached as reached:
+            notes.append(f"LP relaxation: {reached} (its share: {0.35 * limit:.3g} s)")
     from .heuristics import best_heuristic_solution
 
+    def remaining() -> float:
+        return deadline.remaining()
+
     # Iterated local search is anytime; beyond ~1 s + 0.05 s per layer it rarely pays on these chains.
-    heuristic_time = max(0.2, min(heuristic_fraction * limit, 1.0 + 0.05 * instance.n_layers))
-    best = best_heuristic_solution(instance, time_limit=heuristic_time, seed=seed, fractions=fractions)
+    # best_heuristic_solution spends about 1.5 times its time (the channel orders come on top).
+    heuristic_time = min(heuristic_fraction * limit, 1.0 + 0.05 * instance.n_layers, remaining() / 1.5)
+    best = best_heuristic_solution(instance, time_limit=max(0.0, heuristic_time), seed=seed, fractions=fractions)
     best_value = _makespan(instance, best)
     backend = None
-
-    def remaining() -> float:
-        return limit - (time.perf_counter() - started)
 
     if relaxation_fraction > 0 and best_value > lower and remaining() > 1.0:
         from ..solvers.cpsat import version
 
         backend = version()
-        relaxed_bound, relaxed = _relax_and_repair(instance, best, relaxation_fraction * remaining(), seed, workers,
-                                                   relaxation_probe_fraction, exchange)
-        lower = max(lower, relaxed_bound)
-        if relaxed is not None and _makespan(instance, relaxed) < best_value:
-            best, best_value = relaxed, _makespan(instance, relaxed)
-        notes.append(f"instant relaxation: bound {relaxed_bound}, repaired schedule "
-                     f"{None if relaxed is None else _makespan(instance, relaxed)}")
+        try:
+            relaxed_bound, relaxed = _relax_and_repair(instance, best, relaxation_fraction * remaining(), seed,
+                                                       workers, relaxation_probe_fraction, exchange, deadline)
+            lower = max(lower, relaxed_bound)
+            if relaxed is not None and _makespan(instance, relaxed) < best_value:
+                best, best_value = relaxed, _makespan(instance, relaxed)
+            notes.append(f"instant relaxation: bound {relaxed_bound}, repaired schedule "
+                         f"{None if relaxed is None else _makespan(instance, relaxed)}")
+        except TimeLimitReached as reached:
+            notes.append(f"instant relaxation: {reached}")
 
     if branch_fraction > 0 and best_value > lower and remaining() > 1.0:
         from ..solvers.cpsat import version
@@ -403,19 +458,26 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
         if search.schedule is not None:
             best, best_value = search.schedule, _makespan(instance, search.schedule)
         lower = max(lower, search.bound)
-        notes.append(f"offload-set search: {'ended' if search.proven else 'stopped'} after {search.nodes} branches "
-                     f"({search.pruned} ruled out, {100 * search.share_ruled_out:.3f} % of the offload sets), "
-                     f"bound {search.bound}")
+        notes.append(f"offload-set search: {'ended' if search.proven else 'stopped by the time limit'} after "
+                     f"{search.nodes} branches ({search.pruned} ruled out, {100 * search.share_ruled_out:.3f} % of "
+                     f"the offload sets; {branch_node_limit:g} deterministic units per branch), bound {search.bound}; "
+                     f"{search.deterministic_time:.1f} deterministic units, {search.cpu_seconds:.1f} CPU s")
 
     if best_value > lower and remaining() > 1.0:
         # Coarse phase: resolution chosen so that the horizon has ~2,000 steps.
         scale = max(1, best_value // 2000)
         coarse_hint = simulate(instance, best.offloaded, scale=scale) if scale > 1 else None
-        if coarse_hint is not None:
-            model, handles = build_cpsat(instance, horizon=_makespan(instance, coarse_hint) + scale, scale=scale,
-                                         hint=coarse_hint, exchange=exchange)
-            outcome = solve_cpsat(model, time_limit=max(0.5, coarse_fraction * remaining()), workers=workers,
-                                  seed=seed, log=log)
+        share = Deadline.after(coarse_fraction * remaining())
+        try:
+            coarse = None if coarse_hint is None else build_cpsat(
+                instance, horizon=_makespan(instance, coarse_hint) + scale, scale=scale, hint=coarse_hint,
+                exchange=exchange, deadline=share)
+        except TimeLimitReached as reached:
+            coarse = None
+            notes.append(f"coarse CP-SAT at resolution {scale}: {reached} (its share of the time)")
+        if coarse is not None:
+            model, handles = coarse
+            outcome = solve_cpsat(model, time_limit=share.remaining(), workers=workers, seed=seed, log=log)
             backend = outcome.backend
             if outcome.has_solution:
                 candidate = _extract(instance, handles, outcome.value)
@@ -425,8 +487,15 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
                     best, best_value = candidate, _makespan(instance, candidate)
             notes.append(f"coarse CP-SAT at resolution {scale}: {outcome.message}")
     status = Status.FEASIBLE
+    full = None
     if best_value > lower and remaining() > 0.5:
-        model, handles = build_cpsat(instance, horizon=best_value, scale=1, hint=best, lower=lower, exchange=exchange)
+        try:
+            full = build_cpsat(instance, horizon=best_value, scale=1, hint=best, lower=lower, exchange=exchange,
+                               deadline=deadline)
+        except TimeLimitReached as reached:
+            notes.append(f"full-resolution CP-SAT: {reached}; the incumbent is returned")
+    if full is not None:
+        model, handles = full
         outcome = solve_cpsat(model, time_limit=remaining(), workers=workers, seed=seed, log=log)
         backend = outcome.backend
         if outcome.has_solution:
@@ -448,7 +517,7 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
 
 def _relax_and_repair(instance: Instance, incumbent: Solution, time_limit: float, seed: int,
                       workers: int, probe_fraction: float = 0.75,
-                      exchange: bool = True) -> tuple[int, Solution | None]:
+                      exchange: bool = True, deadline: Deadline | None = None) -> tuple[int, Solution | None]:
     """(proven bound of the instant relaxation, its solution repaired into a valid schedule or None)."""
     from . import bounds
     from .heuristics import channel_orders, ordered_local_search
@@ -458,7 +527,7 @@ def _relax_and_repair(instance: Instance, incumbent: Solution, time_limit: float
     upper = _makespan(instance, incumbent)
     bound, outcome, handles = bounds.instant_relaxation_search(
         instance, lower=int(bounds.best(instance)), upper=upper, time_limit=max(0.5, time_limit), seed=seed,
-        workers=workers, hint=incumbent, probe_fraction=probe_fraction, exchange=exchange)
+        workers=workers, hint=incumbent, probe_fraction=probe_fraction, exchange=exchange, deadline=deadline)
     if not outcome.has_solution:
         return bound, None
     relaxed = bounds.relaxed_solution(instance, outcome, handles)
@@ -467,7 +536,10 @@ def _relax_and_repair(instance: Instance, incumbent: Solution, time_limit: float
     repaired = simulate(instance, relaxed.offloaded, out_order=out_order, in_order=in_order)
     if repaired is None:
         return bound, None
-    repaired = ordered_local_search(instance, repaired, time.perf_counter() + 1.0 + 0.05 * instance.n_layers, seed)
+    polish = 1.0 + 0.05 * instance.n_layers
+    if deadline is not None and deadline.at is not None:
+        polish = min(polish, deadline.remaining())
+    repaired = ordered_local_search(instance, repaired, time.perf_counter() + polish, seed)
     return bound, (repaired if not validate(instance, repaired) else None)
 
 
@@ -490,6 +562,11 @@ class OffloadSetSearch:
         Branches solved, ruled out (INFEASIBLE relaxation) and left unsolved.
     share_ruled_out
         Share of the 2^|offloadable| offload sets ruled out (1.0 when proven).
+    deterministic_time
+        Deterministic time (CP-SAT's work units) of all the branch solves:
+        what the search cost, whatever the machine's load.
+    cpu_seconds
+        CPU seconds of the process during the search (all threads).
     """
 
     bound: int
@@ -500,9 +577,18 @@ class OffloadSetSearch:
     pruned: int
     open: int
     share_ruled_out: float
+    deterministic_time: float = 0.0
+    cpu_seconds: float = 0.0
 
 
-def offload_set_search(instance: Instance, *, upper: int, time_limit: float, node_limit: float = 1.0,
+# Deterministic time (CP-SAT work units) of one branch of the offload-set search, the default of
+# ``solve_cpsat_warm(branch_node_limit=...)``: chosen so that every VGG16 budget is proven
+# (benchmarks/offload/README.md, "What the proofs cost").
+BRANCH_DETERMINISTIC_TIME = 1.0
+
+
+def offload_set_search(instance: Instance, *, upper: int, time_limit: float,
+                       node_limit: float = BRANCH_DETERMINISTIC_TIME,
                        seed: int = 0, workers: int = 2, lower: int = 0, cuts: bool = False,
                        branch_workers: int = 1, exchange: bool = True) -> OffloadSetSearch:
     """Depth-first search over offload sets with the instant relaxation; proves ``upper`` optimal if it ends.
@@ -513,14 +599,23 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     index; "offload" is explored first).  It is ruled out when
     `bounds.instant_relaxation` with those decisions fixed and the makespan
     capped at ``cap = upper - 1`` is INFEASIBLE within its
-    time limit (``node_limit`` seconds): every schedule with those decisions
+    deterministic limit (``node_limit`` units of CP-SAT's deterministic
+    time, one worker): every schedule with those decisions
     is a solution of that relaxation (`bounds.instant_relaxation`, the
     ``fixed_offload`` paragraph), so none has makespan <= cap.  Otherwise the
     branch is split on its next activation.  A fully fixed branch that the
     relaxation does not rule out is timed exactly (`exact_timing`, CP-SAT
-    with the offload set fixed), and timed again with twice the time while
-    that is not proven.  An empty stack proves that no schedule beats the
-    incumbent.
+    with the offload set fixed), and timed again with twice the
+    deterministic time while that is not proven.  An empty stack proves
+    that no schedule beats the incumbent.
+
+    A proof must not depend on the machine's load: every branch solve is
+    limited in deterministic time only (one CP-SAT worker: the same branch
+    gets the same verdict on any machine), and branches are solved in
+    batches whose results are taken in submission order, so the whole
+    search is deterministic.  ``time_limit`` (wall-clock seconds) is only
+    the overall stop: a search it interrupts leaves branches open, proves
+    nothing about them and returns the bound of their parents.
 
     ``exchange`` (default on): the search covers only the offload sets that
     keep the implications of `model.exchange_pairs` (a_j offloaded => a_i
@@ -551,17 +646,15 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     interpreter lock while it solves).  A branch solved while the cap was
     higher keeps its verdict: INFEASIBLE at a higher cap is INFEASIBLE at a
     lower one, and fewer optional rows only weaken the relaxation.  The
-    default (one worker per branch, two branches at once on 2 workers) is
-    measured in benchmarks/offload/README.md (round 6): refuting branches
-    gains nothing from a second CP-SAT worker, so two branches at once
-    about double the branches solved per second.
-
-    On VGG16 / PCIe 3 at 40 % of the peak (2 workers, node limit 1 s, one
-    branch at a time) the search ends after 2,193 branches in about 29
-    minutes (benchmarks/offload/README.md, round 4).
+    default (one worker per branch, two branches at once on 2 workers):
+    refuting branches gains nothing from a second CP-SAT worker, so two
+    branches at once about double the branches solved per second.  (With
+    more than one worker per branch CP-SAT's deterministic limit no longer
+    makes a branch's verdict reproducible.)  What the proofs cost is in
+    benchmarks/offload/README.md ("What the proofs cost").
     """
     import logging
-    from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+    from concurrent.futures import ThreadPoolExecutor
 
     from . import bounds
     from .heuristics import channel_orders
@@ -574,6 +667,8 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
     implied = {True: {j: i for i, j in pairs}, False: {i: j for i, j in pairs}}  # value -> a -> next forced
     logger = logging.getLogger("hpcsched.offload")
     started = time.perf_counter()
+    cpu_started = time.process_time()
+    deterministic = 0.0
     order = sorted(instance.offloadable, key=lambda i: (-instance.activation[i], i))
     cap = int(upper) - 1
     floor = max(int(lower), int(bounds.best(instance)))
@@ -603,13 +698,13 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
 
     def solve(branch, cap_now: int, rows_now) -> Any:
         fixed, _, limit, timing = branch
-        seconds = max(0.1, min(limit, left()))
+        seconds = max(0.0, left())  # a safety net only: the verdict comes from the deterministic limit
         if timing:
             return exact_timing(instance, {i for i, offloaded in fixed.items() if offloaded},
-                                time_limit=seconds, seed=seed)
-        return bounds.instant_relaxation(instance, upper=cap_now, time_limit=seconds, seed=seed,
-                                         workers=branch_workers, fixed_offload=fixed, start_rows=rows_now[0],
-                                         prefetch_rows=rows_now[1], exchange=exchange)
+                                time_limit=seconds, deterministic_time=limit, seed=seed, with_outcome=True)
+        return bounds.instant_relaxation(instance, upper=cap_now, time_limit=seconds, deterministic_time=limit,
+                                         seed=seed, workers=branch_workers, fixed_offload=fixed,
+                                         start_rows=rows_now[0], prefetch_rows=rows_now[1], exchange=exchange)
 
     def adopt(candidate: Solution | None) -> None:
         nonlocal best_found, cap
@@ -617,20 +712,24 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
             best_found, cap = candidate, _makespan(instance, candidate) - 1
             logger.info("offload-set search: schedule of makespan %d found", cap + 1)
 
-    running: dict[Any, tuple] = {}
     stopped = False
     with ThreadPoolExecutor(max_workers=at_once) as pool:
-        while (stack or running) and not stopped and left() > 0:
-            while stack and len(running) < at_once:
-                branch = stack.pop()
-                running[pool.submit(solve, branch, cap, rows)] = (branch, cap)
-            done, _ = wait(list(running), timeout=max(0.0, left()), return_when=FIRST_COMPLETED)
-            for future in done:
-                branch, solved_cap = running.pop(future)
+        while stack and not stopped and left() > 0:
+            # One batch at a time, its results taken in submission order: the search does not depend on which
+            # solve returns first (each solve ends by its deterministic limit or by the overall time limit).
+            batch = [stack.pop() for _ in range(min(at_once, len(stack)))]
+            futures = [pool.submit(solve, branch, cap, rows) for branch in batch]
+            solved_cap = cap
+            for position, (branch, future) in enumerate(zip(batch, futures)):
+                if stopped:
+                    future.result()
+                    stack.append(branch)
+                    continue
                 fixed, parent_bound, limit, timing = branch
                 nodes += 1
                 if timing:
-                    timed, exact = future.result()
+                    timed, exact, used = future.result()
+                    deterministic += used
                     adopt(timed)
                     if exact:  # the set's optimum is known (or it has no schedule): nothing of it is below cap + 1
                         pruned += 1
@@ -639,6 +738,7 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
                         stack.append((fixed, parent_bound, 2 * limit, True))
                     continue
                 outcome, handles = future.result()
+                deterministic += getattr(outcome, "deterministic_time", 0.0)
                 if outcome.status is Status.INFEASIBLE:
                     pruned += 1
                     ruled_out += 2.0 ** -len(fixed)
@@ -687,19 +787,22 @@ def offload_set_search(instance: Instance, *, upper: int, time_limit: float, nod
             if time.perf_counter() - reported >= 60:
                 reported = time.perf_counter()
                 logger.info("offload-set search at %.0f s: %d branches, %d ruled out (%.3f %% of the offload "
-                            "sets), %d open", time.perf_counter() - started, nodes, pruned, 100 * ruled_out,
-                            len(stack) + len(running))
-        # Branches still being solved when time ran out stay open (their solves end within the time limit).
-        stack += [branch for branch, _ in running.values()]
+                            "sets), %d open, %.1f deterministic units", time.perf_counter() - started, nodes, pruned,
+                            100 * ruled_out, len(stack), deterministic)
     proven = not stack
     bound = cap + 1 if proven else max(floor, min([cap + 1] + [entry[1] for entry in stack]))
     return OffloadSetSearch(bound=bound, proven=proven, cap=cap, schedule=best_found, nodes=nodes, pruned=pruned,
-                            open=len(stack), share_ruled_out=1.0 if proven else ruled_out)
+                            open=len(stack), share_ruled_out=1.0 if proven else ruled_out,
+                            deterministic_time=deterministic, cpu_seconds=time.process_time() - cpu_started)
 
 
 def exact_timing(instance: Instance, offloaded: set[int], *, time_limit: float | None = 10.0,
-                 seed: int = 0) -> tuple[Solution | None, bool]:
-    """Optimal timing of a fixed offload set by CP-SAT: (solution or None, proven)."""
+                 deterministic_time: float | None = None, seed: int = 0, with_outcome: bool = False):
+    """Optimal timing of a fixed offload set by CP-SAT (one worker): (solution or None, proven).
+
+    ``deterministic_time`` limits the solve in CP-SAT's deterministic units (the same verdict on any
+    machine); ``with_outcome`` adds the deterministic time used as a third item.
+    """
     from .simulate import simulate
 
     reference = simulate(instance, instance.offloadable)
@@ -707,12 +810,13 @@ def exact_timing(instance: Instance, offloaded: set[int], *, time_limit: float |
     own = simulate(instance, offloaded)
     model, handles = build_cpsat(instance, horizon=max(horizon, _makespan(instance, own) if own else 0),
                                  fixed=offloaded, hint=own)
-    outcome = solve_cpsat(model, time_limit=time_limit, workers=1, seed=seed)
+    outcome = solve_cpsat(model, time_limit=time_limit, deterministic_time=deterministic_time, workers=1, seed=seed)
+    used = (float(getattr(outcome, "deterministic_time", 0.0)),) if with_outcome else ()
     if outcome.status is Status.INFEASIBLE:
-        return None, True
+        return (None, True, *used)
     if not outcome.has_solution:
-        return None, False
-    return _extract(instance, handles, outcome.value), outcome.status is Status.OPTIMAL
+        return (None, False, *used)
+    return (_extract(instance, handles, outcome.value), outcome.status is Status.OPTIMAL, *used)
 
 
 def solve_brute_force(instance: Instance, *, time_limit: float | None = None, seed: int = 0,
@@ -723,18 +827,19 @@ def solve_brute_force(instance: Instance, *, time_limit: float | None = None, se
     if instance.n_layers > max_layers:
         return Result(PROBLEM, "brute-force", Status.NOT_APPLICABLE,
                       notes=(f"{instance.n_layers} layers > {max_layers}",))
-    started = time.perf_counter()
+    deadline = Deadline.after(time_limit)
     candidates = list(instance.offloadable)
     best, best_value, proven = None, math.inf, True
     subsets = (set(subset) for size in range(len(candidates) + 1)
                for subset in itertools.combinations(candidates, size))
     for subset in subsets:
-        if time_limit is not None and time.perf_counter() - started > time_limit:
+        if deadline.expired():
             proven = False
             break
         if not kept_prefix_fits(instance, subset):
             continue  # proven infeasible without a solver call
-        solution, exact = exact_timing(instance, subset, seed=seed)
+        left = deadline.remaining()
+        solution, exact = exact_timing(instance, subset, seed=seed, time_limit=10.0 if left is None else min(10.0, left))
         proven = proven and exact
         if solution is not None and _makespan(instance, solution) < best_value:
             best, best_value = solution, _makespan(instance, solution)
@@ -776,7 +881,7 @@ class _FixedOrderMilp:
     binaries: list
 
 
-def build_milp_fixed_order(instance: Instance, *, horizon: int) -> _FixedOrderMilp:
+def build_milp_fixed_order(instance: Instance, *, horizon: int, deadline: Deadline | None = None) -> _FixedOrderMilp:
     """The fixed-order MILP of the module docstring, for schedules of makespan <= ``horizon``.
 
     Compute points are the starts and ends of F_1..F_L, B_L..B_1 in stream
@@ -792,9 +897,12 @@ def build_milp_fixed_order(instance: Instance, *, horizon: int) -> _FixedOrderMi
     points, the prefetch chain among prefetches, ``u[i, p] = [p <= P_i]``
     between them) and whose end is after e.  Which conditions are fixed by
     the compute order and the transfer chains is decided here; the others are
-    binaries linked to the times with big-M.
+    binaries linked to the times with big-M.  ``deadline`` is checked for
+    every row (`TimeLimitReached`): the model has O(L^2) terms.
     """
     import pulp
+
+    deadline = deadline if deadline is not None else Deadline(None)
 
     from .bounds import compute_chain
 
@@ -952,6 +1060,7 @@ def build_milp_fixed_order(instance: Instance, *, horizon: int) -> _FixedOrderMi
 
     # Compute instants: starts of F_k and B_k.
     for q in [sf(k) for k in range(1, n + 1)] + [sb(k) for k in range(n, 0, -1)]:
+        deadline.check("building the fixed-order MILP")
         terms = []
         for size, start, ends, gate in intervals:
             if start == "zero":
@@ -968,6 +1077,7 @@ def build_milp_fixed_order(instance: Instance, *, horizon: int) -> _FixedOrderMi
     # Prefetch instants (rows relaxed when a_i is kept).
     slack = sum(size for size, *_ in intervals)
     for i in offloadable:
+        deadline.check("building the fixed-order MILP")
         terms = []
         for size, start, ends, gate in intervals:
             if start == "zero":
@@ -1036,7 +1146,9 @@ def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.
     """Exact MILP of the fixed-order restricted problem (module docstring); an upper bound of the problem.
 
     ``heuristic_time``: seconds for the heuristic whose makespan is the big-M horizon (default: a tenth
-    of the time limit, at most 1 s).
+    of the time limit, at most 1 s).  The time limit covers every phase: the heuristic, the build (its
+    rows are checked against the deadline), the hand-over to the backend and the solves.  When time runs
+    out before the MILP has an incumbent, the horizon schedule (valid, keeps the orders) is returned.
     """
     from ..solvers.milp import solve_pulp
     from . import bounds
@@ -1044,17 +1156,36 @@ def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.
 
     threads = require_int(threads, "options.threads", minimum=1)
     check_feasible(instance)
-    started = time.perf_counter()
     budget = 60.0 if time_limit is None else float(time_limit)
+    deadline = Deadline.after(budget)
     reference = _fixed_order_horizon(instance, heuristic_time if heuristic_time is not None else min(1.0, 0.1 * budget),
                                      seed)
     horizon = _makespan(instance, reference)
-    model = build_milp_fixed_order(instance, horizon=horizon)
     lower = math.ceil(bounds.best(instance) - 1e-9)  # a proven bound of the problem
-    left = None if time_limit is None else max(0.1, budget - (time.perf_counter() - started))
-    outcome = solve_pulp(model.lp, backend=backend, time_limit=left, threads=threads, seed=seed)
     notes = [f"restricted model (offloads in increasing i, prefetches in decreasing i): horizon {horizon} "
-             "from a heuristic schedule that keeps these orders", f"milp {outcome.message}"]
+             "from a heuristic schedule that keeps these orders"]
+
+    def horizon_schedule(why: str, solver: str | None = None) -> Result:
+        # Like the other exact methods' warm starts: the horizon schedule keeps the fixed orders, so it
+        # is a solution of the restricted model, and a user who asked for a schedule gets one.
+        objective = _makespan(instance, reference)
+        return Result(PROBLEM, "milp-fixed-order", Status.OPTIMAL if objective <= lower else Status.FEASIBLE,
+                      objective=objective, bound=lower, solution=reference,
+                      notes=(*notes, f"{why}: the horizon schedule is returned"), solver=solver)
+
+    building = time.perf_counter()
+    try:
+        model = build_milp_fixed_order(instance, horizon=horizon, deadline=deadline)
+    except TimeLimitReached as reached:
+        return horizon_schedule(str(reached))
+    build_seconds = time.perf_counter() - building
+    if time_limit is not None and deadline.remaining() < build_seconds:
+        # Handing the model to the backend (PuLP writes every row again) takes about as long as building it
+        # and cannot be interrupted: starting it now would overrun the limit.
+        return horizon_schedule(f"built in {build_seconds:.1f} s, {deadline.remaining():.1f} s left, not enough "
+                                "to hand the MILP to the backend")
+    outcome = solve_pulp(model.lp, backend=backend, time_limit=deadline.remaining(), threads=threads, seed=seed)
+    notes.append(f"milp {outcome.message}")
     if outcome.bound is not None:
         # The restricted optimum is an integer (module docstring), so the bound rounds up.
         notes.append(f"bound of the restricted model: {math.ceil(outcome.bound - 1e-6)}")
@@ -1063,26 +1194,22 @@ def solve_milp_fixed_order(instance: Instance, *, time_limit: float | None = 60.
             return Result(PROBLEM, "milp-fixed-order", Status.ERROR,
                           notes=(*notes, "restricted model infeasible although the horizon schedule keeps its orders"),
                           solver=outcome.backend)
-        # Like the other exact methods' warm starts: the horizon schedule keeps the fixed orders, so it
-        # is a solution of the restricted model, and a user who asked for a schedule gets one.
-        objective = _makespan(instance, reference)
-        notes.append("no MILP incumbent in time: the horizon schedule is returned")
-        return Result(PROBLEM, "milp-fixed-order", Status.OPTIMAL if objective <= lower else Status.FEASIBLE,
-                      objective=objective, bound=lower, solution=reference, notes=tuple(notes),
-                      solver=outcome.backend)
+        return horizon_schedule("no MILP incumbent in time", outcome.backend)
     value = round(outcome.objective)
     solution, drift = _milp_schedule(instance, model, outcome.value)
     if drift > 1e-6 or validate(instance, solution) or _makespan(instance, solution) != value:
         # Fix the binaries and solve the LP of the times: its vertices are integral (difference constraints).
         for var in model.binaries:
             var.lowBound = var.upBound = round(outcome.value(var))
-        retimed = solve_pulp(model.lp, backend=backend, time_limit=left, threads=threads, seed=seed)
+        retimed = solve_pulp(model.lp, backend=backend, time_limit=deadline.remaining(), threads=threads, seed=seed)
         notes.append(f"times of the MILP incumbent off integers by {drift:.2g}: LP of the times re-solved")
         if retimed.has_solution:
             solution, drift = _milp_schedule(instance, model, retimed.value)
         if not retimed.has_solution or drift > 1e-6 or validate(instance, solution) \
                 or _makespan(instance, solution) > value:
-            timed, _ = exact_timing(instance, set(solution.offloaded), seed=seed)
+            left = deadline.remaining()
+            timed, _ = exact_timing(instance, set(solution.offloaded), seed=seed,
+                                    time_limit=None if left is None else max(0.0, left))
             solution = timed if timed is not None else reference
             notes.append("the MILP's offload set was re-timed by CP-SAT (exact_timing, orders free)"
                          if timed is not None else "the horizon schedule is returned")

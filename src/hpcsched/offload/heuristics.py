@@ -50,6 +50,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..core.deadline import TimeLimitReached
 from ..core.result import Result, Status
 from . import bounds
 from .model import Instance, Solution, check_feasible
@@ -174,10 +175,16 @@ def greedy_hideability(instance: Instance, *, time_limit: float | None = None, s
     return _greedy(instance, "greedy-hideability", hideability_priority(instance), time_limit, 2.0)
 
 
-def round_fractions(instance: Instance, fractions: dict[int, float], priority: Sequence[int]) -> Solution:
-    """Best of the threshold roundings {i: o_i >= theta}, each repaired along ``priority``."""
+def round_fractions(instance: Instance, fractions: dict[int, float], priority: Sequence[int],
+                    deadline: float | None = None) -> Solution:
+    """Best of the threshold roundings {i: o_i >= theta}, each repaired along ``priority``.
+
+    ``deadline`` (``time.perf_counter`` value): no further threshold is tried after it (the first always is).
+    """
     best = None
     for theta in (0.999, 0.9, 0.7, 0.5, 0.3, 0.1, 1e-6):
+        if best is not None and deadline is not None and time.perf_counter() > deadline:
+            break
         chosen = {i for i in instance.offloadable if fractions.get(i, 0.0) >= theta}
         _, solution = shortest_feasible_prefix(instance, chosen, priority)
         if best is None or _value(instance, solution) < _value(instance, best):
@@ -186,24 +193,40 @@ def round_fractions(instance: Instance, fractions: dict[int, float], priority: S
 
 
 def lp_rounding(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
-    """LP relaxation (fractional offloading), rounded by priority, repaired by the simulator."""
+    """LP relaxation (fractional offloading), rounded by priority, repaired by the simulator.
+
+    The LP (build and solve) gets 70 % of the time limit.  Its bound is used
+    only when the LP was solved to optimality; a primal feasible point it
+    stopped at still orders the roundings; without either, activations are
+    taken by size.
+    """
     check_feasible(instance)
     limit = 30.0 if time_limit is None else float(time_limit)
     started = time.perf_counter()
-    value, fractions, outcome = bounds.lp_relaxation(instance, time_limit=0.7 * limit)
     notes = []
     bound = bounds.best(instance)
-    if value is None:
-        notes.append(f"LP not solved ({outcome.message}); priority by size")
-        priority = size_priority(instance)
-    else:
+    solver = None
+    try:
+        value, fractions, outcome = bounds.lp_relaxation(instance, time_limit=0.7 * limit)
+        solver, stopped = outcome.backend, outcome.message
+    except TimeLimitReached as reached:
+        value, fractions, stopped = None, {}, str(reached)
+    if value is not None:
         bound = max(bound, math.ceil(value * (1 - 1e-9) - 1e-6))
+    elif fractions:
+        notes.append(f"LP relaxation not solved to optimality in {0.7 * limit:.3g} s ({stopped}): "
+                     "its last point orders the roundings, no LP bound")
+    else:
+        notes.append(f"LP relaxation not solved in {0.7 * limit:.3g} s ({stopped}): priority by size")
+    if fractions:
         priority = sorted(instance.offloadable, key=lambda i: (-round(fractions[i], 6), -instance.activation[i], i))
-    solution = round_fractions(instance, fractions, priority)
+    else:
+        priority = size_priority(instance)
     deadline = started + limit
+    solution = round_fractions(instance, fractions, priority, deadline)
     chosen, solution = improve_by_adding(instance, set(solution.offloaded), solution, priority, deadline)
     return Result(PROBLEM, "lp-rounding", Status.FEASIBLE, objective=_value(instance, solution), bound=bound,
-                  solution=solution, notes=tuple(notes), solver=outcome.backend)
+                  solution=solution, notes=tuple(notes), solver=solver)
 
 
 # ---------------------------------------------------------------- dynamic program
@@ -319,13 +342,21 @@ def local_search_from(instance: Instance, start: set[int], deadline: float, seed
 
 def _starting_sets(instance: Instance, deadline: float, extra: Sequence[Solution] = ()) -> list[Solution]:
     starts = list(extra)
+    # After the first start, each further one only while time remains (on a 1,000-layer chain each costs
+    # tens of simulations).
     for priority in (hideability_priority(instance), size_priority(instance)):
+        if starts and time.perf_counter() > deadline:
+            return starts
         chosen, solution = shortest_feasible_prefix(instance, (), priority)
         starts.append(solution)
+    if time.perf_counter() > deadline:
+        return starts
     conv = vdnn_conv(instance).solution
     if conv is not None:
         starts.append(conv)
     for buckets in (256, 1024):
+        if time.perf_counter() > deadline:
+            return starts
         chosen = dp_offload_set(instance, buckets, 0.05)
         if chosen is not None:
             solution = simulate(instance, chosen)

@@ -5,11 +5,20 @@ OPTIMAL only when CP-SAT proved it, FEASIBLE after a time limit with an
 incumbent, TIME_LIMIT_NO_SOLUTION (UNKNOWN) without one. Time limit, workers
 and seed are passed through; the default is 2 workers (the CI machine's cores)
 so that results do not depend on the host.
+
+A wall-clock limit makes the outcome depend on the machine's load.  A
+*deterministic* limit (``deterministic_time``, CP-SAT's
+``max_deterministic_time``: units of work calibrated to be about a second on
+an unloaded machine) does not: with one worker, the same model, seed and
+deterministic limit give the same answer on any machine.  Proofs that must be
+reproducible use it, with the wall-clock limit as a safety net only.
+`CpSatOutcome.deterministic_time` reports what the solve used.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..core.errors import SolverUnavailableError
@@ -17,6 +26,13 @@ from ..core.result import Status
 from .outcome import Outcome
 
 DEFAULT_WORKERS = 2
+
+
+@dataclass(frozen=True)
+class CpSatOutcome(Outcome):
+    """An `Outcome` that also says how much deterministic time (CP-SAT's work units) the solve used."""
+
+    deterministic_time: float = 0.0
 
 
 def _cp_model():
@@ -42,6 +58,7 @@ def solve_cpsat(
     model: Any,
     *,
     time_limit: float | None = None,
+    deterministic_time: float | None = None,
     workers: int | None = None,
     seed: int = 0,
     log: bool = False,
@@ -54,7 +71,11 @@ def solve_cpsat(
     model
         A ``cp_model.CpModel`` (minimization or satisfaction).
     time_limit
-        Seconds; None means no limit.
+        Wall-clock seconds; None means no limit (a negative value counts as 0:
+        the solve stops at once).
+    deterministic_time
+        ``max_deterministic_time``: a limit in CP-SAT's deterministic work
+        units, the same on a loaded and an idle machine; None means none.
     workers
         ``num_search_workers``; default `DEFAULT_WORKERS`.
     seed
@@ -67,7 +88,9 @@ def solve_cpsat(
     cp_model = _cp_model()
     solver = cp_model.CpSolver()
     if time_limit is not None:
-        solver.parameters.max_time_in_seconds = float(time_limit)
+        solver.parameters.max_time_in_seconds = max(0.0, float(time_limit))
+    if deterministic_time is not None:
+        solver.parameters.max_deterministic_time = max(0.0, float(deterministic_time))
     solver.parameters.num_workers = int(workers or DEFAULT_WORKERS)
     solver.parameters.random_seed = int(seed)
     solver.parameters.log_search_progress = bool(log)
@@ -91,7 +114,7 @@ def solve_cpsat(
     bound = None
     if has_objective and status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION):
         bound = solver.best_objective_bound
-    return Outcome(
+    return CpSatOutcome(
         status=status,
         objective=objective,
         bound=bound,
@@ -99,4 +122,5 @@ def solve_cpsat(
         backend=version(),
         value=solver.value if solved else None,
         message=solver.status_name(code),
+        deterministic_time=float(solver.deterministic_time),
     )

@@ -6,6 +6,12 @@ incumbent (LpSolutionIntegerFeasible). The best bound is read from HiGHS
 (``mip_dual_bound``); CBC through PuLP does not expose it, so a time-limited
 CBC solve reports bound None.
 
+A time-limited *LP* (no integer variable) is OPTIMAL only when HiGHS proved
+it; PuLP maps HiGHS' "time limit reached" to ``Optimal / Solution Found``,
+so the message is HiGHS' own model status, and the point HiGHS stopped at is
+FEASIBLE only when HiGHS says it is primal feasible (a dual simplex stopped
+early holds a primal infeasible point), else TIME_LIMIT_NO_SOLUTION.
+
 The relative MIP gap is 0 by default: OPTIMAL means proven, not "within
 0.01%" as HiGHS' default tolerance would give.
 """
@@ -95,7 +101,7 @@ def solve_pulp(
     backend
         ``"highs"`` (default) or ``"cbc"``.
     time_limit
-        Seconds; None means no limit.
+        Seconds; None means no limit (a negative value counts as 0).
     threads
         Solver threads; default `DEFAULT_THREADS`.
     seed
@@ -104,6 +110,8 @@ def solve_pulp(
         Relative MIP gap at which the backend may stop; 0 proves optimality.
     """
     pulp = _pulp()
+    if time_limit is not None:
+        time_limit = max(0.0, float(time_limit))
     solver = _solver(backend, time_limit, int(threads or DEFAULT_THREADS), seed, gap)
     started = time.perf_counter()
     try:
@@ -128,6 +136,13 @@ def solve_pulp(
         status = Status.TIME_LIMIT_NO_SOLUTION
     else:
         status = Status.ERROR
+    message = f"{pulp.LpStatus[code]} / {pulp.LpSolution[solution_code]}"
+    highs_model = getattr(problem, "solverModel", None) if backend == "highs" else None
+    if highs_model is not None:
+        # PuLP reports a time limit as "Optimal / Solution Found": say what HiGHS said.
+        message = highs_model.modelStatusToString(highs_model.getModelStatus())
+        if status is Status.FEASIBLE and not is_mip and highs_model.getInfo().primal_solution_status != 2:
+            status = Status.TIME_LIMIT_NO_SOLUTION  # 2 = kSolutionStatusFeasible: anything else is no solution
     objective = pulp.value(problem.objective) if status.has_solution else None
     if objective is None and status.has_solution:
         objective = 0.0  # an empty objective expression
@@ -151,5 +166,5 @@ def solve_pulp(
         runtime_s=runtime,
         backend=version(backend),
         value=(lambda variable: variable.value()) if status.has_solution else None,
-        message=f"{pulp.LpStatus[code]} / {pulp.LpSolution[solution_code]}",
+        message=message,
     )
