@@ -22,7 +22,7 @@ def test_solve_default_method(tmp_path):
     result = CliRunner().invoke(app, ["solve", str(FOLDER / "orion-n10.json"), "--out", str(tmp_path / "s.json"), "--plot", str(tmp_path / "g.png")])
     assert result.exit_code == 0, result.output
     document = json.loads((tmp_path / "s.json").read_text())
-    assert document["method"] == "lp-preemptive" and document["status"] == "OPTIMAL"
+    assert document["method"] == "auto" and document["status"] == "OPTIMAL"
     assert (tmp_path / "g.png").stat().st_size > 0
 
 

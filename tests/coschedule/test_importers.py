@@ -91,7 +91,47 @@ def test_real_orion_mix(data_dir):
     assert {k.profile["app"] for k in instance.kernels} == {"resnet50_4_fwd", "bert_2_fwd"}
     assert all(k.profile["sm_demand"] <= 80 for k in instance.kernels)
     assert len(instance.source["files"][0]["sha256"]) == 64
-    assert len(instance.pairs) == 12 * 11 // 2
+    # One stream per file, in file order (issue 20, item 2); pairs only across the two streams.
+    assert [len(stream) for stream in instance.streams] == [6, 6]
+    assert len(instance.pairs) == 6 * 6
+    assert all(not instance.same_stream(p.a, p.b) for p in instance.pairs)
+
+
+@pytest.mark.data
+def test_orion_streams_keep_file_order(data_dir):
+    from hpcsched.traces.orion import read_orion_csv
+
+    instance = import_orion(data_dir / "orion", files="resnet50_4_fwd.csv,bert_2_fwd.csv", n=20, seed=5)
+    rows = [f"resnet50_4_fwd:{k.name}" for k in read_orion_csv(data_dir / "orion" / "resnet50_4_fwd.csv")]
+    names = [instance.kernels[k].name for k in instance.streams[0]]
+    # Consecutive kernels, in file order (names repeat, so look for the window).
+    assert any(rows[offset : offset + len(names)] == names for offset in range(len(rows)))
+    # The round trip keeps the streams.
+    again = type(instance).from_data(instance.to_data(), name="x", time_unit="ns", source={})
+    assert again.streams == instance.streams
+
+
+def test_orion_placeholder_profile_refused(tmp_path):
+    path = tmp_path / "placeholder_fb1.csv"
+    path.write_text("Name,Profile,Memory_footprint,SM_usage,Duration\nk0,1,0,10,5\nk1,0,0,20,7\n")
+    with pytest.raises(FormatError, match="placeholder_fb1.csv.*placeholder profile"):
+        import_orion(path)
+
+
+def test_orion_size_refused_before_building(tmp_path):
+    rows = "".join(f"k{i},1,0,10,{100 + i}\n" for i in range(300))
+    for name in ("a.csv", "b.csv"):
+        (tmp_path / name).write_text("Name,Profile,Memory_footprint,SM_usage,Duration\n" + rows)
+    with pytest.raises(InvalidInstanceError, match="600 kernels give 90,000 co-run pairs"):
+        import_orion(tmp_path, max_pairs=50_000)
+    assert len(import_orion(tmp_path, max_pairs=90_000).pairs) == 90_000
+
+
+def test_gavel_huge_n_refused_with_the_figure(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"v100": {"('A', 1)": {"null": 2.0}}}))
+    with pytest.raises(InvalidInstanceError, match="4,999,950,000 co-run pairs"):
+        import_gavel(path, n=100_000)
 
 
 @pytest.mark.data

@@ -1,6 +1,9 @@
 """coschedule: co-scheduling GPU kernels two at a time, with and without preemption.
 
-See ``docs/coschedule.md``. The default method is ``lp-preemptive``: the
+See ``docs/coschedule.md``. The default method is ``auto``: ``lp-preemptive``
+on independent kernels, ``milp`` on instances with streams (the LP ignores
+the stream order; the MILP honours it, and within its time limit returns at
+least the best list schedule). Without streams the
 preemptive variant is treated as the primary problem because its optimum is
 an LP (polynomial, proven optimal at every size, n = 2,000 in seconds), it is
 the paper's central result, and it is the yardstick (lower bound) of every
@@ -77,6 +80,12 @@ DATA_SCHEMA = {
             },
         },
         "gpu": {"type": "object", "additionalProperties": False, "properties": {"name": {"type": "string"}, "sms": {"type": "integer", "minimum": 1}}},
+        "streams": {
+            "type": "array",
+            "description": "ordered kernel lists (CUDA streams): kernels of one stream run one after another in list order "
+            "(start of k+1 >= end of k) and never co-run; each kernel in at most one stream; absent = independent kernels",
+            "items": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 0}},
+        },
     },
 }
 
@@ -87,7 +96,7 @@ PROBLEM = register_problem(
         solution_type=Solution,
         evaluate=evaluate,
         validate=validate,
-        default_method="lp-preemptive",
+        default_method="auto",
         data_schema=DATA_SCHEMA,
         generators={"uniform": generate_uniform, "all-ones": generate_all_ones, "sm-model": generate_sm_model},
         importers={"orion": import_orion, "kineto": import_kineto, "gavel": import_gavel},
@@ -95,6 +104,22 @@ PROBLEM = register_problem(
         lower_bound=bounds.best,
     )
 )
+
+
+def auto_choice(instance: Instance) -> str:
+    """The method ``auto`` runs: ``milp`` with streams, else ``lp-preemptive``."""
+    return "milp" if instance.streams else "lp-preemptive"
+
+
+def auto(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options):
+    """Default method: ``lp-preemptive`` on independent kernels, ``milp`` with streams."""
+    chosen = PROBLEM.method(auto_choice(instance))
+    chosen.check_options(options)  # auto forwards options: refuse bad ones as the chosen method would
+    result = chosen.func(instance, time_limit=time_limit, seed=seed, **options)
+    return result.with_note(f"auto chose {chosen.name}")
+
+
+PROBLEM.add_method("auto", auto, kind="exact", forwards_options=True)
 PROBLEM.add_method("lp-preemptive", lp_preemptive, kind="exact")
 PROBLEM.add_method("milp-min-preemptions", milp_min_preemptions, kind="exact")
 PROBLEM.add_method("milp", milp_nonpreemptive, kind="exact")
@@ -117,3 +142,5 @@ NONPREEMPTIVE_METHODS = (
     "greedy-partner", "matching-list", "lp-merge", "local-search",
 )
 PREEMPTIVE_METHODS = ("lp-preemptive", "milp-min-preemptions", "mcnaughton")
+#: Methods that return NOT_APPLICABLE on instances with streams (they ignore the stream order).
+STREAM_BLIND_METHODS = ("lp-preemptive", "milp-min-preemptions", "mcnaughton", "matching-paired")

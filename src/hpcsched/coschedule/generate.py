@@ -20,9 +20,15 @@ file, a comma-separated list of files, or a folder with ``files=a,b``:
 - ``gavel``: Gavel job types of one GPU type; rates *measured*:
   r_{i|j} = own co-located throughput / solo throughput.
 
-Kernels of several applications co-located on one GPU are independent; an
-importer samples ``n`` kernels (or jobs) with ``seed``, spread evenly over
-the applications, so each instance mixes them. Every source file is recorded
+Orion: each CSV is one application's kernel sequence, kept as a stream
+(``data.streams``, one per file, file order); ``n`` takes a seeded window
+of consecutive kernels per file, spread evenly over the files, and pairs are
+listed only across streams. Kineto kernels are independent (stream order not
+kept yet); the importer samples ``n`` kernels with ``seed``, spread evenly
+over the traces. Before building pairs, Orion and Gavel importers count them
+and refuse above ``max_pairs`` (default 2,000,000, about 1 GB), with the
+figures. Orion files whose every duration is <= 7 ns (placeholder
+profiles) are refused. Every source file is recorded
 in ``source`` with its sha256, with the options and the rate model.
 
 Parameters are checked on entry: a bad one ends in one
@@ -167,10 +173,13 @@ def sm_model_rate(q_a: float, q_b: float, class_a: str, class_b: str, sms: int, 
     return float(f"{share:.6g}")
 
 
-def _model_pairs(profiles: list[dict], sms: int, alpha: float) -> list[tuple[int, int, float, float]]:
+def _model_pairs(profiles: list[dict], sms: int, alpha: float, groups: list[int] | None = None) -> list[tuple[int, int, float, float]]:
+    """Rates of every pair; with ``groups`` (a stream id per kernel), only pairs of different streams."""
     pairs = []
     for a in range(len(profiles)):
         for b in range(a + 1, len(profiles)):
+            if groups is not None and groups[a] == groups[b]:
+                continue
             rate = sm_model_rate(profiles[a]["sm_demand"], profiles[b]["sm_demand"], profiles[a]["class"], profiles[b]["class"], sms, alpha)
             pairs.append((a, b, rate, rate))
     return pairs
@@ -240,6 +249,50 @@ def _sample(groups: list[list[Any]], n: int | None, rng) -> list[tuple[int, Any]
     """``n`` items spread evenly over the groups (all when n is None), as (group, item)."""
     if n is None:
         return [(g, item) for g, items in enumerate(groups) for item in items]
+    quotas = _quotas(groups, n)
+    chosen = []
+    for g, items in enumerate(groups):
+        picks = rng.choice(len(items), size=quotas[g], replace=False)
+        chosen += [(g, items[int(i)]) for i in sorted(picks)]
+    return chosen
+
+
+def _windows(groups: list[list[Any]], n: int | None, rng) -> list[tuple[int, Any]]:
+    """``n`` items spread evenly over the groups, a window of *consecutive* items of each group.
+
+    Used where the order within a group is data (a stream): a seeded random
+    stretch of each application's kernel sequence, in file order.
+    """
+    if n is None:
+        return [(g, item) for g, items in enumerate(groups) for item in items]
+    quotas = _quotas(groups, n)
+    chosen = []
+    for g, items in enumerate(groups):
+        offset = int(rng.integers(0, len(items) - quotas[g] + 1))
+        chosen += [(g, item) for item in items[offset : offset + quotas[g]]]
+    return chosen
+
+
+#: Importers refuse instances with more co-run pairs than this (option ``max_pairs`` raises it):
+#: each pair costs about `BYTES_PER_PAIR` in memory (records, rate table, JSON), and the exact
+#: methods build a row block per pair. 2 million pairs is about 1 GB.
+DEFAULT_MAX_PAIRS = 2_000_000
+BYTES_PER_PAIR = 500
+
+
+def check_size(kernels: int, pairs: int, max_pairs: Any, where: str) -> None:
+    """Refuse, with the figures, an instance whose pair count is above ``max_pairs``, before building it."""
+    limit = require_int(max_pairs, "max_pairs", minimum=0)
+    if pairs > limit:
+        raise InvalidInstanceError(
+            "max_pairs",
+            f"{kernels:,} kernels give {pairs:,} co-run pairs (about {pairs * BYTES_PER_PAIR / 1e9:.1f} GB to build), "
+            f"above max_pairs = {limit:,}: ask for fewer kernels (option n) or raise max_pairs",
+            where,
+        )
+
+
+def _quotas(groups: list[list[Any]], n: int) -> list[int]:
     total = sum(len(items) for items in groups)
     if n > total:
         raise InvalidInstanceError("n", f"asks for {n} kernels but the sources hold {total}")
@@ -256,31 +309,64 @@ def _sample(groups: list[list[Any]], n: int | None, rng) -> list[tuple[int, Any]
                 take = min(room, excess)
                 quotas[h] += take
                 excess -= take
-    chosen = []
-    for g, items in enumerate(groups):
-        picks = rng.choice(len(items), size=quotas[g], replace=False)
-        chosen += [(g, items[int(i)]) for i in sorted(picks)]
-    return chosen
+    return quotas
 
 
 def _provenance(files: list[Path]) -> list[dict[str, str]]:
     return [{"file": f.name, "sha256": file_sha256(f)} for f in files]
 
 
+#: Orion profiles whose every Duration is at most this many ns are placeholders (not measurements).
+PLACEHOLDER_NS = 7
+
+
 def import_orion(
-    path: str | os.PathLike, *, n: int | None = None, seed: int = 0, alpha: float = DEFAULT_ALPHA, files: Any = None, sms: int = 80, name: str | None = None
+    path: str | os.PathLike,
+    *,
+    n: int | None = None,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+    files: Any = None,
+    sms: int = 80,
+    name: str | None = None,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
 ) -> Instance:
-    """Orion per-kernel CSVs → instance (SM-share × memory-contention rates)."""
+    """Orion per-kernel CSVs → instance with one stream per CSV (SM-share × memory-contention rates).
+
+    Each CSV is one application's kernel sequence, run in order on its own
+    stream: the instance keeps it as ``data.streams`` (one stream per file,
+    kernels in file order), and pairs are listed only across streams. With
+    ``n``, each file contributes a seeded window of consecutive kernels
+    (spread evenly over the files). A file whose every Duration is at most
+    `PLACEHOLDER_NS` ns is a placeholder profile and is refused, naming it.
+    The pair count is computed before any pair is built and refused above
+    ``max_pairs`` (`check_size`).
+    """
     from ..traces.orion import read_orion_csv
 
     n, seed, alpha, name = _importer_options(path, lambda: _check_importer_options(n, seed, alpha, name))
     sms = _importer_options(path, lambda: _check_sms(sms))
     paths = _files(path, files)
-    groups = [list(read_orion_csv(p)) for p in paths]
+    groups = []
+    for p in paths:
+        kernels = list(read_orion_csv(p))
+        if not kernels:
+            raise FormatError(f"{p}: no kernel rows")
+        longest = max(kernel.duration_ns for kernel in kernels)
+        if longest <= PLACEHOLDER_NS:
+            raise FormatError(
+                f"{p}: every Duration is <= {PLACEHOLDER_NS} ns (longest {longest} ns over {len(kernels)} kernels): "
+                "a placeholder profile, not measured kernel times; refused"
+            )
+        groups.append(kernels)
     rng = _rng(seed)
-    chosen = _sample(groups, n, rng)
-    durations, names, profiles = [], [], []
-    for g, kernel in chosen:
+    chosen = _importer_options(path, lambda: _windows(groups, n, rng))
+    sizes = [sum(1 for g, _ in chosen if g == group) for group in range(len(groups))]
+    cross_pairs = (sum(sizes) ** 2 - sum(size**2 for size in sizes)) // 2
+    _importer_options(path, lambda: check_size(len(chosen), cross_pairs, max_pairs, str(path)))
+    durations, names, profiles, streams = [], [], [], [[] for _ in paths]
+    for index, (g, kernel) in enumerate(chosen):
+        streams[g].append(index)
         durations.append(max(1, kernel.duration_ns))
         names.append(f"{paths[g].stem}:{kernel.name}")
         profiles.append(
@@ -292,21 +378,26 @@ def import_orion(
                 "memory_footprint": kernel.memory_footprint,
             }
         )
+    pairs = [
+        pair for pair in _model_pairs(profiles, sms, alpha, groups=[g for g, _ in chosen])
+    ]
     options = dict(n=n, seed=seed, alpha=alpha, sms=sms)
     return Instance.create(
         durations,
-        _model_pairs(profiles, sms, alpha),
+        pairs,
         name=name or f"orion-{'+'.join(p.stem for p in paths)}-n{len(durations)}-s{seed}",
         names=names,
         profiles=profiles,
         gpu={"name": "Tesla V100-16GB", "sms": sms},
         time_unit="ns",
+        streams=[stream for stream in streams if stream],
         source={
             "importer": "orion",
             "files": _provenance(paths),
             "options": options,
             "rate_model": "sm-share x memory-contention",
             "alpha": alpha,
+            "streams": "one stream per CSV file (application), kernels in file order; with n, a seeded window of consecutive kernels per file; pairs only across streams",
             "note": "durations of 0 ns are raised to 1 ns",
         },
     )
@@ -331,9 +422,19 @@ def occupancy_sm_demand(record: Any, props: dict[str, Any], sms: int) -> int | N
 
 
 def import_kineto(
-    path: str | os.PathLike, *, n: int | None = None, seed: int = 0, alpha: float = DEFAULT_ALPHA, files: Any = None, name: str | None = None
+    path: str | os.PathLike,
+    *,
+    n: int | None = None,
+    seed: int = 0,
+    alpha: float = DEFAULT_ALPHA,
+    files: Any = None,
+    name: str | None = None,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
 ) -> Instance:
-    """PyTorch profiler traces → instance (occupancy SM demand, SM-share rates)."""
+    """PyTorch profiler traces → instance (occupancy SM demand, SM-share rates).
+
+    The pair count is checked against ``max_pairs`` before any pair is built.
+    """
     from ..traces.chrome_trace import read_chrome_trace
 
     n, seed, alpha, name = _importer_options(path, lambda: _check_importer_options(n, seed, alpha, name))
@@ -350,7 +451,8 @@ def import_kineto(
         raise FormatError(f"{path}: traces come from GPUs with different or unknown SM counts {sorted(sm_counts)}; co-locate traces of one GPU model")
     sms = sm_counts.pop()
     rng = _rng(seed)
-    chosen = _sample([list(t.kernels) for t in traces], n, rng)
+    chosen = _importer_options(path, lambda: _sample([list(t.kernels) for t in traces], n, rng))
+    _importer_options(path, lambda: check_size(len(chosen), len(chosen) * (len(chosen) - 1) // 2, max_pairs, str(path)))
     durations, names, profiles = [], [], []
     for g, record in chosen:
         props = traces[g].device(record.device) or traces[g].device_properties[0]
@@ -399,6 +501,7 @@ def import_gavel(
     min_seconds: float = 300.0,
     max_seconds: float = 10800.0,
     name: str | None = None,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
 ) -> Instance:
     """Gavel job mix → instance with measured co-location rates.
 
@@ -419,6 +522,8 @@ def import_gavel(
         return _check_n(n), checked_seed, require_str(gpu, "gpu"), low, high, checked_name
 
     n, seed, gpu, min_seconds, max_seconds, name = _importer_options(path, check)
+    # Every pair of jobs may be measured: refuse before drawing or building anything.
+    _importer_options(path, lambda: check_size(n, n * (n - 1) // 2, max_pairs, str(path)))
     table = read_gavel(path, gpu)
     types = [t for t in table.job_types(1) if table.solo[t] > 0]
     if not types:

@@ -1,14 +1,24 @@
 """Non-preemptive heuristics and baselines, all scored by the validator.
 
 Each builds a submission order (a permutation) and runs the two-slot
-simulator of `simulate.py` with a start policy:
+simulator of `simulate.py` with a start policy. The simulator only offers
+kernels whose stream predecessor has completed, so every heuristic honours
+``data.streams`` (the orders below are priorities among ready kernels):
 
 - ``serial``: one kernel at a time (Σp), the no-concurrency baseline.
 - ``fifo``: the hardware queue with the leftover policy: kernels are
   submitted in the instance's order; the head of the queue starts as soon as
   a slot is free and it is compatible with the running kernel (the first
   kernel takes what it wants, the next one the leftover, which the pair rates
-  model); a blocked head blocks the queue.
+  model); a blocked head blocks the queue. With streams (``data.streams``)
+  it replays the streams as the hardware does: each stream issues its
+  kernels in stream order (submission order: round r issues the r-th kernel
+  of every stream, stream by stream; kernels in no stream first); a kernel
+  is eligible once its stream predecessor has completed; when a slot is
+  free, the first eligible kernel in submission order that may co-run with
+  the running one starts (the leftover policy: the running kernel keeps its
+  SMs, the newcomer gets the rest, even when the pair is slower than
+  serial); a stream whose head is not eligible waits, the others do not.
 - ``lpt`` / ``spt``: list scheduling in longest / shortest solo-duration
   order. List scheduling (also used by the methods below) starts the first
   pending kernel of the list when the GPU is idle, and next to a running
@@ -71,8 +81,21 @@ def serial(instance: Instance, *, time_limit: float | None = None, seed: int = 0
 
 
 def fifo(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
-    """Hardware FIFO with the leftover policy, in submission (instance) order."""
+    """Hardware FIFO with the leftover policy, in submission (instance) order; per stream with streams."""
+    if instance.streams:
+        return _result(
+            instance,
+            "fifo",
+            simulate(instance, stream_submission_order(instance), list_policy()),
+            ("streams replayed: stream heads issued round-robin, leftover policy (any compatible head co-runs)",),
+        )
     return _result(instance, "fifo", simulate(instance, range(instance.n), fifo_policy()))
+
+
+def stream_submission_order(instance: Instance) -> list[int]:
+    """Kernels in no stream first (index order), then round r = the r-th kernel of each stream."""
+    place = {k: (1, position, s) for s, stream in enumerate(instance.streams) for position, k in enumerate(stream)}
+    return sorted(range(instance.n), key=lambda k: place.get(k, (0, k, 0)))
 
 
 def lpt(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:

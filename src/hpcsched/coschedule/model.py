@@ -23,14 +23,22 @@ Modelling choices where the spec leaves room (documented for users):
   of cumulated times (a few ulps of the makespan) on short kernels.
 - Idle time is the part of [0, makespan] where no kernel runs.
 - The ratio to the preemptive optimum needs an LP solve: ``evaluate``
-  reports it (``ratio_to_preemptive_optimum``) for n <= 300, solving the LP
+  reports it (``ratio_to_preemptive_optimum``) for n <= 300 without streams, solving the LP
   once per instance object (cached), and omits it above.
 
 Kernels may carry an optional ``profile`` (SM demand, class compute / memory
 / unknown, grid, block, registers, shared memory...) kept for provenance only:
 no method reads it; the rates in ``pairs`` are the whole model.
 
-Keys: ``data`` holds only ``kernels``, ``pairs`` and ``gpu``; a kernel record
+Streams (optional ``data.streams``): ordered lists of kernel ids, each
+kernel in at most one stream; kernels in no stream are independent. Kernels
+of one stream run one after another in stream order, as on a CUDA stream:
+the first segment of kernel k+1 starts no earlier than the last segment of
+kernel k ends (``start(k+1) >= end(k)``, touching allowed). Hence a kernel
+never co-runs with a kernel of its own stream; it may co-run with kernels of
+other streams (and with independent kernels) when the pair is listed.
+
+Keys: ``data`` holds only ``kernels``, ``pairs``, ``gpu`` and ``streams``; a kernel record
 only ``name``, ``duration`` and ``profile``; a pair record only ``a``, ``b``,
 ``rate_a``, ``rate_b``; ``gpu`` only ``name`` and ``sms``. Any other key is
 refused (naming it): a misspelt key, ``"kernals"`` or ``"rate_ab"``, would
@@ -61,7 +69,7 @@ from ..core.violation import Violation
 
 KERNEL_CLASSES = ("compute", "memory", "unknown")
 #: Keys of the ``data`` section and of its records (module doc); ``profile`` is free-form.
-DATA_KEYS = ("kernels", "pairs", "gpu")
+DATA_KEYS = ("kernels", "pairs", "gpu", "streams")
 KERNEL_KEYS = ("name", "duration", "profile")
 PAIR_KEYS = ("a", "b", "rate_a", "rate_b")
 GPU_KEYS = ("name", "sms")
@@ -105,6 +113,8 @@ class Instance:
         Compatible pairs with both co-run rates; unlisted pairs never co-run.
     gpu
         Optional ``{"name": ..., "sms": Q}``.
+    streams
+        Ordered kernel lists (module doc); empty when all kernels are independent.
     """
 
     name: str
@@ -113,7 +123,9 @@ class Instance:
     kernels: tuple[Kernel, ...]
     pairs: tuple[Pair, ...]
     gpu: Mapping[str, Any] | None = None
+    streams: tuple[tuple[int, ...], ...] = ()
     _rates: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _stream_of: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         rates = {}
@@ -121,6 +133,9 @@ class Instance:
             rates[(pair.a, pair.b)] = pair.rate_a
             rates[(pair.b, pair.a)] = pair.rate_b
         object.__setattr__(self, "_rates", rates)
+        object.__setattr__(
+            self, "_stream_of", {k: (s, position) for s, stream in enumerate(self.streams) for position, k in enumerate(stream)}
+        )
 
     # -- queries -----------------------------------------------------------
     @property
@@ -136,7 +151,23 @@ class Instance:
         return self._rates.get((i, j))
 
     def compatible(self, i: int, j: int) -> bool:
-        return (i, j) in self._rates
+        """True when i and j may co-run: a listed pair, not of one stream."""
+        return (i, j) in self._rates and not self.same_stream(i, j)
+
+    def same_stream(self, i: int, j: int) -> bool:
+        a, b = self._stream_of.get(i), self._stream_of.get(j)
+        return a is not None and b is not None and a[0] == b[0]
+
+    def predecessor(self, kernel: int) -> int | None:
+        """The kernel just before ``kernel`` in its stream (None: first, or in no stream)."""
+        place = self._stream_of.get(kernel)
+        if place is None or place[1] == 0:
+            return None
+        return self.streams[place[0]][place[1] - 1]
+
+    def precedences(self) -> list[tuple[int, int]]:
+        """Consecutive stream-mates (a, b): b starts after a ends."""
+        return [(a, b) for stream in self.streams for a, b in zip(stream, stream[1:])]
 
     # -- construction --------------------------------------------------------
     @classmethod
@@ -151,6 +182,7 @@ class Instance:
         gpu: Mapping[str, Any] | None = None,
         time_unit: str | None = "us",
         source: Mapping[str, Any] | None = None,
+        streams: list[list[int]] | None = None,
     ) -> "Instance":
         """Build an instance in code, through the same checks as `from_data`."""
         kernels = []
@@ -165,6 +197,8 @@ class Instance:
         }
         if gpu is not None:
             data["gpu"] = dict(gpu)
+        if streams:
+            data["streams"] = [list(stream) for stream in streams]
         return cls.from_data(data, name=name, time_unit=time_unit, source=dict(source or {}))
 
     @classmethod
@@ -211,7 +245,10 @@ class Instance:
             if "name" in gpu:
                 require_str(gpu["name"], "data.gpu.name")
             gpu = dict(gpu)
-        return cls(name=name, source=dict(source), time_unit=time_unit, kernels=tuple(kernels), pairs=tuple(pairs), gpu=gpu)
+        streams = _check_streams(data.get("streams", []), n)
+        return cls(
+            name=name, source=dict(source), time_unit=time_unit, kernels=tuple(kernels), pairs=tuple(pairs), gpu=gpu, streams=streams
+        )
 
     def to_data(self) -> dict[str, Any]:
         """The ``data`` section of the instance file."""
@@ -227,7 +264,26 @@ class Instance:
         }
         if self.gpu is not None:
             data["gpu"] = dict(self.gpu)
+        if self.streams:
+            data["streams"] = [list(stream) for stream in self.streams]
         return data
+
+
+def _check_streams(raw: Any, n: int) -> tuple[tuple[int, ...], ...]:
+    """Streams: lists of kernel ids, each kernel in at most one stream (module doc)."""
+    raw = require_list(raw, "data.streams")
+    seen: dict[int, str] = {}
+    streams = []
+    for s, stream in enumerate(raw):
+        stream = require_list(stream, f"data.streams[{s}]", min_length=1)
+        for position, kernel in enumerate(stream):
+            where = f"data.streams[{s}][{position}]"
+            kernel = require_index(kernel, where, n, "kernel")
+            if kernel in seen:
+                raise InvalidInstanceError(where, f"kernel {kernel} is already in {seen[kernel]}: a kernel belongs to at most one stream, once")
+            seen[kernel] = where
+        streams.append(tuple(stream))
+    return tuple(streams)
 
 
 def _check_profile(profile: dict, where: str) -> dict:
@@ -329,7 +385,8 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
         "corun_time": float(corun),
         "segments": float(len(solution.segments)),
     }
-    optimum = _preemptive_optimum(instance) if instance.n <= RATIO_MAX_N else None
+    # With streams the LP ignores the stream order: its value is a bound, not the preemptive optimum.
+    optimum = _preemptive_optimum(instance) if instance.n <= RATIO_MAX_N and not instance.streams else None
     if optimum:
         kpis["ratio_to_preemptive_optimum"] = float(makespan) / optimum
     return kpis
@@ -361,7 +418,9 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     ``concurrency`` (≤ 2 kernels at any instant), ``compatibility`` (two
     running kernels form a listed pair), ``incomplete`` (progress < 1 at the
     kernel's last end), ``overrun`` (progress > 1: the kernel ran after
-    completing). Progress is integrated slab by slab in exact rationals.
+    completing), ``stream-order`` (a kernel of a stream starts before its
+    stream predecessor's last segment ends: out of order, or co-running with
+    it). Progress is integrated slab by slab in exact rationals.
     """
     violations: list[Violation] = []
     n = instance.n
@@ -389,6 +448,17 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
             if second.start < first.end:
                 violations.append(
                     Violation("self-overlap", f"kernel {kernel} runs twice at once: [{first.start}, {first.end}) and [{second.start}, {second.end})")
+                )
+    for before, after in instance.precedences():
+        if by_kernel[before] and by_kernel[after]:
+            last_end = max(s.end for s in by_kernel[before])
+            first_start = min(s.start for s in by_kernel[after])
+            if first_start < last_end:
+                violations.append(
+                    Violation(
+                        "stream-order",
+                        f"kernel {after} starts at {first_start} before its stream predecessor {before} ends at {last_end}",
+                    )
                 )
     # Sweep the slabs between consecutive distinct endpoints.
     valid = [s for segments in by_kernel for s in segments]

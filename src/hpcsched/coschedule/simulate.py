@@ -9,6 +9,11 @@ completion or the next release time. At each event a *policy* decides which
 pending kernels start. Times are floats; a kernel's segment ends exactly at
 the event time that completes it, and a kernel started at an event shares
 that very float, so consecutive segments touch without gaps or overlaps.
+
+Streams (``Instance.streams``): a kernel is *ready* once its stream
+predecessor has completed; policies see only the ready pending kernels (in
+submission order), so every simulated schedule honours the stream order, and
+stream-mates never co-run (`Instance.compatible` is False for them).
 """
 
 from __future__ import annotations
@@ -44,10 +49,14 @@ def simulate(
     remaining: dict[int, float] = {}
     started: dict[int, float] = {}
     segments: list[Segment] = []
+    completed: set[int] = set()
     time = 0.0
     while pending or remaining:
         while len(remaining) < 2 and pending:
-            choice = policy(instance, tuple(remaining), time, pending)
+            ready = pending if not instance.streams else [k for k in pending if _ready(instance, k, completed)]
+            if not ready:
+                break
+            choice = policy(instance, tuple(remaining), time, ready)
             if choice is None:
                 break
             pending.remove(choice)
@@ -80,11 +89,18 @@ def simulate(
                 remaining[k] = 0.0
         del remaining[finishing]
         segments.append(Segment(finishing, started.pop(finishing), end))
+        completed.add(finishing)
         for k in [k for k, left in remaining.items() if left == 0.0]:
             del remaining[k]
             segments.append(Segment(k, started.pop(k), end))
+            completed.add(k)
         time = end
     return Solution(tuple(sorted(segments, key=lambda s: (s.start, s.kernel))))
+
+
+def _ready(instance: Instance, kernel: int, completed: set[int]) -> bool:
+    before = instance.predecessor(kernel)
+    return before is None or before in completed
 
 
 def _speed(instance: Instance, kernel: int, running: tuple[int, ...]) -> float:
@@ -142,7 +158,8 @@ def simulate_fixed_starts(instance: Instance, starts: Sequence[float]) -> Soluti
     """Start each kernel at its given time, or as soon after as the GPU allows.
 
     Used to turn a MILP or CP-SAT solution (start times) into an exactly timed
-    schedule: kernels are taken in order of their start, each starts at
+    schedule: kernels are taken in order of their start (stream order kept:
+    a kernel waits for its stream predecessor), each starts at
     max(its start, the first event where a slot is free and the running kernel
     is compatible). Completion times are recomputed with the true rates.
     """

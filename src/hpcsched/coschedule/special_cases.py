@@ -41,6 +41,8 @@ def is_mcnaughton_instance(instance: Instance) -> bool:
 
 def mcnaughton(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
     """McNaughton wrap-around: optimal preemptive makespan when all rates are 1."""
+    if instance.streams:
+        return Result(PROBLEM, "mcnaughton", Status.NOT_APPLICABLE, notes=("the instance has streams: the wrap-around ignores the stream order",))
     if not is_mcnaughton_instance(instance):
         return Result(PROBLEM, "mcnaughton", Status.NOT_APPLICABLE, notes=("needs every pair compatible with rates 1",))
     durations = instance.durations
@@ -96,6 +98,13 @@ def paired_matching(instance: Instance) -> list[tuple[int, ...]]:
 
 def matching_paired(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
     """Optimal paired schedule by maximum-weight matching (exact over paired schedules)."""
+    if instance.streams:
+        return Result(
+            PROBLEM,
+            "matching-paired",
+            Status.NOT_APPLICABLE,
+            notes=("the instance has streams: blocks in matching order ignore the stream order (matching-list honours it)",),
+        )
     segments = []
     time = 0.0
     for block in paired_matching(instance):

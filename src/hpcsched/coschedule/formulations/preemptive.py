@@ -55,6 +55,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
+from ...core.deadline import Deadline
 from ...core.errors import InvalidInstanceError
 from ...core.fields import require_int
 from ...core.result import Result, Status
@@ -297,9 +298,26 @@ def _longest_path(tree: nx.Graph) -> list:
     return paths[other]
 
 
+STREAMS_NOTE = (
+    "the instance has streams (data.streams): the preemptive LP and its phase order ignore the stream order, "
+    "so its schedule would break it; its value is only a lower bound (reported by the other methods). "
+    "Use milp (exact) or cpsat for streams, fifo for the hardware replay"
+)
+
+
 def lp_preemptive(instance: Instance, *, time_limit: float | None = None, seed: int = 0, backend: str = "scipy", **_: Any) -> Result:
-    """Preemptive optimum by the LP, phases ordered to avoid preemptions (caterpillar order)."""
-    status, value, solo_times, pair_times, name = solve_preemptive_lp(instance, backend=backend, time_limit=time_limit, seed=seed)
+    """Preemptive optimum by the LP, phases ordered to avoid preemptions (caterpillar order).
+
+    NOT_APPLICABLE on instances with streams (`STREAMS_NOTE`).
+    """
+    check_backend(backend)
+    if instance.streams:
+        return Result(PROBLEM, "lp-preemptive", Status.NOT_APPLICABLE, notes=(STREAMS_NOTE,))
+    deadline = Deadline.after(time_limit)
+    deadline.check("starting the preemptive LP")
+    status, value, solo_times, pair_times, name = solve_preemptive_lp(
+        instance, backend=backend, time_limit=deadline.remaining(floor=1e-3), seed=seed
+    )
     if value is None:
         return Result(PROBLEM, "lp-preemptive", status, solver=name, notes=("LP not solved",))
     phases = order_phases(solo_times, pair_times, instance.n)
@@ -345,7 +363,10 @@ def milp_min_preemptions(
 
     if slots is not None:
         slots = require_int(slots, "options.slots", minimum=1)  # 0 used to fall back to the default silently
-    base = lp_preemptive(instance, time_limit=time_limit, seed=seed)
+    if instance.streams:
+        return Result(PROBLEM, "milp-min-preemptions", Status.NOT_APPLICABLE, notes=(STREAMS_NOTE,))
+    deadline = Deadline.after(time_limit)
+    base = lp_preemptive(instance, time_limit=deadline.remaining(), seed=seed)
     if base.solution is None or base.status is not Status.OPTIMAL:
         # Without the proven LP optimum there is no optimal makespan to minimize preemptions at.
         return base.replace(method="milp-min-preemptions")
@@ -382,6 +403,11 @@ def milp_min_preemptions(
         return solo[i, k] + pulp.lpSum(duo[e, k] for e in incident[i])
 
     for k in K:
+        if deadline.expired():  # the LP schedule is optimal in makespan: return it rather than nothing
+            return base.replace(
+                method="milp-min-preemptions",
+                notes=(*base.notes, "time limit reached while building the MILP: LP phase order returned (preemptions not proven minimal)"),
+            )
         model += pulp.lpSum(solo[i, k] for i in range(n)) + pulp.lpSum(duo[e, k] for e in pairs) <= 1
         for i in range(n):
             model += solo_len[i, k] <= horizon * solo[i, k]
@@ -399,7 +425,12 @@ def milp_min_preemptions(
         )
         model += work == instance.kernels[i].duration
     model += pulp.lpSum(solo_len.values()) + pulp.lpSum(duo_len.values()) <= horizon
-    outcome = solve_pulp(model, time_limit=time_limit, seed=seed)
+    if deadline.expired():
+        return base.replace(
+            method="milp-min-preemptions",
+            notes=(*base.notes, "time limit reached before the MILP solve: LP phase order returned (preemptions not proven minimal)"),
+        )
+    outcome = solve_pulp(model, time_limit=deadline.remaining(floor=1e-3), seed=seed)
     if not outcome.has_solution:
         return base.replace(
             method="milp-min-preemptions",
