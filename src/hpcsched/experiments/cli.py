@@ -11,10 +11,12 @@ used, 2 for bad arguments (unknown method, problem or executor).
 from __future__ import annotations
 
 import contextlib
+import functools
+import os
 import signal
 import warnings
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 
@@ -27,6 +29,34 @@ COMPARE_TIME_LIMIT_S = 10.0
 def _fail(message: str, code: int = 1) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
+
+
+def _one_line_errors(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Whatever escapes a command ends in one line on stderr, never a traceback:
+    a file problem (exit 1) names the file; anything else is a bug (exit 3,
+    the traceback with HPCSCHED_DEBUG=1), as in the main CLI."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (typer.Exit, SystemExit, KeyboardInterrupt):
+            raise
+        except HpcschedError as error:
+            raise _fail(str(error)) from None
+        except OSError as error:
+            where = f"{error.filename}: " if getattr(error, "filename", None) else ""
+            raise _fail(f"{where}{error.strerror or error}") from None
+        except Exception as error:
+            if os.environ.get("HPCSCHED_DEBUG"):
+                raise
+            raise _fail(
+                f"internal error ({type(error).__name__}): {error} "
+                "(set HPCSCHED_DEBUG=1 to see the traceback, and please report it)",
+                3,
+            ) from None
+
+    return wrapper
 
 
 @contextlib.contextmanager
@@ -75,6 +105,7 @@ def _format(value: Any, kind: str = "") -> str:
     return str(value)
 
 
+@_one_line_errors
 def compare(
     files: List[Path] = typer.Argument(..., help="Instance files (.json or .json.gz), any problems."),
     methods: str = typer.Option(
@@ -93,7 +124,8 @@ def compare(
     """Run several methods on several instance files and print one aligned table."""
     from rich.table import Table
 
-    from ..core.io import read_instance
+    from ..core.errors import NotAnInstanceError
+    from ..core.io import check_output_path, read_instance
     from ..core.registry import problem_of
     from .engine import EXECUTORS, instance_fields, make_task, run_tasks
     from .runs import load_plugins
@@ -105,15 +137,28 @@ def compare(
         plugins = load_plugins(plugin)
     except HpcschedError as error:
         raise _fail(str(error), 2) from None
-    instances = []
+    instances, skipped = [], []
     for file in files:
         try:
             instances.append((read_instance(file), str(file)))
+        except NotAnInstanceError:
+            # A shell glob such as instances/transfers/*.json also takes the
+            # folder's solved.json (or a solution file): not an instance, skipped.
+            skipped.append(str(file))
         except HpcschedError as error:
             raise _fail(str(error)) from None
+    if not instances:
+        raise _fail(f"no instance file among the files given ({', '.join(skipped)}: not instance files)")
+    for file in skipped:
+        typer.echo(f"note: skipped {file}: not an instance file", err=True)
     requested = [name.strip() for name in methods.split(",") if name.strip()]
     if not requested:
         raise _fail("--methods is empty", 2)
+    if csv is not None:  # before any run: a long comparison must not end in "cannot write"
+        try:
+            check_output_path(csv, "--csv")
+        except HpcschedError as error:
+            raise _fail(str(error)) from None
     tasks = []
     for instance, file in instances:
         problem = problem_of(instance)
@@ -152,8 +197,8 @@ def compare(
     if csv is not None:
         try:
             write_csv(rows, csv)
-        except OSError as error:
-            raise _fail(f"{csv}: cannot write: {error}") from None
+        except HpcschedError as error:  # OutputPathError names the user's path
+            raise _fail(str(error)) from None
         typer.echo(f"wrote {len(rows)} rows to {csv}", err=True)
 
 
@@ -161,6 +206,7 @@ study_app = typer.Typer(help="Resumable studies: methods x instances x time limi
 
 
 @study_app.command("run")
+@_one_line_errors
 def study_run(
     study_file: Path = typer.Argument(..., metavar="STUDY.toml", help="The study file (see docs/study.md)."),
     executor: Optional[str] = typer.Option(None, "--executor", help="local or dask (default: the study's)."),
@@ -190,6 +236,7 @@ def study_run(
 
 
 @study_app.command("report")
+@_one_line_errors
 def study_report(
     results: Path = typer.Argument(..., help="A results file written by 'study run' or 'compare --csv'."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default: RESULTS-report beside it)."),

@@ -23,7 +23,9 @@ when they say what they measure):
   and a time limit unless it is part of the configuration) with
   r_{p,s} = m_{p,s} / min_s m_{p,s} ≤ τ, where m is the objective (a run
   without solution has m = ∞) or the runtime to a solution (runtimes floored
-  at 1 ms; no solution: ∞).
+  at 1 ms; no solution: ∞). Only problems on which every configuration has a
+  run count: a configuration run on fewer seeds has not failed the runs it
+  never made (the report gives how many problems are common).
 """
 
 from __future__ import annotations
@@ -125,9 +127,8 @@ def summary_table(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return table
 
 
-def performance_ratios(rows: list[Mapping[str, Any]], measure: str) -> dict[str, list[float]]:
-    """Dolan–Moré ratios r_{p,s} per configuration; ``measure`` is
-    ``"objective"`` or ``"runtime"`` (see module docstring)."""
+def _profile_values(rows: list[Mapping[str, Any]], measure: str) -> tuple[dict[tuple, dict[str, float]], list[str]]:
+    """m_{p,s} per problem p and configuration s (see module docstring), and the configurations."""
     labels = configuration_labels(rows)
     several_limits = len({row["time_limit"] for row in rows}) > 1
     values: dict[tuple, dict[str, float]] = defaultdict(dict)
@@ -139,12 +140,36 @@ def performance_ratios(rows: list[Mapping[str, Any]], measure: str) -> dict[str,
         else:
             value = max(row["runtime_s"] or 0.0, _RUNTIME_FLOOR_S) if solved else math.inf
         values[problem].setdefault(label, value)  # a repeated run counts once
-    configurations = sorted(set(labels))
+    return values, sorted(set(labels))
+
+
+def profile_coverage(rows: list[Mapping[str, Any]]) -> tuple[int, int]:
+    """(problems every configuration ran, all problems) of the performance profiles.
+
+    A configuration run on fewer seeds (or instances) than another has not
+    *failed* the runs it never made; profiles compare on the common problems
+    only, and the report says how many that is.
+    """
+    values, configurations = _profile_values(rows, "objective")
+    common = sum(len(per_config) == len(configurations) for per_config in values.values())
+    return common, len(values)
+
+
+def performance_ratios(rows: list[Mapping[str, Any]], measure: str) -> dict[str, list[float]]:
+    """Dolan–Moré ratios r_{p,s} per configuration; ``measure`` is
+    ``"objective"`` or ``"runtime"`` (see module docstring).
+
+    Only problems on which every configuration has a run count (see
+    `profile_coverage`): a run that was never made is not a failure.
+    """
+    values, configurations = _profile_values(rows, measure)
     ratios: dict[str, list[float]] = {c: [] for c in configurations}
     for per_config in values.values():
+        if len(per_config) < len(configurations):
+            continue
         best = min(per_config.values())
         for configuration in configurations:
-            value = per_config.get(configuration, math.inf)
+            value = per_config[configuration]
             if math.isinf(value) or math.isinf(best):
                 ratios[configuration].append(math.inf)
             elif best == 0:
@@ -256,6 +281,14 @@ def markdown_table(table: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _coverage_sentence(rows: list[Mapping[str, Any]]) -> str:
+    common, total = profile_coverage(rows)
+    if common == total:
+        return f"Over all {total} problems: every configuration ran each of them."
+    return (f"Over the {common} of {total} problems on which every configuration ran; the other "
+            f"{total - common} (a configuration run on fewer seeds or instances) are left out, not counted as failures.")
+
+
 def report(results_path: str | os.PathLike, out_dir: str | os.PathLike) -> Report:
     """Write ``report.md``, ``summary.csv`` and PNG figures for a results file.
 
@@ -300,6 +333,8 @@ def report(results_path: str | os.PathLike, out_dir: str | os.PathLike) -> Repor
         "Proven optimal: status OPTIMAL (proved by the backend or an exact algorithm).",
         "",
         "## Performance profiles (Dolan–Moré)",
+        "",
+        _coverage_sentence(rows),
         "",
         f"![objective profile]({figures[0].name})",
         "",

@@ -208,10 +208,19 @@ class ParquetStore:
 
 
 def open_store(path: str | os.PathLike) -> CsvStore | ParquetStore:
-    """The store for ``path``: Parquet when it ends in ``.parquet``, else CSV."""
-    if str(path).endswith(".parquet"):
-        return ParquetStore(path).open()
-    return CsvStore(path).open()
+    """The store for ``path``: Parquet when it ends in ``.parquet``, else CSV.
+
+    Raises ResultsFileError naming ``path`` when it cannot be used (a folder
+    where a CSV file is expected, a folder that cannot be created or written).
+    """
+    try:
+        if str(path).endswith(".parquet"):
+            return ParquetStore(path).open()
+        if Path(path).is_dir():
+            raise ResultsFileError(f"{path}: is a folder; a CSV results path must be a file")
+        return CsvStore(path).open()
+    except OSError as error:
+        raise ResultsFileError(f"{path}: cannot use as a results file: {error.strerror or error}") from None
 
 
 def read_rows(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -219,8 +228,16 @@ def read_rows(path: str | os.PathLike) -> list[dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         raise ResultsFileError(f"{path}: no such results file")
-    store = ParquetStore(path) if str(path).endswith(".parquet") else CsvStore(path)
-    return store.rows()
+    parquet = str(path).endswith(".parquet")
+    if not parquet and path.is_dir():
+        raise ResultsFileError(f"{path}: is a folder, not a CSV results file")
+    store = ParquetStore(path) if parquet else CsvStore(path)
+    try:
+        return store.rows()
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ResultsFileError(f"{path}: not a results file: {error}") from None
+    except OSError as error:
+        raise ResultsFileError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
 def recorded_keys(rows: Iterable[Mapping[str, Any]]) -> set[tuple]:

@@ -325,12 +325,13 @@ def expand(study: Study) -> list[dict[str, Any]]:
     """Every run of ``study`` as a task, in the documented order.
 
     Raises StudyFileError for a method that the instances' problem does not
-    have (before any run starts).
+    have, or options that method does not take (before any run starts).
     """
     from ..core.registry import problem_of
 
     check = _Checker(study.file)
     tasks = []
+    checked: set[tuple[str, int, str]] = set()
     for instance, file, instance_key in _instances(study):
         problem = problem_of(instance)
         applicable = [m for m in study.methods if m.problem in (None, problem.name)]
@@ -344,6 +345,7 @@ def expand(study: Study) -> list[dict[str, Any]]:
                     f"problem '{problem.name}' (instance {instance.name}, {instance_key}) has no method "
                     f"'{method.name}' (known: {known}); set methods[{index}].problem to restrict it",
                 )
+            _check_options(check, problem, method, index, instance, checked)
         if not applicable:
             raise check.fail(
                 instance_key,
@@ -359,6 +361,52 @@ def expand(study: Study) -> list[dict[str, Any]]:
                         grace=study.grace, plugins=study.plugins, prepared=prepared,
                     ))
     return tasks
+
+
+def _check_options(check: _Checker, problem: Any, method: MethodEntry, index: int, instance: Any,
+                   checked: set[tuple[str, int, str]]) -> None:
+    """Refuse, before any run, options the method does not have or cannot take.
+
+    A misspelt or ill-typed option would otherwise fail every one of its runs
+    (ERROR rows, exit 0) or, worse, be silently ignored.
+    """
+    from ..core.fields import check_method_options
+
+    try:
+        entry = problem.resolve(method.name, instance)  # a dispatcher's choice: its options count
+    except HpcschedError as error:
+        raise check.fail(f"methods[{index}].name", f"instance {instance.name}: {error}") from None
+    key = (problem.name, index, entry.name)
+    if key in checked:
+        return
+    try:
+        check_method_options(entry, dict(method.options))
+    except HpcschedError as error:
+        where = "" if entry.name == method.name else f" (which runs '{entry.name}' on instance {instance.name})"
+        raise check.fail(f"methods[{index}].options", f"method '{method.name}' of problem '{problem.name}'{where}: {error}") from None
+    checked.add(key)
+
+
+def _check_results_path(study: Study, results: Path, overridden: bool) -> None:
+    """Refuse a results path that cannot be written, before any instance is read or run.
+
+    Names the study file's ``results`` key, or ``--results`` when the path
+    came from the command line (``overridden``).
+    """
+    from ..core.errors import OutputPathError
+    from ..core.io import check_output_path
+
+    try:
+        if str(results).endswith(".parquet"):  # a folder of part files
+            if results.exists() and not results.is_dir():
+                raise OutputPathError(f"{results}: a Parquet results path must be a folder")
+            check_output_path(results / "part.parquet")
+        else:
+            check_output_path(results)
+    except HpcschedError as error:
+        if overridden:
+            raise OutputPathError(f"--results: cannot write the results file: {error}") from None
+        raise StudyFileError(study.file, "results", f"cannot write the results file: {error}") from None
 
 
 def run_study(
@@ -380,8 +428,10 @@ def run_study(
 
     if not isinstance(study, Study):
         study = load_study(study)
+    results_path = Path(results) if results is not None else study.results
+    _check_results_path(study, results_path, overridden=results is not None)
     tasks = study.tasks()
-    store = open_store(results or study.results)
+    store = open_store(results_path)
     return run_tasks(
         tasks,
         store=store,
