@@ -32,7 +32,9 @@ def test_every_shipped_instance_is_in_solved_json():
 def test_exact_reproduces_solved_json(name):
     instance = read_instance(FOLDER / name)
     entry = SOLVED[name]
-    result = run_method(instance, time_limit=10)
+    # no effective wall-clock limit (issue 20): the bisection ends at its epsilon and the sizing solves
+    # are small, so the proof is cheap and bounded; a loaded machine must not turn it into FEASIBLE
+    result = run_method(instance, time_limit=3600)
     assert result.status is Status.OPTIMAL
     assert result.objective == pytest.approx(entry["objective"], rel=1e-6)
     assert result.bound <= entry["objective"] * (1 + 1e-6)

@@ -111,6 +111,7 @@ import math
 import time
 import typing
 
+from ..core.deadline import Deadline, TimeLimitReached
 from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
 from ..solvers.milp import solve_pulp
@@ -162,6 +163,34 @@ def _proven_by_bound(instance: Instance, method: str, name: str, solution: Solut
                   notes=(f"the warm-start schedule of {name} meets the lower bound {lower}: no solve needed",))
 
 
+def _out_of_time(instance: Instance, method: str, name: str, solution: Solution, value: int, notes: list[str],
+                 phase: str) -> Result:
+    """The warm-start schedule (FEASIBLE) with `bounds.best`, when the limit passes before the backend ends."""
+    return Result(PROBLEM, method, Status.FEASIBLE, objective=value, bound=bounds.best(instance), solution=solution,
+                  notes=(*notes, f"time limit reached while {phase}: returning the warm-start schedule of {name}"))
+
+
+def _retimed(instance: Instance, transfer_start: list[int], compute_start: list[int]) -> Solution:
+    """The earliest-start schedule of the orders of a backend's schedule.
+
+    The transfer order π sorts the tasks by s_i and the compute order σ by
+    (t_i, t_i + p_i, position in π); the simulator's schedule of (π, σ) is
+    feasible by construction and, when the backend's schedule is feasible, no
+    later (the argument of ``brute-force``). A MILP's values are doubles
+    within HiGHS' tolerances: with a big-M H, a binary that is 1e-6 off
+    integrality relaxes a disjunction by 1e-6 H time units, so rounding the
+    starts alone can overlap two operations or overfill memory; re-timing the
+    orders cannot.
+    """
+    simulator = Simulator(instance)
+    order = sorted(range(instance.n), key=lambda i: (transfer_start[i], i))
+    position = {task: k for k, task in enumerate(order)}
+    compute_order = sorted(range(instance.n), key=lambda i: (compute_start[i], compute_start[i] + instance.tasks[i].compute,
+                                                             position[i]))
+    solution = simulator.schedule(order, compute_order)
+    return solution if solution is not None else simulator.schedule(order, order)
+
+
 def identical_groups(instance: Instance) -> list[list[int]]:
     """Groups (of size ≥ 2) of tasks with equal transfer, compute and memory."""
     groups: dict[tuple[int, int, int], list[int]] = {}
@@ -179,11 +208,17 @@ def _finish(
     use_lower_bound: bool,
     notes: list[str],
     fallback: Solution | None = None,
+    bound_slack: float = 0.0,
 ) -> Result:
-    """Turn a backend Outcome into a Result (bound combined with our bounds if asked)."""
+    """Turn a backend Outcome into a Result (bound combined with our bounds if asked).
+
+    ``bound_slack``: how far the backend's dual bound may lie above the true
+    optimum because of its tolerances (the MILP's big-M rows); it is
+    subtracted before the integer rounding.
+    """
     bound = outcome.bound
     if bound is not None and math.isfinite(bound):
-        bound = math.ceil(bound - 1e-6)  # integer makespan: a fractional bound rounds up
+        bound = math.ceil(bound - 1e-6 - bound_slack)  # integer makespan: a fractional bound rounds up
     else:
         bound = None
     if use_lower_bound:
@@ -294,14 +329,18 @@ def solve_cpsat_model(
     tasks = instance.tasks
     notes = [f"options: lower_bound={lower_bound}, warm_start={warm_start}, symmetry={symmetry}, conflicts={conflicts}, "
              f"probe_seconds={probe_seconds}"]
-    started = time.perf_counter()
+    deadline = Deadline.after(time_limit)
     if warm_start:
-        heuristic_name, heuristic, horizon = incumbent(instance, _warm_start_seconds(warm_start_seconds, time_limit), seed)
+        search = min(_warm_start_seconds(warm_start_seconds, time_limit), deadline.remaining() or math.inf)
+        heuristic_name, heuristic, horizon = incumbent(instance, search, seed)
         notes.append(f"hint and horizon from {heuristic_name} ({horizon})")
         if lower_bound and (proven := _proven_by_bound(instance, "cpsat", heuristic_name, heuristic, horizon)):
             return proven
+        if deadline.expired():
+            return _out_of_time(instance, "cpsat", heuristic_name, heuristic, horizon, notes, "warm-starting")
     else:
         heuristic, horizon = None, sum(t.transfer + t.compute for t in tasks)
+        deadline.check("starting the CP-SAT model")
     lowest = bounds.best(instance) if lower_bound else 0
     probe = _probe_seconds(probe_seconds, time_limit) if lower_bound else 0.0
     if probe > 0 and lowest < horizon:
@@ -309,6 +348,11 @@ def solve_cpsat_model(
         # bound every start window shrinks, so propagation is much stronger than in the full
         # model. Feasible: optimal (the bound proves it). Infeasible: the bound rises by one.
         model, transfer_start, compute_start = _build_cpsat(instance, lowest, lowest, conflicts, symmetry, None)
+        if deadline.expired():
+            if heuristic is None:
+                deadline.check("building the probe model")
+            return _out_of_time(instance, "cpsat", heuristic_name, heuristic, horizon, notes, "building the probe model")
+        probe = min(probe, deadline.remaining() or math.inf)
         outcome = solve_cpsat(model, time_limit=probe, workers=workers, seed=seed, log=log, parameters=parameters)
         if outcome.has_solution:
             notes.append(f"probe at C <= {lowest}: a schedule meets the lower bound")
@@ -320,8 +364,12 @@ def solve_cpsat_model(
         else:
             notes.append(f"probe at C <= {lowest}: undecided in {probe:g} s")
     model, transfer_start, compute_start = _build_cpsat(instance, horizon, lowest, conflicts, symmetry, heuristic)
-    remaining = None if time_limit is None else max(0.1, time_limit - (time.perf_counter() - started))
-    outcome = solve_cpsat(model, time_limit=remaining, workers=workers, seed=seed, log=log, parameters=parameters)
+    if deadline.expired():
+        if heuristic is None:
+            deadline.check("building the CP-SAT model")
+        return _out_of_time(instance, "cpsat", heuristic_name, heuristic, horizon, notes, "building the CP-SAT model")
+    outcome = solve_cpsat(model, time_limit=deadline.remaining(), workers=workers, seed=seed, log=log,
+                          parameters=parameters)
     starts = _starts(outcome, transfer_start, compute_start) if outcome.has_solution else (None, None)
     result = _finish(instance, "cpsat", outcome, *starts, lower_bound, notes, fallback=heuristic)
     if result.bound is not None and result.bound < lowest:  # the probe's proof is not in CP-SAT's bound
@@ -356,12 +404,57 @@ def solve_milp(
 
     require_fits(instance)
     tasks, n = instance.tasks, instance.n
-    started = time.perf_counter()
-    heuristic_name, heuristic, horizon = incumbent(instance, _warm_start_seconds(warm_start_seconds, time_limit), seed)
+    deadline = Deadline.after(time_limit)
+    search = min(_warm_start_seconds(warm_start_seconds, time_limit), deadline.remaining() or math.inf)
+    heuristic_name, heuristic, horizon = incumbent(instance, search, seed)
     if lower_bound and (proven := _proven_by_bound(instance, "milp", heuristic_name, heuristic, horizon)):
         return proven
     notes = [f"big-M = {horizon} from {heuristic_name}; options: lower_bound={lower_bound}, symmetry={symmetry}, "
              f"conflicts={conflicts}"]
+    largest = max(horizon + 1, instance.capacity)
+    if largest > MILP_LARGEST_COEFFICIENT:
+        # HiGHS refuses a model with a coefficient or bound beyond 1e15 (PuLP then fails with an
+        # IndexError); well before that its 1e-6 tolerances times the big-M exceed one time unit.
+        notes.append(f"big-M or capacity {largest} > {MILP_LARGEST_COEFFICIENT:.0e}: beyond the numerical range of "
+                     "the MILP backend, no solve; returning the warm-start schedule")
+        return Result(PROBLEM, "milp", Status.FEASIBLE, objective=horizon, bound=bounds.best(instance),
+                      solution=heuristic, notes=tuple(notes))
+    if deadline.expired():
+        return _out_of_time(instance, "milp", heuristic_name, heuristic, horizon, notes, "warm-starting")
+    try:
+        problem, s, t = _build_milp(instance, horizon, lower_bound, symmetry, conflicts, deadline)
+    except TimeLimitReached as reached:
+        return _out_of_time(instance, "milp", heuristic_name, heuristic, horizon, notes, str(reached).split(" while ")[-1])
+    if deadline.expired():
+        return _out_of_time(instance, "milp", heuristic_name, heuristic, horizon, notes, "building the MILP")
+    outcome = solve_pulp(problem, backend=backend, time_limit=deadline.remaining(), threads=threads, seed=seed)
+    starts = (None, None)
+    if outcome.has_solution:
+        retimed = _retimed(instance, [round(outcome.value(v)) for v in s], [round(outcome.value(v)) for v in t])
+        starts = (list(retimed.transfer_start), list(retimed.compute_start))
+    result = _finish(instance, "milp", outcome, *starts, lower_bound, notes, fallback=heuristic,
+                     bound_slack=MILP_TOLERANCE * horizon)
+    if result.status is Status.OPTIMAL and (result.bound is None or result.objective > result.bound):
+        # the backend's optimum was within its tolerances of a schedule the re-timing could not match
+        result = dataclasses.replace(result, status=Status.FEASIBLE,
+                                     notes=(*result.notes, "backend optimal, but its schedule re-timed exactly is "
+                                                           "above the bound: FEASIBLE"))
+    return result
+
+
+#: HiGHS' largest matrix coefficient / bound (its ``large_matrix_value`` is 1e15); the MILP stays below it.
+MILP_LARGEST_COEFFICIENT = 10**15
+#: HiGHS' MIP feasibility (integrality) tolerance: a binary may sit this far from 0 or 1, which relaxes a
+#: big-M row by this times H. The dual bound is lowered by that much before it is rounded up.
+MILP_TOLERANCE = 1e-6
+
+
+def _build_milp(instance: Instance, horizon: int, lower_bound: bool, symmetry: bool, conflicts: bool,
+                deadline: Deadline):
+    """The disjunctive MILP (see the module docstring) with big-M ``horizon``; checks ``deadline`` while it builds."""
+    import pulp
+
+    tasks, n = instance.tasks, instance.n
     problem = pulp.LpProblem("transfers", pulp.LpMinimize)
     s = [problem.add_variable(f"s{i}", 0, horizon - t.transfer - t.compute, cat="Integer") for i, t in enumerate(tasks)]
     t = [problem.add_variable(f"t{i}", task.transfer, horizon - task.compute, cat="Integer") for i, task in enumerate(tasks)]
@@ -380,6 +473,8 @@ def solve_milp(
                 identical[(a, b)] = True
     before: dict[tuple[int, int], object] = {}  # (i, j) -> expression equal to z_ij
     for i, j in itertools.combinations(range(n), 2):
+        if j == i + 1:
+            deadline.check("building the MILP (disjunctions)")
         if c[i] > 0 and c[j] > 0:
             if (i, j) in identical:
                 z_ij = 1  # identical tasks go in index order on both machines (see module docstring)
@@ -406,6 +501,8 @@ def solve_milp(
     if sum(m) > instance.capacity:  # otherwise everything fits together: no memory row binds
         finished = {}
         for i, j in itertools.permutations(range(n), 2):
+            if j == 0 or (i == 0 and j == 1):
+                deadline.check("building the MILP (memory rows)")
             w_ij = finished[(i, j)] = problem.add_variable(f"w_{i}_{j}", cat="Binary")
             problem += w_ij <= before[(i, j)]
             problem += t[i] + p[i] <= s[j] + horizon * (1 - w_ij)
@@ -416,12 +513,7 @@ def solve_milp(
             for i, j in itertools.combinations(range(n), 2):
                 if m[i] + m[j] > instance.capacity:
                     problem += finished[(i, j)] + finished[(j, i)] >= 1
-    remaining = None if time_limit is None else max(0.1, time_limit - (time.perf_counter() - started))
-    outcome = solve_pulp(problem, backend=backend, time_limit=remaining, threads=threads, seed=seed)
-    starts = (None, None)
-    if outcome.has_solution:
-        starts = ([round(outcome.value(v)) for v in s], [round(outcome.value(v)) for v in t])
-    return _finish(instance, "milp", outcome, *starts, lower_bound, notes, fallback=heuristic)
+    return problem, s, t
 
 
 def brute_force(

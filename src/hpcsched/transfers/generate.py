@@ -31,9 +31,33 @@ from .model import Instance
 BANDWIDTH_BYTES_PER_US = 12_000
 
 
+#: Memory a generator may take (bytes): a larger request is refused before anything is allocated.
+GENERATOR_MEMORY_LIMIT = 4 * 2**30
+
+
+def check_size(field: str, value: int, bytes_each: int, what: str) -> None:
+    """Refuse a generator parameter whose instance would take more than `GENERATOR_MEMORY_LIMIT`.
+
+    The estimate (``value * bytes_each``: Python objects while generating,
+    then the JSON text) comes first, so that ``--n 100000000000`` ends in one
+    line with the figure instead of an allocation that exhausts the machine.
+    """
+    estimate = value * bytes_each
+    if estimate > GENERATOR_MEMORY_LIMIT:
+        largest = GENERATOR_MEMORY_LIMIT // bytes_each
+        raise InvalidInstanceError(
+            field, f"{value} {what} would take about {estimate / 2**30:.3g} GiB (about {bytes_each} bytes each); "
+                   f"the generators stop at {GENERATOR_MEMORY_LIMIT / 2**30:.3g} GiB, i.e. at most {largest} {what}")
+
+
+#: Bytes per generated task: a Task and its dict, three numpy values each way, and its JSON record.
+BYTES_PER_TASK = 600
+
+
 def _check_n(n: Any) -> int:
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InvalidInstanceError("n", f"must be an integer >= 1, got {n!r}")
+    check_size("n", n, BYTES_PER_TASK, "tasks")
     return n
 
 

@@ -32,6 +32,7 @@ from typing import Any, Mapping
 
 from ..core.errors import InfeasibleError, InvalidInstanceError
 from ..core.fields import (
+    LARGEST_INTEGER,
     int_list,
     require_dict,
     require_int,
@@ -94,6 +95,27 @@ def _checked_task(raw: Any, path: str) -> Task:
     return Task(name, transfer, compute, memory)
 
 
+def _check_total_time(tasks: tuple[Task, ...]) -> None:
+    """Refuse instances whose total time Σ (c_i + p_i) exceeds 2^53 (`LARGEST_INTEGER`).
+
+    Every method's schedule ends by Σ (c_i + p_i) (the back-to-back schedule
+    is feasible and the simulator never does worse), so with this limit every
+    start time a method writes stays a legal integer of a solution file
+    (at most 2^53), exact in a double (evaluate, the MILP) and far from int64
+    overflow (CP-SAT). Each time alone was already limited to 2^53, but two
+    of them could make a schedule that the solution reader then refused.
+    """
+    total = 0
+    for index, task in enumerate(tasks):
+        total += task.transfer + task.compute
+        if total > LARGEST_INTEGER:
+            raise InvalidInstanceError(
+                f"data.tasks[{index}]",
+                f"the total time of tasks 0..{index}, sum of transfer + compute = {total}, exceeds "
+                f"2^53 = {LARGEST_INTEGER}: schedules must end by 2^53 so that every start time stays exact",
+            )
+
+
 @dataclass(frozen=True)
 class Instance:
     """An instance of the transfers problem.
@@ -135,6 +157,7 @@ class Instance:
                     f"data.tasks[{index}].name", f"duplicate name '{task.name}' (also task {seen[task.name]})"
                 )
             seen[task.name] = index
+        _check_total_time(checked)
         object.__setattr__(self, "tasks", checked)
         object.__setattr__(self, "capacity", require_int(self.capacity, "data.capacity", minimum=1))
         object.__setattr__(self, "source", dict(self.source))
