@@ -1,0 +1,340 @@
+"""Exact methods for the sequential question on any DAG: brute force, DP, MILP, CP-SAT.
+
+Why the DP over done sets is exact
+----------------------------------
+The memory at the step of node i with done set S is ``R(S) + n_i + f_i``,
+with ``R(S) = Σ_{j ∈ S, succ(j) ⊄ S} f_j``: it depends on S and i only, not
+on the order in which S was done (an output is held exactly while its
+producer is done and some consumer is not). The peak of an order is the
+largest step cost along its chain of done sets ∅ ⊂ S_1 ⊂ ... ⊂ V, so the best
+peak to reach S, ``g(S) = min over ready i ∈ S of max(g(S − i), R(S − i) +
+n_i + f_i)``, is a bottleneck shortest path over the lattice of done sets,
+and the optimum is g(V). The search pops states by ``max(g(S), h(S))`` with
+``h(S) = max_{i ∉ S} MemReq(i)`` (every remaining step costs at least its
+MemReq), which never overestimates and satisfies h(S) ≤ max(step, h(S + i)):
+the first time V is popped its g is optimal, and the popped key is at any
+moment a lower bound on the optimum (returned when the search stops early).
+
+Dominance (free moves): if a ready node i costs no more than the peak so far
+(``R(S) + n_i + f_i <= g``) and does not raise the resident memory
+(``R(S + i) <= R(S)``), some optimal completion runs i first, so the search
+runs it at once and does not branch. Proof: move i to the front of any
+completion. Its own step costs at most g. Every step run before i's old
+position now sees ``R(T + i)`` instead of ``R(T)`` for a done set T ⊇ S not
+holding i, and ``R(T + i) − R(T) = f_i − Σ_{p ∈ pred(i), succ(p) ⊆ T + i} f_p``
+(i's successors are not in T) only decreases as T grows, so it is ≤ its
+value at S, which is ≤ 0. Steps after i's old position see the same sets.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from dataclasses import dataclass
+
+from ..core.deadline import Deadline
+from ..core.params import at_least, positive
+from ..core.result import Result, Status
+from ..solvers import cpsat as cpsat_adapter
+from ..solvers import milp as milp_adapter
+from .bounds import memreq
+from .heuristics import forest_order, greedy_order
+from .model import Instance, Solution
+from .simulate import Graph, peak
+
+BRUTE_FORCE_MAX_N = 8
+
+
+def _incumbent(graph: Graph, deadline: Deadline) -> list[int]:
+    """The better of the greedy and spanning-forest orders (upper bound and hint)."""
+    return min((greedy_order(graph, deadline), forest_order(graph)), key=lambda order: peak(graph, order))
+
+
+def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Every topological order, n <= 8: the reference the other exact methods are checked against."""
+    if instance.n > BRUTE_FORCE_MAX_N:
+        return Result(status=Status.NOT_APPLICABLE, notes=(f"brute force is limited to n <= {BRUTE_FORCE_MAX_N}",))
+    deadline = Deadline.after(time_limit)
+    graph = Graph.of(instance)
+    best_order: list[int] | None = None
+    best_peak = math.inf
+    for permutation in itertools.permutations(range(graph.n)):
+        deadline.check("enumerating orders")
+        position = {node: k for k, node in enumerate(permutation)}
+        if any(position[u] > position[v] for u, v in instance.edges):
+            continue
+        value = peak(graph, permutation)
+        if value < best_peak:
+            best_peak, best_order = value, list(permutation)
+    assert best_order is not None  # an acyclic graph has a topological order
+    return Result(status=Status.OPTIMAL, solution=Solution.from_indices(instance, best_order), bound=float(best_peak))
+
+
+@dataclass(frozen=True)
+class DpParams:
+    """Options of ``dp``.
+
+    Attributes
+    ----------
+    max_states
+        Done sets stored at most (memory guard); when reached, the best
+        heuristic order is returned FEASIBLE with the search's lower bound.
+    """
+
+    max_states: int = 500_000
+
+    def __post_init__(self) -> None:
+        at_least("max_states", self.max_states, 1)
+
+
+def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams | None) -> Result:
+    """Exact best-first DP over the sets of done nodes with free-move dominance (n up to ~25)."""
+    params = params or DpParams()
+    deadline = Deadline.after(time_limit)
+    graph = Graph.of(instance)
+    n = graph.n
+    pred_mask = [sum(1 << p for p in graph.predecessors[i]) for i in range(n)]
+    succ_mask = [sum(1 << s for s in graph.successors[i]) for i in range(n)]
+    need = [graph.memreq(i) for i in range(n)]
+    by_need = sorted(range(n), key=lambda i: -need[i])
+    full = (1 << n) - 1
+    incumbent = _incumbent(graph, deadline)
+    upper = peak(graph, incumbent)
+
+    def rest_bound(done: int) -> int:
+        for i in by_need:
+            if not done >> i & 1:
+                return need[i]
+        return 0
+
+    def run(done: int, resident: int, i: int) -> tuple[int, int]:
+        """Done set and resident memory after running ready node i."""
+        done |= 1 << i
+        resident += graph.kept[i]
+        for p in graph.predecessors[i]:
+            if succ_mask[p] & done == succ_mask[p]:
+                resident -= graph.output[p]
+        return done, resident
+
+    def close(done: int, resident: int, worst: int, path: list[int]) -> tuple[int, int]:
+        """Apply free moves (see the module docstring) until none is left."""
+        moved = True
+        while moved:
+            moved = False
+            for i in range(n):
+                if done >> i & 1 or pred_mask[i] & done != pred_mask[i] or resident + graph.step[i] > worst:
+                    continue
+                after_done, after_resident = run(done, resident, i)
+                if after_resident <= resident:
+                    done, resident = after_done, after_resident
+                    path.append(i)
+                    moved = True
+        return done, resident
+
+    start_path: list[int] = []
+    start, start_resident = close(0, 0, 0, start_path)
+    best = {start: 0}
+    resident_of = {start: start_resident}
+    came_from: dict[int, tuple[int, tuple[int, ...]]] = {start: (-1, tuple(start_path))}
+    heap = [(rest_bound(start), 0, start)]
+    lower = 0
+    pops = 0
+    stop_reason = None
+    final = None
+    while heap:
+        key, worst, done = heapq.heappop(heap)
+        if worst > best.get(done, math.inf):
+            continue  # stale entry
+        lower = max(lower, key)
+        if lower >= upper:
+            break  # nothing better than the incumbent exists
+        if done == full:
+            final = done
+            break
+        pops += 1
+        if pops % 512 == 0 and deadline.expired():
+            stop_reason = "time limit"
+            break
+        if len(best) > params.max_states:
+            stop_reason = f"{params.max_states} states"
+            break
+        resident = resident_of[done]
+        for i in range(n):
+            if done >> i & 1 or pred_mask[i] & done != pred_mask[i]:
+                continue
+            step_worst = max(worst, resident + graph.step[i])
+            path = [i]
+            after, after_resident = run(done, resident, i)
+            after, after_resident = close(after, after_resident, step_worst, path)
+            after_key = max(step_worst, rest_bound(after))
+            if step_worst < best.get(after, math.inf) and after_key < upper:
+                best[after] = step_worst
+                resident_of[after] = after_resident
+                came_from[after] = (done, tuple(path))
+                heapq.heappush(heap, (after_key, step_worst, after))
+    notes = [f"{len(best)} done sets stored, {pops} expanded"]
+    if final is None:
+        if stop_reason is None:  # the incumbent met the search's lower bound: it is optimal
+            return Result(status=Status.OPTIMAL, solution=Solution.from_indices(instance, incumbent),
+                          bound=float(upper), notes=(*notes, "the heuristic incumbent is optimal"))
+        bound = min(lower, upper)
+        return Result(status=Status.FEASIBLE, solution=Solution.from_indices(instance, incumbent),
+                      bound=float(bound), notes=(*notes, f"stopped at {stop_reason}; incumbent from heuristics"))
+    order: list[int] = []
+    state = final
+    while state != -1:
+        previous, path = came_from[state]
+        order[:0] = path
+        state = previous
+    return Result(status=Status.OPTIMAL, solution=Solution.from_indices(instance, order),
+                  bound=float(best[final]), notes=tuple(notes))
+
+
+@dataclass(frozen=True)
+class MilpParams:
+    """Options of ``milp``.
+
+    Attributes
+    ----------
+    threads
+        HiGHS threads.
+    """
+
+    threads: int = 1
+
+    def __post_init__(self) -> None:
+        at_least("threads", self.threads, 1)
+
+
+def _integer_bound(bound: float | None) -> float | None:
+    """A backend's dual bound, made safe: minus its tolerance, then rounded up (peaks are integers)."""
+    if bound is None or not math.isfinite(bound):
+        return None
+    return float(math.ceil(bound - 1e-6 * max(1.0, abs(bound))))
+
+
+def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpParams | None) -> Result:
+    """Slot MILP (PuLP/HiGHS): x[v,t] assigns node v to slot t, prefixes S_v(t), liveness rows."""
+    import pulp
+
+    params = params or MilpParams()
+    deadline = Deadline.after(time_limit)
+    graph = Graph.of(instance)
+    n = graph.n
+    incumbent = _incumbent(graph, deadline)
+    upper, lower = peak(graph, incumbent), memreq(instance)
+    model = pulp.LpProblem("treemem", pulp.LpMinimize)
+    peak_var = pulp.LpVariable("peak", lowBound=lower, upBound=upper)
+    x = [[pulp.LpVariable(f"x_{v}_{t}", cat="Binary") for t in range(n)] for v in range(n)]
+    model += peak_var
+    for v in range(n):
+        model += pulp.lpSum(x[v]) == 1
+    for t in range(n):
+        deadline.check("building the MILP")
+        model += pulp.lpSum(x[v][t] for v in range(n)) == 1
+    # done[v][t]: v ran in a slot <= t
+    done = [[pulp.lpSum(x[v][: t + 1]) for t in range(n)] for v in range(n)]
+    for u, v in instance.edges:
+        deadline.check("building the MILP")
+        model += x[v][0] == 0
+        for t in range(1, n):
+            model += done[v][t] <= done[u][t - 1]
+    live = {}
+    for u in range(n):
+        if not graph.successors[u] or graph.output[u] == 0:
+            continue
+        for t in range(1, n):
+            live[u, t] = var = pulp.LpVariable(f"live_{u}_{t}", lowBound=0, upBound=1)
+            for s in graph.successors[u]:
+                model += var >= done[u][t - 1] - done[s][t - 1]
+    for t in range(n):
+        deadline.check("building the MILP")
+        model += (
+            pulp.lpSum(graph.output[u] * live[u, t] for u in range(n) if (u, t) in live)
+            + pulp.lpSum(graph.step[v] * x[v][t] for v in range(n))
+            <= peak_var
+        )
+    outcome = milp_adapter.solve_pulp(model, time_limit=deadline.remaining(), threads=params.threads, seed=seed)
+    bound = _integer_bound(outcome.bound)
+    if bound is not None:
+        bound = max(bound, float(lower))
+    if not outcome.has_solution:
+        # the incumbent is a valid order: return it with the proven bound
+        return Result(status=Status.FEASIBLE, solution=Solution.from_indices(instance, incumbent), bound=bound,
+                      solver=outcome.backend, notes=(f"HiGHS: {outcome.message}; incumbent from heuristics",))
+    order = sorted(range(n), key=lambda v: max(range(n), key=lambda t: outcome.value(x[v][t])))
+    return Result(status=outcome.status, solution=Solution.from_indices(instance, order), bound=bound,
+                  solver=outcome.backend, notes=(f"HiGHS: {outcome.message}",))
+
+
+@dataclass(frozen=True)
+class CpSatParams:
+    """Options of ``cpsat``.
+
+    Attributes
+    ----------
+    workers
+        CP-SAT search workers (1 makes a deterministic limit reproducible).
+    deterministic_time
+        CP-SAT ``max_deterministic_time`` (None: only the time limit).
+    """
+
+    workers: int = 1
+    deterministic_time: float | None = None
+
+    def __post_init__(self) -> None:
+        at_least("workers", self.workers, 1)
+        positive("deterministic_time", self.deterministic_time)
+
+
+def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatParams | None) -> Result:
+    """CP-SAT slot model: Boolean x[v,t], done prefixes, liveness Booleans, one memory row per slot."""
+    params = params or CpSatParams()
+    deadline = Deadline.after(time_limit)
+    graph = Graph.of(instance)
+    n = graph.n
+    incumbent = _incumbent(graph, deadline)
+    upper, lower = peak(graph, incumbent), memreq(instance)
+    model = cpsat_adapter.new_model()
+    peak_var = model.new_int_var(lower, upper, "peak")
+    x = [[model.new_bool_var(f"x_{v}_{t}") for t in range(n)] for v in range(n)]
+    for v in range(n):
+        model.add_exactly_one(x[v])
+    for t in range(n):
+        deadline.check("building the CP-SAT model")
+        model.add_exactly_one(x[v][t] for v in range(n))
+    done = [[model.new_bool_var(f"done_{v}_{t}") for t in range(n)] for v in range(n)]
+    for v in range(n):
+        for t in range(n):
+            model.add(done[v][t] == sum(x[v][: t + 1]))
+    for u, v in instance.edges:
+        model.add(x[v][0] == 0)
+        for t in range(1, n):
+            model.add_implication(done[v][t], done[u][t - 1])
+    memory_rows: list[list] = [[] for _ in range(n)]
+    for u in range(n):
+        if not graph.successors[u] or graph.output[u] == 0:
+            continue
+        for t in range(1, n):
+            live = model.new_bool_var(f"live_{u}_{t}")
+            for s in graph.successors[u]:
+                model.add(live >= done[u][t - 1] - done[s][t - 1])
+            memory_rows[t].append(graph.output[u] * live)
+    for t in range(n):
+        deadline.check("building the CP-SAT model")
+        model.add(sum(memory_rows[t]) + sum(graph.step[v] * x[v][t] for v in range(n)) <= peak_var)
+    model.minimize(peak_var)
+    slot = {node: k for k, node in enumerate(incumbent)}
+    for v in range(n):
+        for t in range(n):
+            model.add_hint(x[v][t], slot[v] == t)
+    outcome = cpsat_adapter.solve_cpsat(model, time_limit=deadline.remaining(), deterministic_time=params.deterministic_time,
+                                        workers=params.workers, seed=seed)
+    bound = None if outcome.bound is None else float(math.ceil(outcome.bound - 1e-9))
+    if not outcome.has_solution:
+        return Result(status=Status.FEASIBLE, solution=Solution.from_indices(instance, incumbent), bound=bound,
+                      solver=outcome.backend, notes=(f"CP-SAT: {outcome.message}; incumbent from heuristics",))
+    order = sorted(range(n), key=lambda v: next(t for t in range(n) if outcome.value(x[v][t]) > 0.5))
+    return Result(status=outcome.status, solution=Solution.from_indices(instance, order), bound=bound,
+                  solver=outcome.backend, notes=(f"CP-SAT: {outcome.message}",))

@@ -1,0 +1,176 @@
+"""Seeded generators and importers of treemem instances.
+
+* `generate_random_tree`, `generate_random_dag`: controlled shapes, uniform sizes.
+* `generate_harpoon`: the family where the best post-order is about twice the optimum.
+* `generate_assembly_tree`: multifrontal assembly trees of 2D/3D grid Laplacians
+  (see `hpcsched.treemem.sparse` for the ordering, elimination tree and counts).
+* `import_memdag`: memDAG's tree format, one ``id parent n f w`` line per node.
+* `import_dnn`: the DNN operator graphs of ``../shared/data/dnn_partitioning``.
+
+Every generator produces *in-trees* (edges child -> parent); an out-tree is
+handled by reversal (the spec's theorem), which no generator here needs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import FormatError, InvalidInstanceError
+from .model import Instance
+from .sparse import assembly_tree
+
+
+def _source(generator: str, seed: int | None, **parameters: Any) -> dict[str, Any]:
+    return {"generator": generator, "seed": seed, "parameters": parameters, "notes": []}
+
+
+def generate_random_tree(
+    *, seed: int, n: int = 20, max_children: int | None = None, max_exec: int = 10, max_output: int = 10
+) -> Instance:
+    """A random in-tree: node k (k >= 1) hangs under a uniform earlier node; sizes uniform.
+
+    Node 0 is the root. ``exec`` is uniform in ``0..max_exec`` and
+    ``output`` in ``1..max_output``; ``max_children`` caps the fan-in (None:
+    no cap). Times are 1.
+    """
+    if n < 1:
+        raise InvalidInstanceError("parameters.n", f"must be >= 1, got {n}")
+    rng = np.random.default_rng(seed)
+    children = [0] * n
+    edges = []
+    for k in range(1, n):
+        candidates = [j for j in range(k) if max_children is None or children[j] < max_children] or [k - 1]
+        parent = int(candidates[int(rng.integers(len(candidates)))])
+        children[parent] += 1
+        edges.append((k, parent))
+    execs = rng.integers(0, max_exec + 1, size=n).tolist()
+    outputs = rng.integers(1, max_output + 1, size=n).tolist()
+    return Instance.create(
+        execs, outputs, edges, name=f"random-tree-n{n}-s{seed}",
+        source=_source("random-tree", seed, n=n, max_children=max_children, max_exec=max_exec, max_output=max_output),
+    )
+
+
+def generate_random_dag(
+    *, seed: int, n: int = 12, edge_probability: float = 0.25, max_exec: int = 10, max_output: int = 10
+) -> Instance:
+    """A random DAG: each pair i < j of a random order is an edge with ``edge_probability``."""
+    if n < 1:
+        raise InvalidInstanceError("parameters.n", f"must be >= 1, got {n}")
+    rng = np.random.default_rng(seed)
+    rank = rng.permutation(n)
+    edges = [(int(rank[i]), int(rank[j])) for i in range(n) for j in range(i + 1, n) if rng.random() < edge_probability]
+    execs = rng.integers(0, max_exec + 1, size=n).tolist()
+    outputs = rng.integers(1, max_output + 1, size=n).tolist()
+    return Instance.create(
+        execs, outputs, edges, name=f"random-dag-n{n}-p{edge_probability}-s{seed}",
+        source=_source("random-dag", seed, n=n, edge_probability=edge_probability, max_exec=max_exec,
+                       max_output=max_output),
+    )
+
+
+def generate_harpoon(*, seed: int = 0, k: int = 4, big: int = 100, small: int = 1) -> Instance:
+    """The harpoon: a root with k children b_i, each with one leaf a_i (exec ``big``, output ``small``); f(b_i) = big/k.
+
+    ``big`` must be a multiple of ``k``. Under this package's memory model
+    (a step holds its inputs, n and f) the optimum runs all leaves first:
+    peak ``big + k * small``; every post-order finishes one b_i before the
+    next leaf: peak ``(k - 1) * big / k + big + small`` → 2·big. ``seed`` is unused.
+    """
+    if k < 1 or big % k:
+        raise InvalidInstanceError("parameters.big", f"must be a positive multiple of k = {k}, got {big}")
+    names = ["root"] + [f"b{i}" for i in range(k)] + [f"a{i}" for i in range(k)]
+    execs = [0] + [0] * k + [big] * k
+    outputs = [small] + [big // k] * k + [small] * k
+    edges = [(1 + i, 0) for i in range(k)] + [(1 + k + i, 1 + i) for i in range(k)]
+    return Instance.create(execs, outputs, edges, names=names, name=f"harpoon-k{k}-M{big}",
+                           source=_source("harpoon", seed, k=k, big=big, small=small))
+
+
+def generate_assembly(
+    *, seed: int = 0, shape: tuple[int, ...] | list[int] = (8, 8), ordering: str = "nested-dissection",
+    amalgamation: int = 0,
+) -> Instance:
+    """The multifrontal assembly tree of the grid Laplacian of ``shape`` (2D or 3D).
+
+    See `hpcsched.treemem.sparse.assembly_tree` for the ordering, the
+    elimination tree, the column counts, the amalgamation and the weights.
+    """
+    tree = assembly_tree(tuple(int(s) for s in shape), ordering=ordering, seed=seed, amalgamation=amalgamation)
+    label = "x".join(str(s) for s in shape)
+    return Instance.create(
+        tree.exec_sizes, tree.outputs, tree.edges, times=tree.times,
+        name=f"assembly-{label}-{ordering}-a{amalgamation}-s{seed}",
+        source=_source("assembly", seed, shape=list(shape), ordering=ordering, amalgamation=amalgamation),
+    )
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def import_memdag(path: str | Path) -> Instance:
+    """A tree in memDAG's format: one ``id parent n f w`` line per node (parent 0 or -1 for the root).
+
+    Lines starting with ``#`` and blank lines are skipped. The tree is an
+    in-tree (edges child -> parent).
+    """
+    path = Path(path)
+    rows = []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split()
+        if len(fields) != 5:
+            raise FormatError(f"{path}:{number}: expected 'id parent n f w', got {line!r}")
+        try:
+            node, parent, exec_size, output, time = (int(float(x)) for x in fields)
+        except ValueError:
+            raise FormatError(f"{path}:{number}: non-numeric field in {line!r}") from None
+        rows.append((node, parent, exec_size, output, time))
+    ids = {row[0] for row in rows}
+    names = [str(row[0]) for row in rows]
+    index = {row[0]: k for k, row in enumerate(rows)}
+    edges = []
+    for row in rows:
+        if row[1] in ids and row[1] != row[0]:
+            edges.append((index[row[0]], index[row[1]]))
+        elif row[1] not in (0, -1):
+            raise FormatError(f"{path}: node {row[0]} has unknown parent {row[1]}")
+    instance = Instance.create(
+        [r[2] for r in rows], [r[3] for r in rows], edges, times=[r[4] for r in rows], names=names, name=path.stem,
+        source={"file": path.name, "sha256": _sha256(path), "importer": "memdag", "notes": []},
+    )
+    return instance
+
+
+def import_dnn(path: str | Path) -> Instance:
+    """A DNN operator graph of dnn_partitioning as a DAG: node ``size`` as output, exec 0.
+
+    Times are the accelerator latency rounded to integers (``fpgaLatency``,
+    unit as in the file). Nodes without size get output 0. Edges are
+    ``sourceId -> destId``.
+    """
+    path = Path(path)
+    try:
+        document = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise FormatError(f"{path}: not JSON: {error}") from None
+    nodes = document.get("nodes")
+    if not isinstance(nodes, list):
+        raise FormatError(f"{path}: no 'nodes' list")
+    index = {node["id"]: k for k, node in enumerate(nodes)}
+    edges = sorted({(index[e["sourceId"]], index[e["destId"]]) for e in document.get("edges", [])
+                    if e["sourceId"] != e["destId"]})
+    notes = ["exec sizes are 0 (the files give no workspace sizes)", "times are fpgaLatency rounded"]
+    return Instance.create(
+        [0] * len(nodes), [int(round(float(node.get("size", 0) or 0))) for node in nodes], edges,
+        times=[int(round(float(node.get("fpgaLatency", 0) or 0))) for node in nodes],
+        names=[f"{node['id']}" for node in nodes], name=path.stem,
+        source={"file": path.name, "sha256": _sha256(path), "importer": "dnn", "notes": notes},
+    )
