@@ -22,8 +22,8 @@ from rich.console import Console
 from rich.table import Table
 
 from .core.deadline import DEFAULT_TIME_LIMIT
-from .core.errors import HpcschedError, InvalidInstanceError
-from .core.fields import check_method_options
+from .core.errors import FormatError, HpcschedError, InvalidInstanceError
+from .core.fields import check_method_options, require_seed
 from .core.io import (
     FORMAT_VERSION,
     TIME_UNITS,
@@ -98,9 +98,9 @@ def _check_plot_path(plot: Path) -> None:
 
 
 def _check_seed(seed: int) -> None:
-    """Seeds feed ``numpy.random.default_rng``, which takes no negative number."""
-    if seed < 0:
-        raise InvalidInstanceError("--seed", f"must be >= 0, got {seed}")
+    """Seeds feed ``numpy.random.default_rng`` (no negative number) and the
+    solvers' 32-bit seeds (see `require_seed`)."""
+    require_seed(seed, "--seed")
 
 
 def parse_assignments(pairs: list[str] | None, option: str) -> dict[str, Any]:
@@ -272,6 +272,8 @@ def import_trace(
         instance = entry.importers[format](trace, **options)
     except TypeError as error:
         raise InvalidInstanceError("--option", f"importer '{format}' rejects these options: {error}") from None
+    except UnicodeDecodeError as error:  # decoding the user's file: a binary file given as a text trace
+        raise FormatError(f"{trace}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     write_instance(instance, output)
     console.print(f"wrote {output} ({problem} from {format} trace {trace})", highlight=False)
     # What the importer approximated (e.g. a DAG linearized into a chain) must

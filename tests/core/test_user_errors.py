@@ -152,6 +152,28 @@ def test_import_prints_the_importers_notes(tmp_path, monkeypatch):
     assert out.exists()
 
 
+@pytest.mark.parametrize("seed", ["2147483648", "99999999999999999999"])
+def test_seeds_beyond_the_solvers_32_bits_are_refused(seed):
+    """Item 7: --seed 99999999999999999999 reached CP-SAT's int32 random_seed ("internal error (TypeError)")."""
+    one_line(runner.invoke(app, ["solve", str(TRANSFERS), "--method", "cpsat", "--seed", seed, "-t", "1"]),
+             "--seed", "2147483647")
+
+
+def test_importing_a_binary_file_as_a_text_trace_is_one_line(tmp_path, monkeypatch):
+    """Item 7: a text importer given a binary file raised UnicodeDecodeError (an internal error)."""
+    from test_core import PICK
+
+    def importer(path, **options):
+        Path(path).read_text(encoding="utf-8")
+        raise AssertionError("not reached")
+
+    monkeypatch.setitem(PICK.importers, "text", importer)
+    trace = tmp_path / "trace.bin"
+    trace.write_bytes(b"ok\x00\xff\xfe")
+    one_line(runner.invoke(app, ["import", "text", str(trace), "--problem", "pick", "--output", str(tmp_path / "o.json")]),
+             str(trace), "not UTF-8 text")
+
+
 # The two commands of the issue whose bad option values are checked inside the
 # problem packages. With the registry's Params (a Literal for `drain`, solver
 # parameter names checked in a __post_init__) they end in one line; until the

@@ -112,6 +112,16 @@ def test_study_options_are_checked_before_any_run(folder, method, options, fragm
     assert not (folder / "results.csv").exists()
 
 
+@pytest.mark.parametrize(("key", "seeds"), [("seeds", "[-1]"), ("seeds", "[2147483648]")])
+def test_study_method_seeds_must_fit_the_solvers(folder, key, seeds):
+    """Item 7: a negative or 33-bit seed failed inside every run (ERROR rows) instead of in the study file."""
+    study = folder / "study.toml"
+    study.write_text(f'results = "r.csv"\ntime_limits = [5]\n{key} = {seeds}\nplugins = ["{TOY}"]\n'
+                     f'[[instances]]\nfiles = ["toy*.json"]\n[[methods]]\nname = "first"\n')
+    with pytest.raises(StudyFileError, match=r"seeds\[0\]"):
+        load_study(study)
+
+
 def test_valid_study_options_still_run(folder):
     summary = run_study(_study(folder, "sleep", "{ seconds = 0.0 }"), progress=False)
     assert summary.ran == 2 and {row["status"] for row in summary.rows} == {"OPTIMAL"}

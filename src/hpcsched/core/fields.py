@@ -172,3 +172,16 @@ def _short(value: Any) -> str:
     """``repr(value)``, cut when long (a 400-digit integer is not worth printing)."""
     text = repr(value)
     return text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
+
+
+#: Largest method seed: CP-SAT's ``random_seed`` and HiGHS's are 32-bit signed
+#: integers, and ``numpy.random.default_rng`` takes no negative seed.
+LARGEST_SEED = 2**31 - 1
+
+
+def require_seed(value: Any, field: str) -> int:
+    """``value`` as a method seed in ``0..LARGEST_SEED`` (a larger one overflows inside the solvers)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value > LARGEST_SEED:
+        shown = value if len(str(value)) <= 30 else _magnitude(value)
+        raise InvalidInstanceError(field, f"must be <= {LARGEST_SEED} (solvers take 32-bit seeds), got {shown}")
+    return require_int(value, field, minimum=0)

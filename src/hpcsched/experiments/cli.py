@@ -125,6 +125,7 @@ def compare(
     from rich.table import Table
 
     from ..core.errors import NotAnInstanceError
+    from ..core.fields import require_seed
     from ..core.io import check_output_path, read_instance
     from ..core.registry import problem_of
     from .engine import EXECUTORS, instance_fields, make_task, run_tasks
@@ -133,6 +134,10 @@ def compare(
 
     if executor not in EXECUTORS:
         raise _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got '{executor}'", 2)
+    try:
+        require_seed(seed, "--seed")
+    except HpcschedError as error:
+        raise _fail(str(error), 2) from None
     try:
         plugins = load_plugins(plugin)
     except HpcschedError as error:

@@ -130,12 +130,20 @@ class _Checker:
             raise self.fail(key, f"must be a non-empty string, got {value!r}")
         return value
 
-    def integer(self, value: Any, key: str, minimum: int | None = None) -> int:
+    def integer(self, value: Any, key: str, minimum: int | None = None, maximum: int | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(key, f"must be an integer, got {value!r}")
         if minimum is not None and value < minimum:
             raise self.fail(key, f"must be >= {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise self.fail(key, f"must be <= {maximum}, got {value}")
         return value
+
+    def seed(self, value: Any, key: str) -> int:
+        """A method seed: an integer in ``0..LARGEST_SEED`` (the solvers' seeds are 32-bit)."""
+        from ..core.fields import LARGEST_SEED
+
+        return self.integer(value, key, minimum=0, maximum=LARGEST_SEED)
 
     def seconds(self, value: Any, key: str) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
@@ -183,7 +191,7 @@ def load_study(path: str | Path) -> Study:
     time_limits = tuple(
         check.seconds(v, f"time_limits[{i}]") for i, v in enumerate(check.array(document["time_limits"], "time_limits"))
     )
-    seeds = tuple(check.integer(v, f"seeds[{i}]") for i, v in enumerate(check.array(document.get("seeds", [0]), "seeds")))
+    seeds = tuple(check.seed(v, f"seeds[{i}]") for i, v in enumerate(check.array(document.get("seeds", [0]), "seeds")))
     executor = check.string(document.get("executor", "local"), "executor")
     if executor not in EXECUTORS:
         raise check.fail("executor", f"must be one of {', '.join(EXECUTORS)}, got {executor!r}")
@@ -246,7 +254,8 @@ def _instance_entry(check: _Checker, entry: Any, key: str, base: Path) -> Instan
     if family not in problem.generators:
         known = ", ".join(sorted(problem.generators)) or "none"
         raise check.fail(f"{key}.family", f"problem '{problem_name}' has no generator family '{family}' (known: {known})")
-    seeds = tuple(check.integer(v, f"{key}.seeds[{i}]") for i, v in enumerate(check.array(entry.get("seeds", [0]), f"{key}.seeds")))
+    seeds = tuple(check.integer(v, f"{key}.seeds[{i}]", minimum=0)  # numpy's default_rng takes no negative seed
+                  for i, v in enumerate(check.array(entry.get("seeds", [0]), f"{key}.seeds")))
     params = dict(check.table(entry.get("params", {}), f"{key}.params"))
     sweep = {}
     for name, values in check.table(entry.get("sweep", {}), f"{key}.sweep").items():
@@ -280,7 +289,7 @@ def _method_entry(check: _Checker, entry: Any, key: str) -> MethodEntry:
                             for i, v in enumerate(check.array(entry["time_limits"], f"{key}.time_limits")))
     seeds = None
     if "seeds" in entry:
-        seeds = tuple(check.integer(v, f"{key}.seeds[{i}]") for i, v in enumerate(check.array(entry["seeds"], f"{key}.seeds")))
+        seeds = tuple(check.seed(v, f"{key}.seeds[{i}]") for i, v in enumerate(check.array(entry["seeds"], f"{key}.seeds")))
     return MethodEntry(name=name, options=options, problem=problem, time_limits=time_limits, seeds=seeds)
 
 
