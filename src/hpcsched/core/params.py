@@ -128,12 +128,16 @@ def _convert(field: str, value: Any, annotation: Any) -> Any:
         raise OptionError(field, f"must be true or false, got {_got(value)}")
     if annotation is int:
         if isinstance(value, int) and not isinstance(value, bool):
+            if abs(value) > 2**63 - 1:
+                raise OptionError(field, f"must be an integer of at most 64 bits, got {len(str(value))} digits")
             return value
         if isinstance(value, float) and value.is_integer():
             return int(value)
         raise OptionError(field, f"must be an integer, got {_got(value)}")
     if annotation is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if isinstance(value, int) and abs(value) > 2**53:
+                raise OptionError(field, f"must be a number of magnitude at most 2^53, got {len(str(value))} digits")
             if not math.isfinite(value):
                 raise OptionError(field, f"must be finite, got {value!r}")
             return float(value)

@@ -138,6 +138,8 @@ def _check_option_value(field_name: str, value: Any, annotation: str) -> None:
     if "bool" in accepted and isinstance(value, bool):
         return
     if accepted & {"int", "float"} and not isinstance(value, bool) and isinstance(value, (int, float)):
+        if isinstance(value, int) and abs(value) > 2**53:
+            raise InvalidInstanceError(field_name, f"magnitude must be at most 2^53, got {len(str(value))} digits")
         if "float" not in accepted and not float(value).is_integer():
             raise InvalidInstanceError(field_name, f"must be an integer, got {value!r}")
         if not math.isfinite(value) or value < 0:
@@ -316,8 +318,18 @@ def problem_names() -> list[str]:
 
 
 def problem_of(instance: Any) -> Problem:
-    """The problem whose Instance type ``instance`` is."""
+    """The problem whose Instance type ``instance`` is.
+
+    Looks among the problems already registered first (the instance's own
+    package registered itself when its type was imported), so that no other
+    package is imported, or needs to import cleanly, to answer.
+    """
+    for problem in list(_PROBLEMS.values()):
+        if isinstance(instance, problem.instance_type):
+            return problem
     for name in problem_names():
+        if name in _PROBLEMS:
+            continue
         problem = get_problem(name)
         if isinstance(instance, problem.instance_type):
             return problem
