@@ -42,12 +42,17 @@ def generate_random_tree(
         raise InvalidInstanceError("parameters.n", f"must be >= 1, got {n}")
     rng = np.random.default_rng(seed)
     children = [0] * n
+    open_nodes = [0]  # nodes that may still take a child (all of them without a cap)
     edges = []
     for k in range(1, n):
-        candidates = [j for j in range(k) if max_children is None or children[j] < max_children] or [k - 1]
-        parent = int(candidates[int(rng.integers(len(candidates)))])
+        slot = int(rng.integers(len(open_nodes)))
+        parent = open_nodes[slot]
         children[parent] += 1
         edges.append((k, parent))
+        if max_children is not None and children[parent] >= max_children:
+            open_nodes[slot] = open_nodes[-1]  # swap-remove: O(1)
+            open_nodes.pop()
+        open_nodes.append(k)
     execs = rng.integers(0, max_exec + 1, size=n).tolist()
     outputs = rng.integers(1, max_output + 1, size=n).tolist()
     return Instance.create(
