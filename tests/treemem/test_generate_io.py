@@ -1,0 +1,81 @@
+"""Generators are seeded, importers read their formats, instance files round-trip, the CLI runs."""
+
+from __future__ import annotations
+
+import pytest
+
+from hpcsched.core.errors import FormatError
+from hpcsched.core.io import read_instance, write_instance
+from hpcsched.core.registry import run_method
+from hpcsched.core.result import Status
+from hpcsched.treemem import (
+    generate_assembly,
+    generate_harpoon,
+    generate_random_dag,
+    generate_random_tree,
+    import_dnn,
+    import_memdag,
+)
+
+
+@pytest.mark.parametrize("make", [
+    lambda seed: generate_random_tree(seed=seed, n=30, max_children=3),
+    lambda seed: generate_random_dag(seed=seed, n=15),
+    lambda seed: generate_assembly(seed=seed, shape=(6, 5), ordering="minimum-degree"),
+])
+def test_generators_are_seeded(make):
+    assert make(4).to_data() == make(4).to_data()
+
+
+def test_random_tree_respects_the_fan_in_cap():
+    instance = generate_random_tree(seed=1, n=200, max_children=2)
+    assert instance.is_tree and max(len(p) for p in instance.predecessors) <= 2
+
+
+def test_file_round_trip(tmp_path):
+    instance = generate_harpoon(k=3, big=30)
+    write_instance(instance, tmp_path / "h.json")
+    again = read_instance(tmp_path / "h.json")
+    assert again.to_data() == instance.to_data() and again.source["generator"] == "harpoon"
+
+
+def test_memdag_reader(tmp_path):
+    path = tmp_path / "tree.txt"
+    path.write_text("# id parent n f w\n1 0 0 1 1\n2 1 5 2 3\n3 1 0 4 1\n4 2 7 1 2\n")
+    instance = import_memdag(path)
+    assert instance.n == 4 and instance.is_tree
+    assert instance.nodes[1].exec == 5 and instance.nodes[1].output == 2 and instance.nodes[1].time == 3
+    result = run_method(instance, "liu-optimal", problem="treemem")
+    assert result.status is Status.OPTIMAL
+    assert result.objective == run_method(instance, "brute-force", problem="treemem").objective
+
+
+def test_memdag_reader_errors_name_the_line(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text("1 0 0 1 1\n2 1 x 2 3\n")
+    with pytest.raises(FormatError, match=r"bad.txt:2"):
+        import_memdag(path)
+    path.write_text("1 0 0 1 1\n2 9 0 2 3\n")
+    with pytest.raises(FormatError, match="unknown parent 9"):
+        import_memdag(path)
+
+
+def test_dnn_graph_as_a_dag(shared_data):
+    path = shared_data / "dnn_partitioning" / "latency-inputs" / "LayerGraphs" / "resnet50_inference.json"
+    instance = import_dnn(path)
+    assert instance.n > 10 and instance.source["sha256"]
+    result = run_method(instance, "greedy", problem="treemem", time_limit=30)
+    assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
+
+
+def test_cli_generate_and_solve(tmp_path):
+    from typer import testing
+
+    from hpcsched import cli
+
+    runner, target = testing.CliRunner(), tmp_path / "t.json"
+    made = runner.invoke(cli.app, ["generate", "treemem", "-o", str(target), "-f", "harpoon", "-p", "k=2", "-p", "big=10"])
+    assert made.exit_code == 0, made.output
+    done = runner.invoke(cli.app, ["solve", str(target), "-m", "liu-optimal", "--json", "--plot", str(tmp_path / "p.png")])
+    assert done.exit_code == 0, done.output
+    assert '"objective": 12' in done.output and (tmp_path / "p.png").stat().st_size > 0
