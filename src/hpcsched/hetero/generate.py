@@ -1,0 +1,225 @@
+"""Importer of the hetero_swf task files and seeded generators of hetero instances.
+
+Importer
+--------
+`import_swf` reads ``formatedTasks_2/<app>/<app>-<block>-<tiles>.txt`` of
+marcosamaris/heterogeneous-SWF (Amaris, Lucarelli, Mommessin, Trystram,
+CCPE 2019, e4647): one line per task ``id cpu_time gpu_time [pred,pred,...]``,
+``-1`` = cannot run there. Measured on 10 Xeon E7 v2 cores and 4 Tesla K20
+GPUs with StarPU/Chameleon, hence the default platform ``cpus=10, gpus=4``.
+Source notes: the times are *probably* milliseconds (the data README says
+so; the upstream README gives no unit); they are rounded to integer
+microseconds (``time_unit = "us"``, at most 0.5 us off per task), and the
+traces carry no communication costs (c_uv = 0, the survey's base model).
+
+Generators (``numpy.random.default_rng(seed)`` only)
+---------------------------------------------------
+* `generate_layered`: random layered DAG;
+* `generate_fork_join`: ``phases`` fork-join phases of ``width`` parallel tasks;
+* `generate_cholesky`: the tiled Cholesky DAG (POTRF, TRSM, SYRK, GEMM)
+  with the kernel-time model `CHOLESKY_KERNELS_US`;
+* `generate_heteroprio_trap`: our adversarial family for HeteroPrio (see
+  its docstring: it is *not* the construction of the IPDPS 2020 paper).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import FormatError, InvalidInstanceError
+from ..core.io import file_sha256
+from .model import Instance
+
+#: Per-kernel times in integer microseconds (CPU core, K20 GPU) for 960 x 960 single-precision tiles.
+#: Source: the first task of each kernel in hetero_swf spotrf-960-5 (measured by Amaris et al.
+#: with StarPU/Chameleon): POTRF 14.133 ms on a CPU, no GPU version in the trace; TRSM 31.827 /
+#: 3.193 ms; SYRK 25.619 / 0.746 ms; GEMM 44.315 / 1.054 ms.
+CHOLESKY_KERNELS_US = {"potrf": (14133, None), "trsm": (31827, 3193), "syrk": (25619, 746), "gemm": (44315, 1054)}
+
+MAX_GENERATED_TASKS = 1_000_000
+
+
+def _positive_int(value: Any, field: str, minimum: int = 1, maximum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (maximum is not None and value > maximum):
+        limit = f" and <= {maximum}" if maximum is not None else ""
+        raise InvalidInstanceError(field, f"must be an integer >= {minimum}{limit}, got {value!r}")
+    return value
+
+
+def import_swf(path: str | Path, *, cpus: int = 10, gpus: int = 4, comm: int = 0) -> Instance:
+    """The task graph of one hetero_swf file on ``cpus`` CPUs and ``gpus`` GPUs (see the module docstring).
+
+    ``comm``: a uniform c_uv (us) put on every edge (default 0: the traces have none).
+    """
+    path = Path(path)
+    cpus = _positive_int(cpus, "options.cpus", 0)
+    gpus = _positive_int(gpus, "options.gpus", 0)
+    comm = _positive_int(comm, "options.comm", 0)
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as error:
+        raise FormatError(f"{path}: cannot read ({error.strerror})") from None
+    tasks, raw_edges, ids = [], [], {}
+    for number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) not in (3, 4):
+            raise FormatError(f"{path}:{number}: expected 'id cpu_time gpu_time [preds]', got {line!r}")
+        try:
+            times = [float(fields[1]), float(fields[2])]
+        except ValueError:
+            raise FormatError(f"{path}:{number}: times must be numbers, got {fields[1]!r} {fields[2]!r}") from None
+        converted = []
+        for value, label in zip(times, ("cpu", "gpu")):
+            if value == -1:
+                converted.append(None)
+            elif not (value >= 0 and value < 1e12):
+                raise FormatError(f"{path}:{number}: {label} time must be >= 0 or -1, got {value}")
+            else:
+                converted.append(int(round(value * 1000)))
+        if fields[0] in ids:
+            raise FormatError(f"{path}:{number}: duplicate task id {fields[0]!r}")
+        ids[fields[0]] = len(tasks)
+        tasks.append({"name": fields[0], "cpu": converted[0], "gpu": converted[1]})
+        if len(fields) == 4:
+            raw_edges += [(pred, fields[0], number) for pred in fields[3].split(",") if pred]
+    if not tasks:
+        raise FormatError(f"{path}: no task")
+    edges = []
+    for pred, succ, number in raw_edges:
+        if pred not in ids:
+            raise FormatError(f"{path}:{number}: predecessor {pred!r} of task {succ!r} is not a task of the file")
+        edges.append([pred, succ, comm] if comm else [pred, succ])
+    source = {
+        "importer": "hetero_swf",
+        "file": path.name,
+        "sha256": file_sha256(path),
+        "options": {"cpus": cpus, "gpus": gpus, "comm": comm},
+        "citation": "marcosamaris/heterogeneous-SWF; Amaris, Lucarelli, Mommessin, Trystram, CCPE 2019, e4647",
+        "notes": [
+            "times read as milliseconds (probable unit) and rounded to integer microseconds",
+            "measured platform: 10 CPU cores, 4 Tesla K20 GPUs (StarPU/Chameleon)",
+            "no communication costs in the trace" + (f"; c_uv = {comm} us put on every edge" if comm else " (c_uv = 0)"),
+        ],
+    }
+    try:
+        return Instance.from_data({"cpus": cpus, "gpus": gpus, "tasks": tasks, "edges": edges},
+                                  name=path.stem, time_unit="us", source=source)
+    except InvalidInstanceError as error:
+        raise error.in_file(str(path)) from None
+
+
+def _times(rng: np.random.Generator, count: int, mean_cpu: float, acceleration: tuple[float, float]) -> tuple[list, list]:
+    cpu = np.maximum(1, rng.exponential(mean_cpu, count).round()).astype(int)
+    factor = np.exp(rng.uniform(np.log(acceleration[0]), np.log(acceleration[1]), count))
+    gpu = np.maximum(1, (cpu / factor).round()).astype(int)
+    return [int(x) for x in cpu], [int(x) for x in gpu]
+
+
+def generate_layered(*, seed: int = 0, n: int = 30, layers: int = 5, edge_probability: float = 0.3,
+                     cpus: int = 4, gpus: int = 2, mean_cpu: int = 50, min_acceleration: float = 0.5,
+                     max_acceleration: float = 30.0) -> Instance:
+    """Random layered DAG: n tasks spread over ``layers`` layers, each edge between consecutive layers with probability p.
+
+    CPU times exponential with mean ``mean_cpu`` (at least 1); GPU time =
+    CPU time / a log-uniform acceleration in [min, max] (at least 1).
+    """
+    n = _positive_int(n, "n", 1, MAX_GENERATED_TASKS)
+    layers = _positive_int(layers, "layers", 1, n)
+    if not 0 <= edge_probability <= 1:
+        raise InvalidInstanceError("edge_probability", f"must be in [0, 1], got {edge_probability!r}")
+    if not 0 < min_acceleration <= max_acceleration:
+        raise InvalidInstanceError("min_acceleration", "must be > 0 and <= max_acceleration")
+    rng = np.random.default_rng(seed)
+    layer_of = np.sort(rng.integers(0, layers, n))
+    cpu, gpu = _times(rng, n, mean_cpu, (min_acceleration, max_acceleration))
+    members = [np.flatnonzero(layer_of == layer) for layer in range(layers)]
+    edges = []
+    for layer in range(1, layers):
+        for v in members[layer]:
+            for u in members[layer - 1]:
+                if rng.random() < edge_probability:
+                    edges.append((int(u), int(v)))
+    source = {"generator": "layered", "seed": seed, "parameters": {
+        "n": n, "layers": layers, "edge_probability": edge_probability, "mean_cpu": mean_cpu,
+        "min_acceleration": min_acceleration, "max_acceleration": max_acceleration}}
+    return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, name=f"layered-n{n}-s{seed}", source=source)
+
+
+def generate_fork_join(*, seed: int = 0, phases: int = 2, width: int = 10, cpus: int = 4, gpus: int = 2,
+                       mean_cpu: int = 50, min_acceleration: float = 0.5, max_acceleration: float = 30.0) -> Instance:
+    """``phases`` times: a fork task, ``width`` parallel tasks, a join task (the join starts the next phase).
+
+    Same time model as `generate_layered`; ``phases·(width + 1) + 1`` tasks,
+    the shape of the GGen fork-join graphs of hetero_swf.
+    """
+    phases = _positive_int(phases, "phases", 1)
+    width = _positive_int(width, "width", 1)
+    if phases * (width + 1) + 1 > MAX_GENERATED_TASKS:
+        raise InvalidInstanceError("width", f"at most {MAX_GENERATED_TASKS} tasks")
+    rng = np.random.default_rng(seed)
+    n = phases * (width + 1) + 1
+    cpu, gpu = _times(rng, n, mean_cpu, (min_acceleration, max_acceleration))
+    edges, fork = [], 0
+    for phase in range(phases):
+        join = fork + width + 1
+        for i in range(1, width + 1):
+            edges += [(fork, fork + i), (fork + i, join)]
+        fork = join
+    source = {"generator": "fork-join", "seed": seed, "parameters": {"phases": phases, "width": width}}
+    return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, name=f"forkjoin-{phases}x{width}-s{seed}", source=source)
+
+
+def generate_cholesky(*, seed: int = 0, tiles: int = 5, cpus: int = 10, gpus: int = 4, noise: float = 0.0) -> Instance:
+    """The tiled Cholesky DAG of a ``tiles x tiles`` matrix with the kernel model `CHOLESKY_KERNELS_US`.
+
+    Right-looking: for k: POTRF(k); TRSM(i,k) for i > k after POTRF(k);
+    SYRK(i,k) after TRSM(i,k); GEMM(i,j,k) (i > j > k) after TRSM(i,k) and
+    TRSM(j,k); each kernel also waits for the previous update of its tile
+    (POTRF(k) after SYRK(k,k-1), TRSM(i,k) after GEMM(i,k,k-1), SYRK(i,k)
+    after SYRK(i,k-1), GEMM(i,j,k) after GEMM(i,j,k-1)). ``noise``:
+    multiplicative log-normal noise (sigma) on every time (0: the model as
+    is). n = T(T+1)(T+2)/6 tasks (35 for T = 5, as spotrf-*-5).
+    """
+    tiles = _positive_int(tiles, "tiles", 1, 150)
+    if not 0 <= noise <= 2:
+        raise InvalidInstanceError("noise", f"must be in [0, 2], got {noise!r}")
+    rng = np.random.default_rng(seed)
+    names, cpu, gpu, index, edges = [], [], [], {}, []
+
+    def task(key, kernel):
+        base_cpu, base_gpu = CHOLESKY_KERNELS_US[kernel]
+        scale = float(np.exp(rng.normal(0, noise))) if noise else 1.0
+        index[key] = len(names)
+        names.append("_".join(str(part) for part in key))
+        cpu.append(max(1, round(base_cpu * scale)))
+        gpu.append(None if base_gpu is None else max(1, round(base_gpu * scale)))
+
+    def edge(before, after):
+        if before in index:
+            edges.append((index[before], index[after]))
+
+    for k in range(tiles):
+        task(("potrf", k), "potrf")
+        edge(("syrk", k, k - 1), ("potrf", k))
+        for i in range(k + 1, tiles):
+            task(("trsm", i, k), "trsm")
+            edge(("potrf", k), ("trsm", i, k))
+            edge(("gemm", i, k, k - 1), ("trsm", i, k))
+        for i in range(k + 1, tiles):
+            task(("syrk", i, k), "syrk")
+            edge(("trsm", i, k), ("syrk", i, k))
+            edge(("syrk", i, k - 1), ("syrk", i, k))
+            for j in range(k + 1, i):
+                task(("gemm", i, j, k), "gemm")
+                edge(("trsm", i, k), ("gemm", i, j, k))
+                edge(("trsm", j, k), ("gemm", i, j, k))
+                edge(("gemm", i, j, k - 1), ("gemm", i, j, k))
+    source = {"generator": "cholesky", "seed": seed, "parameters": {"tiles": tiles, "noise": noise},
+              "notes": ["kernel times from hetero_swf spotrf-960-5 (see CHOLESKY_KERNELS_US)"]}
+    return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, names=names, name=f"cholesky-{tiles}",
+                           time_unit="us", source=source)

@@ -1,0 +1,264 @@
+"""Heuristics and baselines for hetero: HEFT, HeteroPrio, HLP rounding, MinMin, DualHP, CLB2C, one-type baselines.
+
+All list schedules come from the shared engine (`hpcsched.taskgraph`), the
+HeteroPrio simulation from `hpcsched.hetero.simulate`. No heuristic claims a
+bound (the registry compares them with `bounds.best` in the tests and
+benchmarks); every schedule is checked by the validator in the registry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+from ..core.deadline import Deadline
+from ..core.result import Result, Status
+from ..taskgraph import ListScheduler, Placement, list_schedule, upward_ranks
+from . import bounds
+from .model import Instance, Solution, require_runnable
+from .simulate import acceleration, average_cost, heteroprio as simulate_heteroprio, is_uniform_acceleration
+
+
+def _feasible(placements, *notes: str) -> Result:
+    return Result(status=Status.FEASIBLE, solution=Solution.from_placements(placements), notes=tuple(notes))
+
+
+def _duration(instance: Instance, allowed: Callable[[int, str], bool] | None = None):
+    if allowed is None:
+        return instance.time
+    return lambda j, kind: instance.time(j, kind) if allowed(j, kind) else None
+
+
+def heft_ranks(instance: Instance) -> list[float]:
+    """HEFT's upward rank: averaged time over the machines that can run a task, plus c_uv on every edge."""
+    return upward_ranks(instance.n, instance.edges, [average_cost(instance, j) for j in range(instance.n)])
+
+
+def _heft(instance: Instance, time_limit: float, insertion: bool) -> Result:
+    deadline = Deadline.after(time_limit)
+    require_runnable(instance)
+    rank = heft_ranks(instance)
+    deadline.check("computing HEFT's ranks")
+    placements = list_schedule(
+        instance.n, instance.edges, instance.machines, instance.time, [-r for r in rank], rule="class",
+        insertion=insertion, names=[t.name for t in instance.tasks],
+    )
+    return _feasible(placements)
+
+
+def heft(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """HEFT without insertion: by decreasing upward rank, each task where it finishes earliest (after the machine's last task)."""
+    return _heft(instance, time_limit, insertion=False)
+
+
+def heft_insertion(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """HEFT with insertion: as heft, but a task may fill an idle gap between two placed tasks."""
+    return _heft(instance, time_limit, insertion=True)
+
+
+@dataclass(frozen=True)
+class HeteroPrioParams:
+    """Options of heteroprio.
+
+    Attributes
+    ----------
+    spoliation
+        ``"earliest-finish"`` (the candidate the idle resource finishes
+        earliest), ``"latest-end"`` (the candidate whose running copy ends
+        last) or ``"none"`` (see `hpcsched.hetero.simulate`).
+    """
+
+    spoliation: Literal["earliest-finish", "latest-end", "none"] = "earliest-finish"
+
+
+def _heteroprio(instance: Instance, time_limit: float, spoliation: str) -> Result:
+    deadline = Deadline.after(time_limit)
+    run = simulate_heteroprio(instance, spoliation=spoliation)
+    deadline.check("running HeteroPrio")
+    notes = [f"spoliation rule: {spoliation}; {run.spoliations} spoliations, aborted work {run.aborted_work}"]
+    if is_uniform_acceleration(instance):
+        notes.append("uniform acceleration (Q|prec|Cmax with two speeds): HeteroPrio's ordering degenerates to ties by rank")
+    return _feasible(run.placements, *notes)
+
+
+def heteroprio(instance: Instance, /, *, time_limit: float, seed: int, params: HeteroPrioParams | None) -> Result:
+    """HeteroPrio with spoliation: idle GPUs take the most accelerated ready task, CPUs the least; idle resources spoliate."""
+    return _heteroprio(instance, time_limit, (params or HeteroPrioParams()).spoliation)
+
+
+def heteroprio_nospol(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """HeteroPrio without spoliation (StarPU's heteroprio scheduler)."""
+    return _heteroprio(instance, time_limit, "none")
+
+
+def hlp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """HLP rounding: solve HLP, put task j on CPUs iff x_j >= 1/2, then list-schedule (HEFT order on the chosen times)."""
+    deadline = Deadline.after(time_limit)
+    require_runnable(instance)
+    value, share = bounds.hlp_solution(instance)
+    deadline.check("solving HLP")
+    kind = ["cpu" if share[j] >= 0.5 else "gpu" for j in range(instance.n)]
+    times = [instance.time(j, kind[j]) for j in range(instance.n)]
+    rank = upward_ranks(instance.n, instance.edges, times)
+    placements = list_schedule(
+        instance.n, instance.edges, instance.machines, _duration(instance, lambda j, k: k == kind[j]),
+        [-r for r in rank], rule="class",
+    )
+    result = _feasible(placements, f"HLP value {value:.6g}; {kind.count('gpu')} tasks rounded to GPUs")
+    return result.replace(bound=bounds.hlp(instance))
+
+
+def minmin(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """MinMin: among the ready tasks, place the one whose earliest finish time is smallest; O(n·r) placements (r ready tasks)."""
+    deadline = Deadline.after(time_limit)
+    require_runnable(instance)
+    n = instance.n
+    state = ListScheduler(n, instance.edges, instance.machines, instance.time, rule="class")
+    waiting = [0] * n
+    outgoing = [[] for _ in range(n)]
+    for edge in instance.edges:
+        waiting[edge.v] += 1
+        outgoing[edge.u].append(edge.v)
+    ready = {j for j in range(n) if waiting[j] == 0}
+    while ready:
+        deadline.check("placing tasks (MinMin)")
+        best = None
+        for j in sorted(ready):
+            placement = state.best_placement(j)
+            if best is None or (placement.end, j) < (best[0].end, best[1]):
+                best = (placement, j)
+        placement, j = best
+        state.place(j, placement)
+        ready.remove(j)
+        for v in outgoing[j]:
+            waiting[v] -= 1
+            if waiting[v] == 0:
+                ready.add(v)
+    return _feasible(state.schedule())
+
+
+def _one_type(instance: Instance, kind: str, time_limit: float) -> Result:
+    deadline = Deadline.after(time_limit)
+    count = instance.cpus if kind == "cpu" else instance.gpus
+    if count == 0:
+        return Result(status=Status.NOT_APPLICABLE, notes=(f"the platform has no {kind.upper()}",))
+    forbidden = [t.name for t in instance.tasks if t.time(kind) is None]
+    if forbidden:
+        return Result(status=Status.NOT_APPLICABLE, notes=(f"task '{forbidden[0]}' cannot run on a {kind.upper()}",))
+    times = [instance.time(j, kind) for j in range(instance.n)]
+    rank = upward_ranks(instance.n, instance.edges, times)
+    deadline.check("ranking")
+    placements = list_schedule(instance.n, instance.edges, instance.machines, _duration(instance, lambda j, k: k == kind),
+                               [-r for r in rank], rule="class")
+    return _feasible(placements, f"every task on {kind.upper()}s, critical-path list scheduling")
+
+
+def all_cpu(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Baseline: every task on the CPUs, list scheduling by longest path to an exit."""
+    return _one_type(instance, "cpu", time_limit)
+
+
+def all_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Baseline: every task on the GPUs, list scheduling by longest path to an exit."""
+    return _one_type(instance, "gpu", time_limit)
+
+
+def _schedule_assignment(instance: Instance, kind: list[str]) -> tuple[Placement, ...]:
+    """Independent tasks with fixed types: LPT list scheduling on each type."""
+    times = [instance.time(j, kind[j]) for j in range(instance.n)]
+    return list_schedule(instance.n, (), instance.machines, _duration(instance, lambda j, k: k == kind[j]),
+                         [-t for t in times], rule="class")
+
+
+def _independent_only(instance: Instance) -> Result | None:
+    if instance.edges:
+        return Result(status=Status.NOT_APPLICABLE, notes=("for independent tasks only (the instance has edges)",))
+    require_runnable(instance)
+    return None
+
+
+def dual_assignment(instance: Instance, guess: float) -> list[str] | None:
+    """DualHP's allocation for the makespan guess λ, or None when it proves λ too small.
+
+    Tasks longer than λ on one type go to the other (None if both exceed
+    λ); the rest go to GPUs by decreasing acceleration while the GPU load
+    is below kλ (the last one may cross it); None if the CPU load then
+    exceeds mλ. Theorem (Bleuse et al. 2014): when λ >= OPT this never
+    refuses, and list scheduling each side gives a makespan <= 2λ.
+    """
+    kind: list[str | None] = [None] * instance.n
+    load = {"cpu": 0.0, "gpu": 0.0}
+    free = []
+    for j in range(instance.n):
+        cpu, gpu = instance.time(j, "cpu"), instance.time(j, "gpu")
+        cpu_ok, gpu_ok = cpu is not None and cpu <= guess, gpu is not None and gpu <= guess
+        if not cpu_ok and not gpu_ok:
+            return None
+        if cpu_ok and gpu_ok:
+            free.append(j)
+        else:
+            kind[j] = "cpu" if cpu_ok else "gpu"
+            load[kind[j]] += instance.time(j, kind[j])
+    free.sort(key=lambda j: (-acceleration(instance, j), j))
+    for j in free:
+        if load["gpu"] < instance.gpus * guess:
+            kind[j] = "gpu"
+        else:
+            kind[j] = "cpu"
+        load[kind[j]] += instance.time(j, kind[j])
+    if load["cpu"] > instance.cpus * guess or load["gpu"] > instance.gpus * guess + guess:
+        return None
+    return kind  # type: ignore[return-value]
+
+
+def dualhp(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """DualHP (independent tasks): binary search on the makespan guess with the dual allocation, then LPT per type."""
+    refused = _independent_only(instance)
+    if refused:
+        return refused
+    deadline = Deadline.after(time_limit)
+    low = max(0, bounds.area(instance) - 1)  # refused or not: the search finds the smallest accepted integer
+    high = sum(max(instance.time(j, k) or 0 for k in ("cpu", "gpu")) for j in range(instance.n))
+    best = dual_assignment(instance, high)
+    assert best is not None, "every task fits in the sum of all times"
+    while high - low > 1:
+        deadline.check("searching the makespan guess (DualHP)")
+        middle = (low + high) // 2
+        kind = dual_assignment(instance, middle)
+        if kind is None:
+            low = middle
+        else:
+            high, best = middle, kind
+    return _feasible(_schedule_assignment(instance, best), f"smallest accepted guess λ = {high}")
+
+
+def clb2c(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """CLB2C (Cherière and Saule 2015, independent tasks): from both ends of the acceleration order, place the end with the earlier completion."""
+    refused = _independent_only(instance)
+    if refused:
+        return refused
+    order = sorted(range(instance.n), key=lambda j: (acceleration(instance, j), j))
+    cpu_loads = [0] * instance.cpus
+    gpu_loads = [0] * instance.gpus
+    low, high = 0, instance.n - 1
+    kind = [None] * instance.n
+    while low <= high:
+        on_cpu = (min(cpu_loads) + instance.time(order[low], "cpu")) if cpu_loads and instance.time(order[low], "cpu") is not None else None
+        on_gpu = (min(gpu_loads) + instance.time(order[high], "gpu")) if gpu_loads and instance.time(order[high], "gpu") is not None else None
+        if on_gpu is None or (on_cpu is not None and on_cpu <= on_gpu):
+            if on_cpu is None:  # neither end fits its side: the low end is GPU-only, the high end CPU-only
+                j = order[low]
+                kind[j] = "gpu"
+                gpu_loads[gpu_loads.index(min(gpu_loads))] += instance.time(j, "gpu")
+                low += 1
+                continue
+            j = order[low]
+            kind[j] = "cpu"
+            cpu_loads[cpu_loads.index(min(cpu_loads))] += instance.time(j, "cpu")
+            low += 1
+        else:
+            j = order[high]
+            kind[j] = "gpu"
+            gpu_loads[gpu_loads.index(min(gpu_loads))] += instance.time(j, "gpu")
+            high -= 1
+    return _feasible(_schedule_assignment(instance, kind))
