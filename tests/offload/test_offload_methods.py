@@ -53,7 +53,8 @@ def check_exact_methods_agree_with_brute_force(instance):
     brute = run_method(instance, "brute-force")
     assert brute.status is Status.OPTIMAL, brute.notes
     optimum = brute.objective
-    plain = run_method(instance, "cpsat-plain", time_limit=10)
+    # The proof comes from the deterministic limit (one worker); the wall clock is only a safety net.
+    plain = run_method(instance, "cpsat-plain", time_limit=120, workers=1, deterministic_time=20)
     warm = run_method(instance, "cpsat", time_limit=5)
     assert plain.status is Status.OPTIMAL and plain.objective == optimum
     assert warm.status is Status.OPTIMAL and warm.objective == optimum
@@ -164,7 +165,7 @@ def test_dp_sets_respect_the_memory_floors_they_check():
 @settings(max_examples=80, deadline=None)
 @given(chains(max_layers=6))
 def test_transfer_and_lp_bounds_never_exceed_the_optimum(instance):
-    exact = run_method(instance, "cpsat-plain", time_limit=10)
+    exact = run_method(instance, "cpsat-plain", time_limit=120, workers=1, deterministic_time=20)
     assert exact.status is Status.OPTIMAL
     assert bounds.transfer_bound(instance) <= exact.objective
     assert bounds.lp_bound(instance) <= exact.objective

@@ -255,8 +255,12 @@ def _makespan(instance: Instance, solution: Solution) -> int:
 
 
 def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, seed: int = 0, resolution: int = 1,
-                      workers: int = 2, offloaded: list[int] | None = None, log: bool = False) -> Result:
+                      workers: int = 2, offloaded: list[int] | None = None, log: bool = False,
+                      deterministic_time: float | None = None) -> Result:
     """CP-SAT model of the spec alone (no warm start; horizon from offload-all).
+
+    ``deterministic_time``: a limit in CP-SAT's deterministic units on top of the wall-clock one (with
+    ``workers=1`` the verdict is then the same on any machine, when the wall clock is not reached first).
 
     ``resolution`` > 1 solves the time-scaled model (valid schedules, no
     optimality claim).  The scaled model is a *restriction* (durations
@@ -274,6 +278,8 @@ def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, se
     resolution = require_int(resolution, "options.resolution", minimum=1)
     workers = require_int(workers, "options.workers", minimum=1)
     log = require_bool(log, "options.log")
+    if deterministic_time is not None:
+        deterministic_time = require_number(deterministic_time, "options.deterministic_time", strictly_positive=True)
     if offloaded is not None:
         offloaded = _offload_set_option(instance, offloaded)
     check_feasible(instance)
@@ -290,7 +296,8 @@ def solve_cpsat_plain(instance: Instance, *, time_limit: float | None = 30.0, se
                                      fixed=None if offloaded is None else set(offloaded), deadline=deadline)
     except TimeLimitReached as reached:
         return _plain_fallback(instance, chosen, resolution, [*notes, str(reached)], None)
-    outcome = solve_cpsat(model, time_limit=deadline.remaining(), workers=workers, seed=seed, log=log)
+    outcome = solve_cpsat(model, time_limit=deadline.remaining(), deterministic_time=deterministic_time,
+                          workers=workers, seed=seed, log=log)
     notes.append(f"cp-sat {outcome.message}")
     if outcome.status is Status.INFEASIBLE and resolution > 1:
         return _plain_fallback(instance, chosen, resolution,
@@ -346,8 +353,8 @@ def _offload_set_option(instance: Instance, offloaded: Any) -> list[int]:
 
 
 # The offload-set search runs by default on instances with at most this many canonical offload sets
-# (`model.canonical_set_count`): VGG16 has 512,000 (proven in 25-40 s), SqueezeNet about 2^29 (the search
-# does not end in 120 s there, benchmarks/offload/README.md round 7).
+# (`model.canonical_set_count`): VGG16 has 512,000 (proven: benchmarks/offload/README.md, "What the proofs
+# cost"), SqueezeNet about 2^29 (the search does not end in 120 s there, benchmarks/offload/README.md round 7).
 SEARCH_BY_DEFAULT_SETS = 2 ** 24
 
 
@@ -368,19 +375,27 @@ def solve_cpsat_warm(instance: Instance, *, time_limit: float | None = 60.0, see
     destructive probe (`bounds.instant_relaxation_search`).
 
     ``branch_fraction`` > 0: then that fraction of the time left goes to
-    `offload_set_search` below the incumbent (each branch solved for
-    ``branch_node_limit`` seconds); if it ends, the incumbent is proven
-    optimal.  Default (None): 0.85 when the instance has at most
+    `offload_set_search` below the incumbent (each branch solved within
+    ``branch_node_limit`` units of CP-SAT deterministic time, one worker:
+    the verdict does not depend on the machine's load; default
+    `BRANCH_DETERMINISTIC_TIME`); if it ends, the incumbent is proven
+    optimal.  The wall clock only stops the search (then FEASIBLE with the
+    bound it proved).  Default (None): 0.85 when the instance has at most
     ``SEARCH_BY_DEFAULT_SETS`` canonical offload sets
     (`model.canonical_set_count`), else 0 (off).  With the exchange lemma
-    it proves VGG16 / PCIe 3 at 60 % and 40 % of the peak in 25-40 s on 2
-    cores (without it, not in 3,600 s).  ``branch_cuts`` (default True):
+    it proves VGG16 / PCIe 3 at 60 % and 40 % of the peak (cost in
+    deterministic units and CPU seconds: benchmarks/offload/README.md,
+    "What the proofs cost"; without the lemma, not in 3,600 s).  ``branch_cuts`` (default True):
     the search adds the optional rows its relaxed solutions break
     (``offload_set_search(cuts=True)``); at 60 % of the peak without them
     it stalls on exact timings of fully fixed sets.
 
     ``use_lp`` (default None: on unless the search runs): the LP relaxation
-    (bound and rounding starts) gets 35 % of the time.  On VGG16 its bound
+    (bound and rounding starts) gets 35 % of the time, its build included.
+
+    The time limit covers every phase (one `Deadline`): builders stop when
+    it passes, each phase gets a share of what is left, and a phase that
+    runs out leaves the incumbent (FEASIBLE with the proven bound).  On VGG16 its bound
     is below the transfer bound, and the search needs the time.
 
     ``exchange`` (default on): the CP-SAT models, the instant relaxation and
