@@ -46,6 +46,7 @@ import time
 
 import numpy as np
 
+from ..core.deadline import Deadline
 from ..core.errors import InfeasibleError, InvalidInstanceError
 from ..core.fields import require_number
 from ..core.result import Result, Status
@@ -59,6 +60,8 @@ PROBLEM = "burstbuffer"
 #: Least relative precision of the sharing bisection: the gap between neighbouring doubles
 #: (2.2e-16 relative) is far below it, so the bisection always ends.
 MIN_EPSILON = 1e-12
+#: Largest drain table K x (N + 1) of the sharing bisection (about 80 MB per table of doubles).
+MAX_TABLE_CELLS = 10**7
 
 
 # ---------------------------------------------------------------- static sizing
@@ -154,10 +157,13 @@ def sizing_static_lp(instance: Instance, *, time_limit=None, seed=0, allow_overl
     if not allow_overload:
         check_load(instance)
     started = time.perf_counter()
+    deadline = Deadline.after(time_limit)
     granule = instance.platform.granule
     lower_dynamic = dynamic_backlog(instance)[0]
+    deadline.check("sweeping the nominal backlog")
     model, times, lengths, unit, drained_index = _static_sizing_model(instance, granular=False)
-    outcome = solve_pyomo(model, time_limit=time_limit, seed=seed)
+    deadline.check("building the sizing LP")
+    outcome = solve_pyomo(model, time_limit=deadline.remaining(), seed=seed)
     notes = [f"volumes scaled by {unit:.6g} bytes for the solver", f"{len(lengths)} elementary intervals"]
     if outcome.status is not Status.OPTIMAL:
         return Result(PROBLEM, "sizing-static-lp", outcome.status, notes=(*notes, f"LP: {outcome.message}"),
@@ -175,9 +181,14 @@ def sizing_static_lp(instance: Instance, *, time_limit=None, seed=0, allow_overl
                       solution=solution, notes=tuple(notes), solver=outcome.backend,
                       runtime_s=time.perf_counter() - started)
     rounded_solution = _schedule_solution(instance, model, outcome, times, lengths, unit, drained_index, rounded)
-    left = None if time_limit is None else max(1.0, float(time_limit) - (time.perf_counter() - started))
-    model, times, lengths, unit, drained_index = _static_sizing_model(instance, granular=True)
-    milp = solve_pyomo(model, time_limit=left, seed=seed)
+    if not deadline.expired():
+        model, times, lengths, unit, drained_index = _static_sizing_model(instance, granular=True)
+    if deadline.expired():
+        notes.append("time limit reached before the MILP with integer granules")
+        return Result(PROBLEM, "sizing-static-lp", Status.FEASIBLE, objective=sum(rounded) * granule,
+                      bound=max(lower_granules * granule, lower_dynamic), solution=rounded_solution,
+                      notes=tuple(notes), solver=outcome.backend, runtime_s=time.perf_counter() - started)
+    milp = solve_pyomo(model, time_limit=deadline.remaining(), seed=seed)
     notes.append(f"MILP with integer granules: {milp.message}")
     if not milp.has_solution or sum(int(round(milp.value(model.granules[k]))) for k in range(count)) > sum(rounded):
         # the rounded LP partitions are a valid answer; ceil(LP / G) is a proven bound
@@ -325,8 +336,13 @@ def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_li
         raise InvalidInstanceError("options.epsilon", f"must be >= {MIN_EPSILON:g} (the bisection's relative precision), got {epsilon!r}")
     if instance.objective != "sharing":
         return Result(PROBLEM, method, Status.NOT_APPLICABLE, notes=(f"objective is {instance.objective!r}, not 'sharing'",))
+    cells = instance.num_applications * (instance.platform.granules + 1)
+    if cells > MAX_TABLE_CELLS:
+        # every bisection step tabulates d_k(g, D) for all k and g: K (N + 1) single-application bisections
+        return Result(PROBLEM, method, Status.NOT_APPLICABLE,
+                      notes=(f"K (N + 1) = {cells} drain-table cells > {MAX_TABLE_CELLS}: use a coarser granule",))
     started = time.perf_counter()
-    deadline = None if time_limit is None else started + float(time_limit)
+    deadline = Deadline.after(time_limit)
     capacity = instance.platform.granules
     bandwidth = instance.platform.pfs_bandwidth
     proven_lower = single_application_bound(instance)
@@ -341,7 +357,7 @@ def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_li
 
     def remaining():
         # a MILP knapsack gets what is left of the limit; an unproven one decides nothing
-        return None if deadline is None else max(0.1, deadline - time.perf_counter())
+        return deadline.remaining(floor=0.01)
 
     def feasible(target: float):
         nonlocal backend, ambiguous
@@ -369,6 +385,7 @@ def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_li
             upper, incumbent = greedy_value * (1 + 1e-12), (greedy_granules, greedy_drains)
     probe = proven_lower
     while incumbent is None:
+        deadline.check("looking for a first achievable dilation")
         probe *= 2
         verdict, granules, drains, low, high = feasible(probe)
         if verdict:
@@ -382,7 +399,7 @@ def sharing_bisection(instance: Instance, knapsack: str, method: str, *, time_li
             raise InfeasibleError("no finite max dilation found (an application cannot finish)")
     timed_out = floats_met = False
     while upper - search_lower > epsilon * upper:
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline.expired():
             timed_out = True
             break
         middle = 0.5 * (search_lower + upper)

@@ -62,6 +62,30 @@ def profile_application(profile: str, *, name: str | None = None, release: float
     return Application(name or profile, float(release), int(iterations), compute, volume, nodes * NODE_INJECTION, nodes)
 
 
+#: Memory a generator may take (bytes): a larger request is refused before anything is allocated.
+GENERATOR_MEMORY_LIMIT = 4 * 2**30
+
+
+def check_size(field: str, value: int, bytes_each: int, what: str) -> None:
+    """Refuse a generator parameter whose instance would take more than `GENERATOR_MEMORY_LIMIT`.
+
+    The estimate (``value * bytes_each``: Python objects while generating,
+    then the JSON text) comes first, so that ``--n 100000000000`` ends in one
+    line with the figure instead of an allocation that exhausts the machine.
+    """
+    estimate = value * bytes_each
+    if estimate > GENERATOR_MEMORY_LIMIT:
+        largest = GENERATOR_MEMORY_LIMIT // bytes_each
+        raise InvalidInstanceError(
+            field, f"{value} {what} would take about {estimate / 2**30:.3g} GiB (about {bytes_each} bytes each); "
+                   f"the generators stop at {GENERATOR_MEMORY_LIMIT / 2**30:.3g} GiB, i.e. at most {largest} {what}")
+
+
+#: Bytes per generated application (an Application, its JSON record) and per nominal burst (the
+#: dynamic-backlog sweep of `_finish` tabulates every burst of every application).
+BYTES_PER_APPLICATION, BYTES_PER_BURST = 1000, 64
+
+
 def _range(value, field: str, *, integer: bool = False, minimum: float = 0.0) -> tuple:
     """A [low, high] parameter pair, checked."""
     pair = require_list(value, field, length=2)
@@ -104,6 +128,7 @@ def generate_mix(*, seed: int = 0, n: int = 4, platform: str = "intrepid", horiz
     seed = require_int(seed, "seed", minimum=0)
     horizon = require_number(horizon, "horizon", minimum=0)
     max_iterations = require_int(max_iterations, "max_iterations", minimum=1)
+    check_size("n", n, BYTES_PER_APPLICATION + max_iterations * BYTES_PER_BURST, "applications")
     bb = PLATFORMS[platform][1]
     if capacity is None and capacity_fraction is None and bb is not None:
         capacity = bb  # the platform's own burst buffer
@@ -150,6 +175,7 @@ def generate_periodic(*, seed: int = 0, n: int = 4, load: float = 0.8, bandwidth
         raise InvalidInstanceError("io_fraction", f"fractions of the period must be <= 1, got {io_fraction[1]}")
     period = _range(period, "period", minimum=1e-9)
     iterations = _range(iterations, "iterations", integer=True, minimum=1)
+    check_size("n", n, BYTES_PER_APPLICATION + iterations[1] * BYTES_PER_BURST, "applications")
     capacity, capacity_fraction, granules, objective = _common(capacity, capacity_fraction, granules, objective)
     rng = np.random.default_rng(seed)
     shares = rng.uniform(0.5, 1.5, size=int(n))

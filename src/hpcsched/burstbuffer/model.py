@@ -153,6 +153,31 @@ def _check_application(raw: Any, field: str) -> Application:
     return Application(name, release, iterations, compute, volume, rate, nodes)
 
 
+#: Longest timeline, in shortest bursts, that doubles resolve to the validator's 1e-9 (see below).
+TIME_RESOLUTION = 1e5
+
+
+def _check_time_resolution(apps: tuple[Application, ...]) -> None:
+    """Refuse a timeline too long for its shortest burst to be resolved in doubles.
+
+    Every instant is a double: at time H one rounding costs H * 1.1e-16 s.
+    A burst of b seconds at time H is then timed to H / b * 1.1e-16 of its
+    length per operation; with H <= 1e5 b that stays near 1e-11, below the
+    1e-9 tolerance of the validator even after many events. Beyond it a
+    release of 2^52 s with a 1/3 s burst rounds the burst away and reports a
+    dilation below 1.
+    """
+    shortest = min(range(len(apps)), key=lambda k: apps[k].burst_time)
+    latest = max(range(len(apps)), key=lambda k: apps[k].release + apps[k].nominal_time)
+    horizon = apps[latest].release + apps[latest].nominal_time
+    burst = apps[shortest].burst_time
+    if not math.isfinite(horizon) or horizon > TIME_RESOLUTION * burst:
+        raise InvalidInstanceError(
+            f"data.applications[{latest}].release",
+            f"the timeline ends at {horizon:.6g} s, more than {TIME_RESOLUTION:g} times the shortest burst "
+            f"({burst:.6g} s, application {shortest}): doubles cannot time it to the validator's 1e-9")
+
+
 @dataclass(frozen=True)
 class Instance:
     """A burst-buffer instance (see the module docstring for the three objectives)."""
@@ -210,6 +235,7 @@ class Instance:
                 raise InvalidInstanceError(f"data.applications[{k}].name", f"duplicate name {app.name!r} (also [{seen[app.name]}])")
             seen[app.name] = k
         objective = require_str(data.get("objective", "sharing"), "data.objective", choices=OBJECTIVES)
+        _check_time_resolution(apps)
         platform = Platform(bandwidth, capacity, granule)
         instance = object.__new__(cls)
         for key, value in (

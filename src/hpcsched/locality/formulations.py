@@ -29,11 +29,13 @@ checked against that method (`Method.check_options`) before it runs.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from typing import Any
 
 import numpy as np
 
+from ..core.deadline import Deadline
 from ..core.result import Result, Status
 from ..solvers.cpsat import new_model, solve_cpsat
 from ..solvers.milp import solve_pulp
@@ -44,15 +46,36 @@ NAME = "locality"
 DEFAULT_TIME_LIMIT = 60.0
 
 
+#: Largest coefficient handed to a MILP: HiGHS refuses 1e15 and beyond (PuLP then fails with an
+#: IndexError), and below 2^40 its 1e-6 tolerances stay far below one time unit of integer data.
+MILP_LARGEST_COEFFICIENT = 2**40
+#: Build loops check the deadline once per this many variables.
+CHECK_EVERY = 4096
+
+
 def _result(method: str, outcome, solution: Solution | None, notes: tuple[str, ...] = ()) -> Result:
     status = outcome.status if solution is not None or not outcome.status.has_solution else Status.ERROR
+    bound = outcome.bound
+    if bound is not None and math.isfinite(bound):
+        # both objectives are integers (loads of integer durations, a count): a backend's dual bound a
+        # tolerance above an integer must not round up past it
+        bound = math.ceil(bound - 1e-6)
     return Result(NAME, method, status, objective=outcome.objective if solution is not None else None,
-                  bound=outcome.bound, runtime_s=outcome.runtime_s, solution=solution,
+                  bound=bound, runtime_s=outcome.runtime_s, solution=solution,
                   notes=(*notes, f"backend status: {outcome.message}"), solver=outcome.backend)
 
 
 def _not_applicable(method: str, why: str) -> Result:
     return Result(NAME, method, Status.NOT_APPLICABLE, notes=(why,))
+
+
+def _beyond_milp_range(instance: Instance, method: str) -> Result | None:
+    """NOT_APPLICABLE when the loads exceed what the MILP backend handles exactly (`MILP_LARGEST_COEFFICIENT`)."""
+    largest = int(instance.durations.sum()) + instance.num_tasks * int(instance.remote_cost)
+    if largest <= MILP_LARGEST_COEFFICIENT:
+        return None
+    return _not_applicable(method, f"total load {largest} > 2^40: beyond the range where the MILP backend's "
+                                   "tolerances stay below one time unit; use cpsat (integers) instead")
 
 
 def _entries(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
@@ -78,6 +101,9 @@ def milp_makespan(
 
     if instance.objective != "makespan":
         return _not_applicable("milp", "objective 1 model; use milp-communication for objective 2")
+    if refused := _beyond_milp_range(instance, "milp"):
+        return refused
+    deadline = Deadline.after(time_limit if time_limit is not None else DEFAULT_TIME_LIMIT)
     task_of_entry, server_of_entry = _entries(instance)
     durations = instance.durations.tolist()
     model = pulp.LpProblem("locality_makespan", pulp.LpMinimize)
@@ -87,15 +113,20 @@ def milp_makespan(
     model += makespan
     per_task: dict[int, list] = {}
     per_server: dict[int, list] = {}
-    for variable, j, i in zip(assign, task_of_entry.tolist(), server_of_entry.tolist()):
+    for count, (variable, j, i) in enumerate(zip(assign, task_of_entry.tolist(), server_of_entry.tolist())):
+        if count % CHECK_EVERY == 0:
+            deadline.check("building the MILP")
         per_task.setdefault(j, []).append(variable)
         per_server.setdefault(i, []).append(durations[j] * variable)
     for j, variables in per_task.items():
+        if j % CHECK_EVERY == 0:
+            deadline.check("building the MILP")
         model += pulp.lpSum(variables) == 1, f"once_{j}"
     for i, terms in per_server.items():
+        deadline.check("building the MILP")
         model += pulp.lpSum(terms) <= makespan, f"load_{i}"
-    outcome = solve_pulp(model, backend=backend,
-                         time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, seed=seed)
+    deadline.check("building the MILP")
+    outcome = solve_pulp(model, backend=backend, time_limit=deadline.remaining(), seed=seed)
     solution = _chosen_assignment(instance, outcome, assign, task_of_entry, server_of_entry)
     return _result("milp", outcome, solution)
 
@@ -106,6 +137,7 @@ def cpsat_makespan(
     """CP-SAT for objective 1: Boolean assignment on replica pairs, max-load objective."""
     if instance.objective != "makespan":
         return _not_applicable("cpsat", "objective 1 model; use milp-communication for objective 2")
+    deadline = Deadline.after(time_limit if time_limit is not None else DEFAULT_TIME_LIMIT)
     task_of_entry, server_of_entry = _entries(instance)
     durations = instance.durations.tolist()
     model = new_model()
@@ -115,16 +147,21 @@ def cpsat_makespan(
     assign = [model.new_bool_var(f"x_{j}_{i}") for j, i in zip(task_of_entry.tolist(), server_of_entry.tolist())]
     per_task: dict[int, list] = {}
     per_server: dict[int, list] = {}
-    for variable, j, i in zip(assign, task_of_entry.tolist(), server_of_entry.tolist()):
+    for count, (variable, j, i) in enumerate(zip(assign, task_of_entry.tolist(), server_of_entry.tolist())):
+        if count % CHECK_EVERY == 0:
+            deadline.check("building the CP-SAT model")
         per_task.setdefault(j, []).append(variable)
         per_server.setdefault(i, []).append((variable, durations[j]))
-    for variables in per_task.values():
+    for j, variables in enumerate(per_task.values()):
+        if j % CHECK_EVERY == 0:
+            deadline.check("building the CP-SAT model")
         model.add_exactly_one(variables)
     for terms in per_server.values():
+        deadline.check("building the CP-SAT model")
         model.add(sum(p * v for v, p in terms) <= makespan)
     model.minimize(makespan)
-    outcome = solve_cpsat(model, time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, seed=seed,
-                          workers=workers)
+    deadline.check("building the CP-SAT model")
+    outcome = solve_cpsat(model, time_limit=deadline.remaining(), seed=seed, workers=workers)
     solution = _chosen_assignment(instance, outcome, assign, task_of_entry, server_of_entry)
     return _result("cpsat", outcome, solution)
 
@@ -148,6 +185,9 @@ def milp_communication(
     limit = int(max_pairs)
     if n * m > limit:
         return _not_applicable("milp-communication", f"n*m = {n * m} pairs exceed max_pairs={limit}")
+    if refused := _beyond_milp_range(instance, "milp-communication"):
+        return refused
+    deadline = Deadline.after(time_limit if time_limit is not None else DEFAULT_TIME_LIMIT)
     local = _local_matrix(instance)
     length = instance.durations[:, None] + np.where(local, 0, instance.remote_cost)
     model = pulp.LpProblem("locality_communication", pulp.LpMinimize)
@@ -163,6 +203,7 @@ def milp_communication(
     for j in range(n):
         model += pulp.lpSum(x[j]) == 1, f"once_{j}"
     for i in range(m):
+        deadline.check("building the MILP")
         load = pulp.lpSum(int(length[j, i]) * x[j][i] for j in range(n))
         # used[i] = sum_j l[j, i] in {0, 1}: one last task exactly when the server runs something.
         model += pulp.lpSum(last[j][i] for j in range(n)) == used[i], f"one_last_{i}"
@@ -171,8 +212,8 @@ def milp_communication(
             model += x[j][i] <= used[i], f"has_last_{j}_{i}"
         model += load - pulp.lpSum(int(length[j, i]) * last[j][i] for j in range(n)) <= latest_start, f"start_{i}"
         model += latest_start <= load, f"no_idle_{i}"
-    outcome = solve_pulp(model, backend=backend,
-                         time_limit=time_limit if time_limit is not None else DEFAULT_TIME_LIMIT, seed=seed)
+    deadline.check("building the MILP")
+    outcome = solve_pulp(model, backend=backend, time_limit=deadline.remaining(), seed=seed)
     solution = None
     if outcome.has_solution:
         queues = []

@@ -37,6 +37,29 @@ from .model import OBJECTIVES, Instance
 DURATION_MODELS = ("unit", "lognormal", "pareto")
 
 
+#: Memory a generator may take (bytes): a larger request is refused before anything is allocated.
+GENERATOR_MEMORY_LIMIT = 4 * 2**30
+
+
+def check_size(field: str, value: int, bytes_each: int, what: str) -> None:
+    """Refuse a generator parameter whose instance would take more than `GENERATOR_MEMORY_LIMIT`.
+
+    The estimate (``value * bytes_each``: Python objects while generating,
+    then the JSON text) comes first, so that ``--n 100000000000`` ends in one
+    line with the figure instead of an allocation that exhausts the machine.
+    """
+    estimate = value * bytes_each
+    if estimate > GENERATOR_MEMORY_LIMIT:
+        largest = GENERATOR_MEMORY_LIMIT // bytes_each
+        raise InvalidInstanceError(
+            field, f"{value} {what} would take about {estimate / 2**30:.3g} GiB (about {bytes_each} bytes each); "
+                   f"the generators stop at {GENERATOR_MEMORY_LIMIT / 2**30:.3g} GiB, i.e. at most {largest} {what}")
+
+
+#: Bytes per generated task (duration, name, JSON record) and per replica (int64 draws, sort, JSON).
+BYTES_PER_TASK, BYTES_PER_REPLICA = 64, 48
+
+
 def _check_positive_int(value: Any, field: str, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         raise InvalidInstanceError(field, f"must be an integer >= {minimum}, got {value!r}")
@@ -75,6 +98,9 @@ def _common(n: Any, m: Any, r: Any, objective: str, remote_cost: Any) -> tuple[i
     n = _check_positive_int(n, "n")
     m = _check_positive_int(m if m is not None else max(1, n // 100), "m")
     r = _check_positive_int(r, "r")
+    check_size("r", r, 8 * BYTES_PER_REPLICA, "replicas per task")  # r distinct servers: r <= m checked below
+    # per task: its duration and r replicas in numpy (the generator's int64 draws) and in the JSON text
+    check_size("n", n, BYTES_PER_TASK + r * BYTES_PER_REPLICA, "tasks")
     if r > m:
         raise InvalidInstanceError("r", f"{r} distinct replicas need at least {r} servers, got m={m}")
     if objective not in OBJECTIVES:
