@@ -145,12 +145,16 @@ class CpSatParams:
         CP-SAT ``max_deterministic_time`` (None: only the wall-clock limit);
         tests that assert a proof set it.
     hint
-        Start from the better of HEFT with insertion and HeteroPrio.
+        Start from the incumbent (best of HEFT with insertion, HeteroPrio, HLP rounding).
+    stop_at_bound
+        Return the incumbent as OPTIMAL without a solve when it meets `bounds.best`
+        (False: always solve; the tests use it to exercise the model).
     """
 
     workers: int = 2
     deterministic_time: float | None = None
     hint: bool = True
+    stop_at_bound: bool = True
 
     def __post_init__(self):
         at_least("workers", self.workers, 1)
@@ -185,7 +189,7 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     horizon = int(evaluate(instance, incumbent)["objective"])
     lower = bounds.best(instance)
     deadline.check("computing the incumbent and bounds")
-    if lower >= horizon:
+    if lower >= horizon and params.stop_at_bound:
         return Result(status=Status.OPTIMAL, solution=incumbent, bound=lower,
                       notes=("the incumbent meets the lower bound",), solver=cpsat_backend.version())
     model = cpsat_backend.new_model()
@@ -261,10 +265,13 @@ class MilpParams:
         Refuse (NOT_APPLICABLE) when n x types x horizon exceeds this.
     threads
         HiGHS threads.
+    stop_at_bound
+        As for cpsat.
     """
 
     max_variables: int = 20000
     threads: int = 2
+    stop_at_bound: bool = True
 
     def __post_init__(self):
         at_least("max_variables", self.max_variables, 1)
@@ -290,7 +297,7 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     incumbent = _incumbent(instance, time_limit)
     horizon = int(evaluate(instance, incumbent)["objective"])
     lower = bounds.best(instance)
-    if lower >= horizon:
+    if lower >= horizon and params.stop_at_bound:
         return Result(status=Status.OPTIMAL, solution=incumbent, bound=lower, notes=("the incumbent meets the lower bound",))
     n = instance.n
     size = sum(horizon - (instance.time(j, c) or 0) + 1 for j in range(n) for c in TYPES if instance.time(j, c) is not None)
