@@ -2,14 +2,19 @@
 NP-hard scheduling problems of GPU and HPC systems.
 
 Problems (each a subpackage with the same files): transfers, offload,
-coschedule, burstbuffer, locality. Load an instance with `read_instance`, run a
-method with `solve`, list methods with `methods`.
+coschedule, burstbuffer, locality, checkpoint, treemem, hetero, partition.
+Load an instance with `read_instance`, run a method with `solve`, check a
+solution with `validate`, score it with `evaluate`, list methods with
+`methods`.
 """
+
+from typing import Any
 
 from .core.errors import (
     HpcschedError as HpcschedError,
     InfeasibleError as InfeasibleError,
     InvalidInstanceError as InvalidInstanceError,
+    OptionError as OptionError,
     SolverUnavailableError as SolverUnavailableError,
 )
 from .core.io import (
@@ -18,7 +23,43 @@ from .core.io import (
     write_instance as write_instance,
     write_solution as write_solution,
 )
-from .core.registry import get_problem as get_problem, methods as methods, run_method as solve
+from .core.registry import get_problem as get_problem, methods as methods, problem_of, run_method as solve
 from .core.result import Result as Result, Status as Status
+from .core.violation import Violation as Violation
 
 __version__ = "0.1.0"
+
+
+def validate(instance: Any, solution: Any) -> list[Violation]:
+    """Every rule of its problem that ``solution`` breaks on ``instance`` ([] means feasible).
+
+    The problem's independent validator, written from the definition.
+    """
+    return problem_of(instance).validate(instance, solution)
+
+
+def evaluate(instance: Any, solution: Any) -> dict[str, float]:
+    """The objective (key ``"objective"``) and the problem's KPIs of a feasible ``solution``."""
+    return problem_of(instance).evaluate(instance, solution)
+
+
+__all__ = [
+    "HpcschedError",
+    "InfeasibleError",
+    "InvalidInstanceError",
+    "OptionError",
+    "Result",
+    "SolverUnavailableError",
+    "Status",
+    "Violation",
+    "__version__",
+    "evaluate",
+    "get_problem",
+    "methods",
+    "read_instance",
+    "read_solution",
+    "solve",
+    "validate",
+    "write_instance",
+    "write_solution",
+]
