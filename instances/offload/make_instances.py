@@ -16,8 +16,10 @@ from hpcsched.offload import import_kineto, import_pipedream
 
 HERE = Path(__file__).resolve().parent
 #: network -> budgets (fractions of the no-offload peak), all above the network's memory floor.
+#: VGG16's floor is 63 % of its peak since the in-place ReLUs share their input's storage
+#: (the peak halved, the floor of B_2, a_1 + delta_1 + delta_2, did not): 0.6 and 0.4 are infeasible.
 NETWORKS = {
-    "vgg16": (0.9, 0.6, 0.4),
+    "vgg16": (0.9, 0.8, 0.7),
     "resnet50": (0.9, 0.6, 0.3),
     "resnet101": (0.9, 0.6, 0.3),
     "gnmt": (0.9, 0.8, 0.7),

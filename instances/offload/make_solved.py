@@ -7,6 +7,8 @@ Options of the method: ``--opt key=value`` (value parsed as JSON), e.g.
         --opt relaxation_fraction=0.4
 Existing entries are kept unless the new run is better (lower objective or higher bound);
 the bound and the objective of an entry may come from different runs of the same method.
+Each entry records the sha256 of the instance file it solved (``instance_sha256``): an entry
+of another version of the file (or one without the hash) is replaced, never merged.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import json
 from pathlib import Path
 
 from hpcsched.core.errors import InvalidInstanceError
-from hpcsched.core.io import atomic_write_text, read_instance
+from hpcsched.core.io import atomic_write_text, file_sha256, read_instance
 from hpcsched.cli import parse_assignments
 from hpcsched.core.registry import run_method
 
@@ -37,6 +39,8 @@ def main() -> None:
         parser.error(str(error))
     target = HERE / "solved.json"
     solved = json.loads(target.read_text()) if target.exists() else {}
+    # Entries of instance files that are no longer shipped go.
+    solved = {name: entry for name, entry in solved.items() if (HERE / name).exists()}
     for path in sorted(HERE.glob("*.json")):
         if path.name == "solved.json" or args.only not in path.name:
             continue
@@ -53,8 +57,11 @@ def main() -> None:
             "time_limit_s": args.time_limit,
             **({"options": options} if options else {}),
             "compute_time": instance.compute_time,
+            "instance_sha256": file_sha256(path),
         }
         old = solved.get(path.name)
+        if old is not None and old.get("instance_sha256") != entry["instance_sha256"]:
+            old = None  # solved another version of the instance: its values say nothing of this one
         if old is not None and old.get("objective") is not None and result.objective is not None:
             if old["status"] == "OPTIMAL" or (old["objective"] <= result.objective and (old["bound"] or 0) >= (result.bound or 0)):
                 entry = old

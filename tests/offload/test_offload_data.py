@@ -111,6 +111,7 @@ def test_solved_json_is_consistent_with_baselines():
     assert set(SOLVED) == {p.name for p in SHIPPED}
     for path in SHIPPED:
         entry = SOLVED[path.name]
+        assert entry["instance_sha256"] == file_sha256(path), f"{path.name}: solved.json solved another version"
         assert entry["bound"] is not None and entry["bound"] <= entry["objective"]
         instance = read_instance(path)
         assert entry["bound"] >= instance.compute_time
@@ -128,11 +129,10 @@ def test_exact_method_reproduces_proven_optima():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["vgg16-pcie3-60.json", "vgg16-pcie3-40.json"])
+@pytest.mark.parametrize("name", ["vgg16-pcie3-70.json", "vgg16-pcie3-80.json"])
 def test_default_cpsat_proves_vgg16_pcie3_within_60_s(name):
-    # The target: VGG16 proven optimal at every budget within 60 s (the other four budgets are
-    # proven by the bounds in seconds, see the test above for GNMT).  The offload-set search over
-    # canonical offload sets takes 30-50 s on 2 cores: slow, so run with -m slow.
+    # VGG16 proven optimal at every shipped budget by the default cpsat (3-5 s in solved.json since the
+    # in-place ReLUs share their input's storage: 23 layers; before, 36 layers took 30-50 s at 60 %).
     result = run_method(read_instance(INSTANCES / name), "cpsat", time_limit=60)
     assert result.status is Status.OPTIMAL
     assert result.objective == SOLVED[name]["objective"] == SOLVED[name]["bound"]

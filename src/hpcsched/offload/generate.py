@@ -8,23 +8,47 @@ schedule that keeps every activation (`no_offload_peak`).  Link presets
 (per direction, full duplex): PCIe 3.0 x16 12 GB/s, PCIe 4.0 24 GB/s, PCIe 5.0
 50 GB/s, NVLink-C2C (GH200) 450 GB/s.  Latency defaults to 0.
 
-PipeDream import (`import_pipedream`): the graph is linearized in
-topological order (ties broken by node number, which follows the
-profiler's execution order).  Modelling choices, written down here:
+PipeDream import (`import_pipedream`, `chain_from_pipedream`).  Tensor
+accounting first (`hpcsched.traces.pipedream.storage_kind`): every node that
+materializes a tensor counts once, at its ``activation_size``, whatever its
+compute time (a zero-time ``Concat`` or non-in-place ``Add`` allocates its
+result); in-place ops (``ReLU(inplace)``, ``Add(inplace)``, ``inplace=True``),
+views (``View``, ``Flatten``...) and tuple indexing (``__getitem__``) share
+their input's storage and ``Size`` returns a number: none of them counts.
+Then the linearization, stated exactly:
 
-- ``Input*`` nodes are dropped; their forward time is data loading, their
-  output bytes (summed) become a_0.
-- Nodes with zero forward and backward time (``__getitem__`` views,
-  ``hidden`` placeholders, zero-cost ``Add``/``Concat`` in GNMT) are dropped:
-  they do not occupy the compute stream and their outputs alias tensors
-  already counted (option ``drop_zero_time=False`` keeps them).
-- Skip connections are approximated: in the chain, a_i is read only by the
-  next layer, so the extra lifetime of a tensor that a later layer also
-  reads (a ResNet shortcut, a GNMT residual) is ignored.  This is
-  *optimistic* on memory; the number of such edges is recorded in
-  ``source.skip_edges``.  VGG16 and AlexNet are chains and are exact.
-- Times in ms are rounded to integer microseconds (a 0.0005 ms step at most
-  per layer); a layer rounding to 0 keeps time 0.
+- the graph (edges sorted, so the order of the lines does not matter) is
+  ordered topologically, ties broken by node number (the profiler's
+  execution order);
+- ``Input*`` nodes and zero-time nodes without producers (GNMT's ``hidden``)
+  are dropped: their forward time is data loading, their bytes (summed) are
+  a_0;
+- the rest of the order is cut into runs: a run starts at a materializing
+  node and takes the alias and ``Size`` nodes after it.  Each run is one
+  layer k: f_k and b_k are the run's summed times (ms rounded to integer
+  us once per layer), a_k is the bytes of the run's materializing node.  So
+  Σ s_i is exactly the bytes of the inputs plus every materialized tensor
+  once, Σ f and Σ b are the graph's (Input excluded), and a layer after a
+  merge that directly follows it reads the merge's output;
+- what the chain cannot say is counted in ``source["linearization"]`` and
+  said in ``source["notes"]``: ``branches`` (tensors read by 2+ layers),
+  ``merges`` (layers reading 2+ tensors), ``skip_edges`` (reads by a layer
+  other than the next one), ``layers_not_reading_previous`` (a layer of a
+  parallel branch whose chain input a_{k-1} it does not read) and
+  ``tensors_kept_across_cut`` (at cut k, between layers k and k+1, the
+  tensors other than a_k produced before it and read after it: the most of
+  them, their bytes at the worst cut, how many cuts have any).  ``exact`` is
+  true when all are 0 (VGG16, AlexNet).
+- In the chain a_k is read by layer k+1 alone and lives until the end of
+  B_{k+1}.  With no offloading, the forward phase holds exactly what the
+  graph holds (every tensor is kept for the backward pass).  A tensor read
+  by a later layer c > k+1 must really be on the GPU during F_c and B_c: the
+  chain lets it be offloaded then (optimistic); its gradient accumulates
+  from B_c on, before B_{k+1} where the chain allocates δ_k (optimistic);
+  a tensor whose first reader is not layer k+1 really dies at the end of
+  its first reader's backward, after which the chain still holds it until
+  the end of B_{k+1} (pessimistic).  The instance is a model of the chain,
+  not of the graph, wherever ``exact`` is false.
 - Workspaces are 0 (the profiles do not report them).
 """
 
