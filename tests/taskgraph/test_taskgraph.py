@@ -186,3 +186,22 @@ def test_the_heap_shortcut_chooses_as_well_as_scanning_every_machine(case):
     fast = _schedule(case)
     scanned = _schedule(case, fits=lambda j, m, s: True)
     assert [p.end for p in fast] == [p.end for p in scanned]
+
+
+def test_on_place_reports_every_commit_so_a_stateful_fits_can_reserve_memory():
+    # partition's memory check: a machine holds at most 2 tasks' worth of memory. Without
+    # on_place the fits hook cannot know where the previous task went.
+    reserved = {0: 0, 1: 0}
+    committed = []
+
+    def fits(task, machine, start):
+        return reserved[machine[1]] + 1 <= 2
+
+    def on_place(task, placement):
+        committed.append(task)
+        reserved[placement.machine] += 1
+
+    placements = list_schedule(4, [], {"gpu": 2}, lambda j, c: 1, [0, 1, 2, 3], rule="machine", fits=fits,
+                               on_place=on_place)
+    assert committed == [0, 1, 2, 3]
+    assert sorted(p.machine for p in placements) == [0, 0, 1, 1]

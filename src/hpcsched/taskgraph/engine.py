@@ -158,9 +158,9 @@ class ListScheduler:
         self.busy: dict[Hashable, list[list[tuple[float, float]]]] = {
             cls: [[] for _ in range(count)] for cls, count in self.machines.items()
         }
-        self.free: dict[Hashable, list[float]] = {cls: [0.0] * count for cls, count in self.machines.items()}
+        self.free: dict[Hashable, list[float]] = {cls: [0] * count for cls, count in self.machines.items()}
         self.heaps: dict[Hashable, list[tuple[float, int]]] = {
-            cls: [(0.0, i) for i in range(count)] for cls, count in self.machines.items()
+            cls: [(0, i) for i in range(count)] for cls, count in self.machines.items()
         }
 
     # -- queries --------------------------------------------------------------------------------
@@ -171,7 +171,7 @@ class ListScheduler:
     def _arrivals(self, task: int, machine_class: Hashable) -> tuple[float, dict[int, float] | None]:
         """Data-ready time on ``machine_class``; with the ``"machine"`` rule also per machine."""
         if self.rule == "class":
-            ready = 0.0
+            ready = 0
             for edge in self.incoming[task]:
                 placed = self.placements[edge.u]
                 assert placed is not None, f"task {task} is not ready: {edge.u} is not placed"
@@ -291,6 +291,7 @@ def list_schedule(
     insertion: bool = False,
     fits: FitsFunction | None = None,
     names: Sequence[str] | None = None,
+    on_place: Callable[[int, Placement], None] | None = None,
 ) -> tuple[Placement, ...]:
     """List scheduling: take the ready task of smallest ``priority``, place it at its earliest finish.
 
@@ -309,6 +310,10 @@ def list_schedule(
         See `ListScheduler`.
     names
         Task names for error messages.
+    on_place
+        Called as ``on_place(task, placement)`` after each task is committed,
+        so that a stateful ``fits`` (partition's memory reservations) learns
+        where the task went. None: nothing is called.
 
     Returns
     -------
@@ -337,6 +342,8 @@ def list_schedule(
             name = f" '{names[task]}'" if names is not None else ""
             raise NoPlacementError(f"task {task}{name} can run on no available machine")
         state.place(task, placement)
+        if on_place is not None:
+            on_place(task, placement)
         placed += 1
         for edge in outgoing[task]:
             waiting[edge.v] -= 1
