@@ -1,0 +1,159 @@
+"""Exact CP-SAT model over operation slots, for small chains (all sequences, not only persistent ones).
+
+Length bound (proof)
+--------------------
+Normalize a valid sequence by deleting waste operations (outputs never
+read; see `brute_force`): time does not grow. Call *phase k* the forward
+operations between ``B k+1`` and ``B k`` (phase L: before ``B L``). In a
+waste-free sequence, phase k forwards only stages j <= min(k, L−1) (the
+output of stage j > k could only serve ``B j`` or stage j+1, both done).
+Within a phase, link each forward to the production it reads: a forest
+whose roots were produced before the phase (or are x_0). A leaf is read
+only after the phase, by ``B k`` or later; reads go to the most recent
+production, so leaves are distinct values among x_1..x_k and
+xbar_1..xbar_{k+1} (phase L: x_1..x_L, xbar_1..xbar_L). A leaf of index j
+is at depth <= j (each forward raises the index by one). Every node lies on
+a root-to-leaf path, so phase k has at most Σ_leaves index <= (k+1)²
+forwards for k < L and L(L+1) for phase L. The model has exactly these
+forward slots (each one operation or idle) before each ``B k`` slot: at most
+Σ_{k<L}(k+1)² + L(L+1) + L + 1 positions (55 for L = 4).
+
+Model
+-----
+One-hot operation per forward slot; held literals h[v][t] for v in
+x_1..x_L, xbar_1..xbar_L (x_0 is held throughout: ``B 0`` is last). A held
+value was held at t−1 or is produced at t; a produced value is held; a read
+needs its value (x_j's read: h[xbar_j] or h[x_j]); xbar_j, once held, stays
+held until ``B j−1`` (which reads it) and is never produced while held.
+The validator's liveness releases values at their last read, so its memory
+is at most the model's; conversely a waste-free sequence with its own
+liveness is a solution of the model. Memory per slot: held + x_0 + awaited
+delta(s) + transient <= M. Objective: Σ fw of the forward slots + Σbw.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...core.deadline import Deadline
+from ...core.errors import InfeasibleError
+from ...core.params import at_least, positive
+from ...core.result import Result, Status
+from ...solvers.cpsat import new_model, solve_cpsat, version
+from ..model import Instance, Solution
+
+
+@dataclass(frozen=True)
+class CpsatParams:
+    """Options of `cpsat`.
+
+    Attributes
+    ----------
+    max_stages
+        Largest L modelled (the slot count grows as L³/3); larger is NOT_APPLICABLE.
+    workers
+        CP-SAT workers.
+    deterministic_time
+        CP-SAT ``max_deterministic_time`` (None: only the wall-clock limit).
+    """
+
+    max_stages: int = 8
+    workers: int = 1
+    deterministic_time: float | None = None
+
+    def __post_init__(self) -> None:
+        at_least("max_stages", self.max_stages, 1)
+        at_least("workers", self.workers, 1)
+        positive("deterministic_time", self.deterministic_time)
+
+
+def phase_slots(length: int) -> list[int]:
+    """Forward slots before ``B k``, for k = L, L−1, .., 0 (the proven bound of the module docstring)."""
+    return [length * (length + 1)] + [(k + 1) ** 2 for k in range(length - 1, -1, -1)]
+
+
+def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatParams | None) -> Result:
+    """Exact CP-SAT model over operation slots (all sequences; length bound proven in the docstring)."""
+    params = params or CpsatParams()
+    L, x, xb = instance.length, instance.x, instance.xbar
+    if L > params.max_stages:
+        return Result(status=Status.NOT_APPLICABLE, notes=(f"L = {L} > max_stages = {params.max_stages}",))
+    deadline = Deadline.after(time_limit)
+    model = new_model()
+    values = [("x", i) for i in range(1, L + 1)] + [("xbar", i) for i in range(1, L + 1)]
+    size = {("x", i): x[i] for i in range(1, L + 1)} | {("xbar", i): xb[i] for i in range(1, L + 1)}
+    slots: list[tuple[int, str]] = []  # (phase k, "F" for a forward slot or "B")
+    for k, count in zip(range(L, -1, -1), phase_slots(L)):
+        slots.extend((k, "F") for _ in range(count))
+        slots.append((k, "B"))
+    backward_slot = {k: t for t, (k, kind) in enumerate(slots) if kind == "B"}
+    held = {(v, t): model.new_bool_var(f"h_{v[0]}{v[1]}_{t}") for v in values for t in range(len(slots))}
+    ops: dict[int, dict[tuple[str, int], object]] = {}
+    objective = []
+    for t, (k, kind) in enumerate(slots):
+        deadline.check("building the CP-SAT model")
+        produced: dict[tuple[str, int], list] = {v: [] for v in values}
+        transient = []
+        reads: list[tuple[object, int]] = []  # (literal, stage whose x is read)
+        if kind == "F":
+            choices = {}
+            for j in range(min(k, L - 1) + 1):
+                for name in ("F", "Fall"):
+                    literal = model.new_bool_var(f"{name}{j}_{t}")
+                    choices[(name, j)] = literal
+                    produced[("x" if name == "F" else "xbar", j + 1)].append(literal)
+                    transient.append(instance.ftmp[j] * literal)
+                    objective.append(instance.fw[j] * literal)
+                    reads.append((literal, j))
+            ops[t] = choices
+            busy = sum(choices.values())
+            model.add(busy <= 1)
+            memory = x[0] + (x[k + 1] if k < L else 0)
+        else:
+            memory = x[0] + (x[k + 1] if k < L else 0) + x[k] + instance.btmp[k]
+            reads.append((None, k))
+            if k < L:
+                model.add(held[(("xbar", k + 1), t)] == 1)
+        for literal, j in reads:
+            if j >= 1:
+                either = model.add_bool_or([held[(("xbar", j), t)], held[(("x", j), t)]])
+                if literal is not None:
+                    either.only_enforce_if(literal)
+        for v in values:
+            h = held[(v, t)]
+            for literal in produced[v]:
+                model.add_implication(literal, h)
+                if v[0] == "xbar" and t > 0:
+                    model.add_implication(literal, held[(v, t - 1)].Not())
+            previous = [held[(v, t - 1)]] if t > 0 else []
+            model.add_bool_or(previous + produced[v]).only_enforce_if(h)
+            if v[0] == "xbar" and t + 1 < len(slots) and t + 1 <= backward_slot[v[1] - 1]:
+                model.add_implication(h, held[(v, t + 1)])
+        model.add(sum(size[v] * held[(v, t)] for v in values) + sum(transient) + memory <= instance.memory)
+    # Symmetry: idle forward slots come last in their phase.
+    for t in range(len(slots) - 1):
+        if slots[t][1] == "F" and slots[t + 1][1] == "F":
+            model.add(sum(ops[t + 1].values()) <= sum(ops[t].values()))
+    model.minimize(sum(objective) + sum(instance.bw))
+    deadline.check("building the CP-SAT model")
+    outcome = solve_cpsat(model, time_limit=deadline.remaining(), deterministic_time=params.deterministic_time,
+                          workers=params.workers, seed=seed)
+    notes = (f"{len(slots)} slots (proven length bound)",)
+    if outcome.status is Status.INFEASIBLE:
+        raise InfeasibleError("no sequence fits the budget (CP-SAT over all sequences within the proven length bound)")
+    bound = float(int(outcome.bound + 1e-6)) if outcome.bound is not None else None  # integer objective
+    if not outcome.has_solution:
+        return Result(status=Status.TIME_LIMIT_NO_SOLUTION, bound=bound, solver=outcome.backend, notes=notes)
+    sequence = []
+    for t, (k, kind) in enumerate(slots):
+        if kind == "B":
+            sequence.append(("B", k))
+            continue
+        for op, literal in ops[t].items():
+            if outcome.value(literal) > 0.5:
+                sequence.append(op)
+    status = Status.OPTIMAL if outcome.status is Status.OPTIMAL else Status.FEASIBLE
+    return Result(status=status, solution=Solution(tuple(sequence)), bound=bound, solver=outcome.backend, notes=notes)
+
+
+__all__ = ["CpsatParams", "cpsat", "phase_slots", "version"]

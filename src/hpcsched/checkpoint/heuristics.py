@@ -1,0 +1,211 @@
+"""Heuristics and baselines for the checkpoint problem (each sequence is checked against M here
+and validated again by the registry; a heuristic whose sequence cannot fit says so).
+
+* ``recompute-all``: keep only x_0; before each ``B k`` recompute x_k from x_0.
+* ``chen``: Chen et al. (2016) √L segments: store the segment boundaries in a
+  first forward pass, recompute one segment at a time with ``Fall``.
+* ``checkpoint-sequential``: PyTorch ``checkpoint_sequential(functions,
+  segments=k)`` semantics (the first k−1 segments of ⌊L/k⌋ stages are
+  checkpointed, the last one keeps everything), best k that fits.
+* ``revolve-repaired``: Revolve's sequence for the homogenized chain, with the
+  most checkpoints whose real peak fits M (the repair); when even c = 1 does
+  not fit, it cannot be repaired and says so.
+* ``greedy``: keep the xbar of the stages with the largest
+  recompute-time-per-byte; drop the others, recomputed from the nearest kept
+  value before their backward, until the peak fits.
+* ``dp-coarse``: the persistent DP with few slots (fast, feasible).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..core.deadline import Deadline
+from ..core.params import at_least
+from ..core.result import Result, Status
+from . import bounds
+from .formulations.dp import persistent_dp
+from .model import Instance, Solution, memory_profile, store_all_sequence
+from .special_cases import revolve_sequence
+
+
+def _peak(instance: Instance, sequence) -> int:
+    return max(memory_profile(instance, Solution(tuple(sequence))))
+
+
+def _time(instance: Instance, sequence) -> int:
+    return sum(instance.bw[i] if name == "B" else instance.fw[i] for name, i in sequence)
+
+
+def _answer(instance: Instance, sequence, notes: tuple[str, ...] = ()) -> Result:
+    peak = _peak(instance, sequence)
+    if peak > instance.memory:
+        return Result(status=Status.NOT_APPLICABLE,
+                      notes=(f"its sequence needs {peak} bytes > M = {instance.memory}", *notes))
+    bound = bounds.best(instance)
+    status = Status.OPTIMAL if _time(instance, sequence) <= bound else Status.FEASIBLE
+    return Result(status=status, solution=Solution(tuple(sequence)), bound=float(bound), notes=notes)
+
+
+# ----------------------------------------------------------------------------------------------
+# Sequence families
+# ----------------------------------------------------------------------------------------------
+
+
+def recompute_all_sequence(length: int) -> list[tuple[str, int]]:
+    """x_0 only: ``F 0..L-1, B L``, then for k = L-1..0: ``F 0..k-1, Fall k, B k``."""
+    out = [("F", i) for i in range(length)] + [("B", length)]
+    for k in range(length - 1, -1, -1):
+        out += [("F", i) for i in range(k)] + [("Fall", k), ("B", k)]
+    return out
+
+
+def segments_sequence(length: int, boundaries: list[int]) -> list[tuple[str, int]]:
+    """Chen / checkpoint_sequential: boundaries 0 = b_0 < .. < b_n < L start the segments.
+
+    First pass: ``F`` through every segment but the last (its boundary x
+    values are read again later, so they stay held), ``Fall`` through the
+    last. Backward: the last segment's B's, then each earlier segment is
+    recomputed from its boundary with ``Fall`` and its B's run.
+    """
+    starts = sorted(set(boundaries) | {0})
+    ends = starts[1:] + [length]
+    out = [("F", i) for i in range(starts[-1])] + [("Fall", i) for i in range(starts[-1], length)]
+    out.append(("B", length))
+    out += [("B", i) for i in range(length - 1, starts[-1] - 1, -1)]
+    for start, end in zip(reversed(starts[:-1]), reversed(ends[:-1])):
+        out += [("Fall", i) for i in range(start, end)]
+        out += [("B", i) for i in range(end - 1, start - 1, -1)]
+    return out
+
+
+def kept_sequence(instance: Instance, kept: set[int]) -> list[tuple[str, int]]:
+    """First pass ``Fall i`` for i in ``kept``, ``F i`` otherwise; before ``B k`` (k < L), recompute what is missing.
+
+    x_k is available as xbar_k when k−1 is kept (or k = 0); otherwise it is
+    recomputed from the nearest value on its left that is still held (xbar_j
+    with j−1 kept, or x_0). xbar_{k+1} is recomputed by ``Fall k`` when k is
+    not kept.
+    """
+    L = instance.length
+    out = [("Fall" if i in kept else "F", i) for i in range(L)] + [("B", L)]
+    for k in range(L - 1, -1, -1):
+        if k >= 1 and (k - 1) not in kept:
+            j = max([s + 1 for s in kept if s + 1 <= k - 1] + [0])
+            out += [("F", i) for i in range(j, k)]
+        if k not in kept:
+            out.append(("Fall", k))
+        out.append(("B", k))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Methods
+# ----------------------------------------------------------------------------------------------
+
+
+def recompute_all(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Keep only x_0 and recompute every activation before its backward (the least memory, the most time)."""
+    return _answer(instance, recompute_all_sequence(instance.length))
+
+
+def chen(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Chen et al. √L segments (segment length ⌈√L⌉)."""
+    L = instance.length
+    step = max(1, math.ceil(math.sqrt(L)))
+    return _answer(instance, segments_sequence(L, list(range(0, L, step))), (f"segments of {step} stages",))
+
+
+def pytorch_boundaries(length: int, segments: int) -> list[int]:
+    """Segment starts of ``torch.utils.checkpoint.checkpoint_sequential(functions, segments)``."""
+    size = length // segments
+    if size == 0:
+        return list(range(length))
+    return [start for start in range(0, size * (segments - 1) + 1, size)] if segments > 1 else [0]
+
+
+def checkpoint_sequential(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """PyTorch ``checkpoint_sequential`` semantics, the best number of segments that fits."""
+    deadline = Deadline.after(time_limit)
+    best = None
+    for segments in range(1, instance.length + 1):
+        deadline.check("trying segment counts")
+        sequence = segments_sequence(instance.length, pytorch_boundaries(instance.length, segments))
+        if _peak(instance, sequence) <= instance.memory:
+            value = _time(instance, sequence)
+            if best is None or value < best[0]:
+                best = (value, segments, sequence)
+    if best is None:
+        return Result(status=Status.NOT_APPLICABLE, notes=("no number of segments fits M",))
+    return _answer(instance, best[2], (f"segments = {best[1]}",))
+
+
+def revolve_repaired(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Revolve on the homogenized chain, with the most checkpoints whose real peak fits (says when none does)."""
+    deadline = Deadline.after(time_limit)
+    L = instance.length
+    low, high, best = 1, L, None
+    while low <= high:
+        deadline.check("repairing Revolve")
+        middle = (low + high) // 2
+        sequence = revolve_sequence(L, middle)
+        if _peak(instance, sequence) <= instance.memory:
+            best, low = (middle, sequence), middle + 1
+        else:
+            high = middle - 1
+    if best is None:
+        return Result(status=Status.NOT_APPLICABLE,
+                      notes=("cannot be repaired: Revolve with one checkpoint (x_0) exceeds M on the real sizes",))
+    return _answer(instance, best[1], (f"c = {best[0]} checkpoints on the homogenized chain",))
+
+
+def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Keep the activations with the largest recompute-time-per-byte until the peak fits."""
+    deadline = Deadline.after(time_limit)
+    L = instance.length
+    kept = set(range(L))
+    # value of keeping xbar_{i+1}: the forward time it saves per byte it holds
+    order = sorted(range(L), key=lambda i: (instance.fw[i] / max(1, instance.xbar[i + 1]), -i))
+    sequence = kept_sequence(instance, kept)
+    for stage in order:
+        if _peak(instance, sequence) <= instance.memory:
+            break
+        deadline.check("dropping activations")
+        kept.discard(stage)
+        sequence = kept_sequence(instance, kept)
+    return _answer(instance, sequence, (f"{len(kept)} of {L} activations kept",))
+
+
+@dataclass(frozen=True)
+class CoarseDpParams:
+    """Options of `dp_coarse`: ``slots``, the number of memory slots (few: fast, coarse)."""
+
+    slots: int = 40
+
+    def __post_init__(self) -> None:
+        at_least("slots", self.slots, 1)
+
+
+def dp_coarse(instance: Instance, /, *, time_limit: float, seed: int, params: CoarseDpParams | None) -> Result:
+    """The persistent DP with coarse slots (sizes rounded up): fast and feasible."""
+    params = params or CoarseDpParams()
+    plan = persistent_dp(instance, params.slots, Deadline.after(time_limit))
+    if plan.time is None:
+        return Result(status=Status.NOT_APPLICABLE,
+                      notes=(f"no persistent sequence fits {plan.slots} slots of {plan.slot} bytes",))
+    return _answer(instance, plan.sequence, (f"slot = {plan.slot} bytes, {plan.slots} slots",))
+
+
+#: Heuristic names and their functions (for registration and benchmarks).
+HEURISTICS = {
+    "chen": chen,
+    "checkpoint-sequential": checkpoint_sequential,
+    "revolve-repaired": revolve_repaired,
+    "greedy": greedy,
+    "dp-coarse": dp_coarse,
+}
+
+__all__ = ["HEURISTICS", "CoarseDpParams", "checkpoint_sequential", "chen", "dp_coarse", "greedy",
+           "kept_sequence", "pytorch_boundaries", "recompute_all", "recompute_all_sequence", "revolve_repaired",
+           "segments_sequence", "store_all_sequence"]
