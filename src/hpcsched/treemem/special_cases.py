@@ -34,7 +34,8 @@ Theorems used
 
 from __future__ import annotations
 
-import heapq
+import gc
+import itertools
 from typing import Sequence
 
 from ..core.deadline import Deadline
@@ -125,6 +126,16 @@ def _push(stack: list, segment: list) -> None:
 
 def liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline | None = None) -> tuple[list[int], int]:
     """Liu 1987: an optimal traversal of the forest ``parent`` and its peak."""
+    enabled = gc.isenabled()
+    gc.disable()  # millions of small lists and no cycles: the cyclic collector only costs time here
+    try:
+        return _liu_optimal_order(graph, parent, deadline)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline | None) -> tuple[list[int], int]:
     children, bottom_up, roots = _children_and_bottom_up(parent)
     segments: list[list | None] = [None] * graph.n
     key = lambda segment: segment[1] - segment[0]  # ascending = non-increasing hill - valley
@@ -138,7 +149,8 @@ def liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline | 
             merged = segments[kids[0]]  # type: ignore[assignment]
         else:
             merged = []
-            for segment in heapq.merge(*(segments[c] for c in kids), key=key):  # type: ignore[misc]
+            # a stable sort of the concatenation = the stable merge of the children's sorted lists
+            for segment in sorted(itertools.chain.from_iterable(segments[c] for c in kids), key=key):  # type: ignore[arg-type]
                 _push(merged, segment)
         below = sum(graph.kept[c] for c in kids)
         _push(merged, [graph.step[node], graph.kept[node] - below, node])
@@ -149,7 +161,7 @@ def liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline | 
         final = segments[roots[0]]
     else:
         final = []
-        for segment in heapq.merge(*(segments[r] for r in roots), key=key):  # type: ignore[misc]
+        for segment in sorted(itertools.chain.from_iterable(segments[r] for r in roots), key=key):  # type: ignore[arg-type]
             _push(final, segment)
     order: list[int] = []
     for segment in final:  # type: ignore[union-attr]
