@@ -25,6 +25,12 @@ def test_lp_reproduces_solved(name):
     instance = read_instance(FOLDER / name)
     assert instance.source["files"] and all(len(f["sha256"]) == 64 for f in instance.source["files"])
     result = run_method(instance, "lp-preemptive", time_limit=10)
+    if instance.streams:  # Orion mixes: one stream per application; the LP ignores the order
+        assert result.status is Status.NOT_APPLICABLE and "stream" in result.notes[0]
+        from hpcsched.coschedule import bounds
+
+        assert SOLVED[name]["nonpreemptive"]["objective"] >= bounds.best(instance) * (1 - 1e-9)
+        return
     assert result.status is Status.OPTIMAL
     assert math.isclose(result.objective, SOLVED[name]["objective"], rel_tol=1e-7)
     # The non-preemptive best known never beats the preemptive optimum.

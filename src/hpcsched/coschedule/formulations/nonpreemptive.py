@@ -61,8 +61,11 @@ BRUTE_FORCE_LIMIT = 6
 
 def _upper_bound(instance: Instance, deadline: Deadline) -> tuple[float, Any]:
     """A good non-preemptive schedule (makespan, solution) for big-M and warm start."""
-    from ..heuristics import best_list_schedule, local_search
+    from ..heuristics import best_list_schedule, list_schedule, local_search
 
+    if instance.n > LARGE_N:  # one LPT pass: the other candidates cost O(n^2) per event at this size
+        solution = list_schedule(instance, sorted(range(instance.n), key=lambda k: -instance.kernels[k].duration))
+        return evaluate(instance, solution)["makespan"], solution
     solution = best_list_schedule(instance)
     budget = deadline.remaining()
     if instance.n <= 150 and (budget is None or budget > 1.0):
@@ -72,6 +75,16 @@ def _upper_bound(instance: Instance, deadline: Deadline) -> tuple[float, Any]:
         if evaluate(instance, searched)["makespan"] < evaluate(instance, solution)["makespan"]:
             solution = searched
     return evaluate(instance, solution)["makespan"], solution
+
+
+#: Above this n the exact methods take a cheap start (LPT) and the trivial bound instead of the LP.
+LARGE_N = 300
+
+
+def _proven_bound(instance: Instance) -> float:
+    from .. import bounds
+
+    return bounds.best(instance) if instance.n <= LARGE_N else bounds.trivial(instance)
 
 
 def _decode_intervals(instance: Instance, starts, ends, snap: float):
@@ -156,7 +169,7 @@ def _solve_highs(model: Any, *, time_limit: float | None, seed: int) -> Outcome:
     )
 
 
-def _finish(method, instance, solution, backend_optimal: bool, bounds, backend, notes, gap: float = 0.0):
+def _finish(method, instance, solution, backend_optimal: bool, bounds, backend, notes, gap: float = 0.0, proof_by_bound: bool = True):
     """The Result of a non-preemptive exact method for the schedule ``solution``.
 
     ``bounds`` are proven lower bounds (None entries skipped); the largest is
@@ -164,12 +177,13 @@ def _finish(method, instance, solution, backend_optimal: bool, bounds, backend, 
     makespan is a bug in the bound, and the registry turns it into ERROR.
     OPTIMAL is claimed when the backend proved its model optimal
     (``backend_optimal``) and the makespan is within ``gap`` of the bound,
-    or when the makespan meets a proven bound to 1e-9.
+    or, with ``proof_by_bound``, when the makespan meets a proven bound to
+    1e-9 (``milp`` passes False: it claims OPTIMAL only on HiGHS's word).
     """
     makespan = evaluate(instance, solution)["makespan"]
     known = [b for b in bounds if b is not None]
     bound = max(known) if known else None
-    met = bound is not None and makespan <= bound * (1 + 1e-9)
+    met = proof_by_bound and bound is not None and makespan <= bound * (1 + 1e-9)
     if backend_optimal and not met:
         met = bound is not None and makespan <= bound * (1 + gap)
         if not met:
@@ -196,17 +210,17 @@ def milp_nonpreemptive(instance: Instance, *, time_limit: float | None = None, s
     """
     import pulp
 
-    from ..bounds import best as best_bound
-
     deadline = Deadline.after(time_limit)
     n = instance.n
     durations = instance.durations
     upper, fallback = _upper_bound(instance, deadline)
-    proven = best_bound(instance)  # preemptive LP (shaved) or trivial, and the longest stream
+    proven = _proven_bound(instance)  # preemptive LP (shaved) or trivial, and the longest stream
     notes = [f"big-M = {upper:.6g} (best list schedule / local search)"]
 
     def out_of_time(phase: str) -> Result:
-        return _finish("milp", instance, fallback, False, [proven], None, [*notes, f"time limit reached while {phase}: best list schedule returned"])
+        return _finish(
+            "milp", instance, fallback, False, [proven], None, [*notes, f"time limit reached while {phase}: best list schedule returned"], proof_by_bound=False
+        )
 
     if deadline.expired():
         return out_of_time("computing big-M")
@@ -287,10 +301,12 @@ def milp_nonpreemptive(instance: Instance, *, time_limit: float | None = None, s
         notes.append(f"MILP objective {outcome.objective}")
     if solution is None:
         notes.append(f"MILP returned no usable schedule ({outcome.message}); best list schedule returned")
-        return _finish("milp", instance, fallback, False, [proven, solver_bound], outcome.backend, notes)
+        return _finish("milp", instance, fallback, False, [proven, solver_bound], outcome.backend, notes, proof_by_bound=False)
     if evaluate(instance, fallback)["makespan"] < evaluate(instance, solution)["makespan"]:
         solution = fallback
-    return _finish("milp", instance, solution, outcome.status is Status.OPTIMAL, [proven, solver_bound], outcome.backend, notes, MILP_GAP)
+    return _finish(
+        "milp", instance, solution, outcome.status is Status.OPTIMAL, [proven, solver_bound], outcome.backend, notes, MILP_GAP, proof_by_bound=False
+    )
 
 
 def cpsat_nonpreemptive(
@@ -302,8 +318,6 @@ def cpsat_nonpreemptive(
     slab re-timing, which keeps the event order). The deadline is checked in
     the pair loop; CP-SAT gets the time left.
     """
-    from ..bounds import best as best_bound
-
     grid = require_int(grid, "options.grid", minimum=1)
     deadline = Deadline.after(time_limit)
     n = instance.n
@@ -312,7 +326,7 @@ def cpsat_nonpreemptive(
     ticks = [math.ceil(p / tick) for p in instance.durations]
     scale = 1000
     upper_real, fallback = _upper_bound(instance, deadline)
-    proven = best_bound(instance)
+    proven = _proven_bound(instance)
     notes = [
         f"time grid: 1 tick = {tick} {instance.time_unit or 'units'}; durations rounded up, rates down to 1/{scale}; "
         "grid schedule re-timed exactly (slab LP)",
