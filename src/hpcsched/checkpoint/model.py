@@ -322,8 +322,13 @@ class Solution:
         for k, op in enumerate(self.sequence):
             if not isinstance(op, (list, tuple)) or len(op) != 2:
                 raise InvalidSolutionError(f"sequence[{k}]", f"must be a pair [operation, stage], got {op!r}")
-            name = require_str(op[0], f"sequence[{k}][0]", choices=OPERATIONS)
-            checked.append((name, require_int(op[1], f"sequence[{k}][1]", minimum=0)))
+            try:
+                name = require_str(op[0], f"sequence[{k}][0]", choices=OPERATIONS)
+                checked.append((name, require_int(op[1], f"sequence[{k}][1]", minimum=0)))
+            except InvalidSolutionError:
+                raise
+            except InvalidInstanceError as error:  # the same checks, reported as a solution's field
+                raise InvalidSolutionError(error.field, error.reason) from None
         object.__setattr__(self, "sequence", tuple(checked))
 
     @classmethod
