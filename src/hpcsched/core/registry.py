@@ -448,6 +448,11 @@ def check_result(problem: Problem, instance: Any, result: Result) -> Result:
         elif bound < objective - _OPTIMALITY_GAP * max(1.0, abs(objective)):
             notes.append(f"optimality claimed but bound {bound} < objective {objective}: FEASIBLE")
             status = Status.FEASIBLE
+    elif status is Status.FEASIBLE and bound is not None and bound >= objective - slack:
+        # A proven lower bound equal to the value of a validated solution is a
+        # proof of optimality, whoever found the two.
+        notes.append("the proven bound meets the objective: OPTIMAL")
+        status = Status.OPTIMAL
     return result.replace(status=status, objective=objective, bound=bound, kpis=kpis, notes=tuple(notes))
 
 
