@@ -64,22 +64,29 @@ def dfs_postorder(instance: Instance, /, *, time_limit: float, seed: int, params
 
 
 def greedy_order(graph: Graph, deadline: Deadline | None = None) -> list[int]:
-    """Run, at each step, the ready node whose step needs least memory (ties: least left resident)."""
+    """Run, at each step, the ready node that raises the peak so far least.
+
+    Ties (typically: several nodes fit under the current peak) go to the node
+    that leaves least resident memory (frees the most), then to the cheaper
+    step, then to the smaller index.
+    """
     missing = [len(p) for p in graph.predecessors]
     remaining = [len(s) for s in graph.successors]
     ready = {i for i in range(graph.n) if missing[i] == 0}
     order: list[int] = []
+    resident = top = 0
 
-    def freed(i: int) -> int:  # outputs released when i ends
-        return sum(graph.output[p] for p in graph.predecessors[i] if remaining[p] == 1)
+    def left(i: int) -> int:  # change of the resident memory when i ends
+        return graph.kept[i] - sum(graph.output[p] for p in graph.predecessors[i] if remaining[p] == 1)
 
     while ready:
         if deadline is not None and len(order) % 256 == 0:
             deadline.check("running the greedy")
-        # the resident level is the same for every candidate: compare what each adds
-        i = min(ready, key=lambda j: (graph.step[j], graph.kept[j] - freed(j), j))
+        i = min(ready, key=lambda j: (max(0, resident + graph.step[j] - top), left(j), graph.step[j], j))
         ready.discard(i)
         order.append(i)
+        top = max(top, resident + graph.step[i])
+        resident += left(i)
         for p in graph.predecessors[i]:
             remaining[p] -= 1
         for s in graph.successors[i]:
@@ -90,7 +97,7 @@ def greedy_order(graph: Graph, deadline: Deadline | None = None) -> list[int]:
 
 
 def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Greedy least increase: the ready node whose step costs least, ties by what it leaves resident."""
+    """Greedy least increase: the ready node that raises the peak least, ties by what it leaves resident."""
     graph = Graph.of(instance)
     order = greedy_order(graph, Deadline.after(time_limit))
     return _result(instance, graph, order, "greedy least increase")
