@@ -12,6 +12,7 @@ from .bounds import best as lower_bound
 from .generate import (
     generate_cholesky as generate_cholesky,
     generate_fork_join as generate_fork_join,
+    generate_heteroprio_trap as generate_heteroprio_trap,
     generate_layered as generate_layered,
     import_swf as import_swf,
 )
@@ -34,7 +35,8 @@ PROBLEM = register_problem(
         validate=validate,
         default_method="cpsat",
         data_schema=DATA_SCHEMA,
-        generators={"layered": generate_layered, "fork-join": generate_fork_join, "cholesky": generate_cholesky},
+        generators={"layered": generate_layered, "fork-join": generate_fork_join, "cholesky": generate_cholesky,
+                    "heteroprio-trap": generate_heteroprio_trap},
         importers={"hetero-swf": import_swf},
         plot=save_plot,
         lower_bound=lower_bound,
@@ -67,5 +69,5 @@ BASELINE_METHODS = ("all-cpu", "all-gpu")
 __all__ = [
     "BASELINE_METHODS", "DATA_SCHEMA", "EXACT_METHODS", "HEURISTIC_METHODS", "INDEPENDENT_METHODS", "Instance",
     "PROBLEM", "Solution", "Task", "bounds", "evaluate", "generate_cholesky", "generate_fork_join",
-    "generate_layered", "import_swf", "lower_bound", "plot_solution", "save_plot", "validate",
+    "generate_heteroprio_trap", "generate_layered", "import_swf", "lower_bound", "plot_solution", "save_plot", "validate",
 ]

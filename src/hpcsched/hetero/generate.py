@@ -67,7 +67,7 @@ def import_swf(path: str | Path, *, cpus: int = 10, gpus: int = 4, comm: int = 0
         fields = line.split()
         if not fields:
             continue
-        if len(fields) not in (3, 4):
+        if len(fields) < 3:
             raise FormatError(f"{path}:{number}: expected 'id cpu_time gpu_time [preds]', got {line!r}")
         try:
             times = [float(fields[1]), float(fields[2])]
@@ -85,8 +85,10 @@ def import_swf(path: str | Path, *, cpus: int = 10, gpus: int = 4, comm: int = 0
             raise FormatError(f"{path}:{number}: duplicate task id {fields[0]!r}")
         ids[fields[0]] = len(tasks)
         tasks.append({"name": fields[0], "cpu": converted[0], "gpu": converted[1]})
-        if len(fields) == 4:
-            raw_edges += [(pred, fields[0], number) for pred in fields[3].split(",") if pred]
+        # The join lines of the forkJoin files split their predecessor list with a space
+        # ("102 t t 2 3,4,...,101"): every field after the third is read as predecessors.
+        for field in fields[3:]:
+            raw_edges += [(pred, fields[0], number) for pred in field.split(",") if pred]
     if not tasks:
         raise FormatError(f"{path}: no task")
     edges = []
@@ -103,6 +105,7 @@ def import_swf(path: str | Path, *, cpus: int = 10, gpus: int = 4, comm: int = 0
         "notes": [
             "times read as milliseconds (probable unit) and rounded to integer microseconds",
             "measured platform: 10 CPU cores, 4 Tesla K20 GPUs (StarPU/Chameleon)",
+            "fields after the third are all predecessor lists (forkJoin join lines split theirs with a space)",
             "no communication costs in the trace" + (f"; c_uv = {comm} us put on every edge" if comm else " (c_uv = 0)"),
         ],
     }
@@ -223,3 +226,45 @@ def generate_cholesky(*, seed: int = 0, tiles: int = 5, cpus: int = 10, gpus: in
               "notes": ["kernel times from hetero_swf spotrf-960-5 (see CHOLESKY_KERNELS_US)"]}
     return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, names=names, name=f"cholesky-{tiles}",
                            time_unit="us", source=source)
+
+
+def generate_heteroprio_trap(*, seed: int = 0, chain: int = 10, acceleration: int = 4, cpus: int = 1, gpus: int = 1,
+                             chain_gpu: int = 20, pool_gpu: int = 2) -> Instance:
+    """Our adversarial family for HeteroPrio: a critical chain that HeteroPrio hands to the CPUs.
+
+    This is *our* construction (the IPDPS 2020 lower-bound instances are not
+    reproduced here): a chain of ``chain`` tasks, each ``chain_gpu`` on a GPU
+    and ``acceleration·chain_gpu`` on a CPU, plus a pool of independent
+    tasks of ``pool_gpu`` on a GPU and ``acceleration·pool_gpu + 1`` on a
+    CPU (slightly more accelerated than the chain, so idle GPUs always take
+    the pool first and idle CPUs the chain). The pool holds the work the
+    other k - 1 GPUs and the m CPUs can do while one GPU runs the chain:
+    W = (k - 1)·L + m·L / (acceleration + 1/pool_gpu) in GPU time, L = chain·chain_gpu.
+    The schedule "chain on GPU 0, pool elsewhere" ends near L; HeteroPrio
+    runs the chain on a CPU until the pool is exhausted (about L), then
+    spoliates it, ending near L·(2 - 1/acceleration). ``seed`` shuffles
+    the pool's order only (the structure is deterministic).
+    """
+    chain = _positive_int(chain, "chain", 1, 100_000)
+    acceleration = _positive_int(acceleration, "acceleration", 1, 10_000)
+    cpus = _positive_int(cpus, "cpus", 1)
+    gpus = _positive_int(gpus, "gpus", 1)
+    chain_gpu = _positive_int(chain_gpu, "chain_gpu", 1)
+    pool_gpu = _positive_int(pool_gpu, "pool_gpu", 1)
+    length = chain * chain_gpu
+    pool_cpu = acceleration * pool_gpu + 1
+    work = (gpus - 1) * length + cpus * length * pool_gpu / pool_cpu
+    count = int(work // pool_gpu)
+    if chain + count > MAX_GENERATED_TASKS:
+        raise InvalidInstanceError("chain", f"the family would have {chain + count} tasks (at most {MAX_GENERATED_TASKS})")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(count)
+    cpu = [acceleration * chain_gpu] * chain + [pool_cpu] * count
+    gpu = [chain_gpu] * chain + [pool_gpu] * count
+    names = [f"chain{i}" for i in range(chain)] + [f"pool{int(i)}" for i in order]
+    edges = [(i, i + 1) for i in range(chain - 1)]
+    source = {"generator": "heteroprio-trap", "seed": seed, "parameters": {
+        "chain": chain, "acceleration": acceleration, "chain_gpu": chain_gpu, "pool_gpu": pool_gpu},
+        "notes": ["our adversarial construction, not the IPDPS 2020 lower-bound instances"]}
+    return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, names=names,
+                           name=f"hp-trap-c{chain}-a{acceleration}-m{cpus}-k{gpus}", source=source)

@@ -75,6 +75,7 @@ DATA_SCHEMA: dict[str, Any] = {
                 "type": "array",
                 "minItems": 2,
                 "maxItems": 3,
+                "prefixItems": [{"type": "string"}, {"type": "string"}, {"type": "integer", "minimum": 0}],
                 "description": "[from, to] or [from, to, comm]: comm charged when the types differ",
             },
         },

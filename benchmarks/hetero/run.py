@@ -1,0 +1,143 @@
+"""hetero benchmarks: heuristic gaps on the real Chameleon graphs, HeteroPrio on its trap family, speed.
+
+Usage::
+
+    .venv/bin/python benchmarks/hetero/run.py gaps  [--max-tasks 700] [--cpsat-limit 20] [--platforms 10x4 8x2]
+    .venv/bin/python benchmarks/hetero/run.py trap
+    .venv/bin/python benchmarks/hetero/run.py speed [--n 100000]
+
+``gaps``: every hetero_swf graph with at most ``--max-tasks`` tasks, on each
+platform: every heuristic's makespan, its gap to bounds.best ((value -
+bound) / value) and to the CP-SAT optimum where CP-SAT proves one within
+``--cpsat-limit`` seconds (CP-SAT is skipped above ``--cpsat-max-tasks``).
+Writes results/gaps.csv and prints a summary table.
+``trap``: HeteroPrio (three spoliation rules) on `generate_heteroprio_trap`
+for several (m, k); the optimum there is the chain length L whenever a
+schedule reaches the bound, and the ratio is printed next to
+1 + max(m/k, k/m) and 2 + max(m/k, k/m).
+``speed``: HEFT (both variants) and HeteroPrio on a random layered graph of
+``--n`` tasks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from hpcsched.core.registry import run_method
+from hpcsched.hetero import bounds, generate_heteroprio_trap, generate_layered, import_swf
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = Path(__file__).resolve().parent / "results"
+HEURISTICS = ("heft", "heft-insertion", "heteroprio", "heteroprio-nospol", "hlp-rounding", "minmin", "all-cpu")
+
+
+def data_folder() -> Path | None:
+    folder = Path(os.environ.get("HPCSCHED_SHARED_DATA", ROOT.parent / "shared" / "data")) / "hetero_swf" / "formatedTasks_2"
+    return folder if folder.is_dir() else None
+
+
+def gaps(args) -> None:
+    folder = data_folder()
+    if folder is None:
+        sys.exit("hetero_swf not found (set HPCSCHED_SHARED_DATA)")
+    RESULTS.mkdir(exist_ok=True)
+    rows = []
+    for path in sorted(folder.glob("*/*.txt")):
+        for platform in args.platforms:
+            cpus, gpus = (int(x) for x in platform.split("x"))
+            instance = import_swf(path, cpus=cpus, gpus=gpus)
+            if instance.n > args.max_tasks:
+                continue
+            lower = bounds.best(instance)
+            row = {"graph": path.stem, "n": instance.n, "m": cpus, "k": gpus, "bound": lower}
+            for method in HEURISTICS:
+                result = run_method(instance, method, time_limit=args.heuristic_limit)
+                row[method] = result.objective if result.status.has_solution else None
+                row[f"{method}_s"] = round(result.runtime_s, 3)
+            if instance.n <= args.cpsat_max_tasks:
+                result = run_method(instance, "cpsat", time_limit=args.cpsat_limit)
+                row["cpsat"] = result.objective
+                row["cpsat_status"] = result.status.value
+                row["cpsat_bound"] = result.bound
+                row["bound"] = max(lower, result.bound or 0)
+            rows.append(row)
+            print(row, flush=True)
+    fields = sorted({key for row in rows for key in row}, key=lambda k: (k not in ("graph", "n", "m", "k", "bound"), k))
+    with open(RESULTS / "gaps.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    summarize(rows)
+
+
+def summarize(rows) -> None:
+    print("\n| platform | method | graphs | mean gap to bound | max gap to bound | mean gap to optimum (proven) |")
+    print("|---|---|---|---|---|---|")
+    for platform in sorted({(r["m"], r["k"]) for r in rows}, reverse=True):
+        subset = [r for r in rows if (r["m"], r["k"]) == platform]
+        proven = [r for r in subset if r.get("cpsat_status") == "OPTIMAL"]
+        for method in HEURISTICS + ("cpsat",):
+            values = [r for r in subset if r.get(method) is not None]
+            if not values:
+                continue
+            to_bound = [(r[method] - r["bound"]) / r[method] for r in values]
+            to_optimum = [(r[method] - r["cpsat"]) / r[method] for r in proven if r.get(method) is not None]
+            optimum_text = f"{100 * statistics.mean(to_optimum):.1f} % ({len(to_optimum)})" if to_optimum else "-"
+            print(f"| m={platform[0]}, k={platform[1]} | {method} | {len(values)} | {100 * statistics.mean(to_bound):.1f} % | "
+                  f"{100 * max(to_bound):.1f} % | {optimum_text} |")
+        print(f"| m={platform[0]}, k={platform[1]} | proven optimal by CP-SAT | {len(proven)} of "
+              f"{sum(1 for r in subset if 'cpsat' in r)} | | | |")
+
+
+def trap(args) -> None:
+    print("| m | k | acceleration | n | L (= optimum) | HP earliest-finish | HP latest-end | HP no spoliation | "
+          "ratio (spoliation) | 1 + max(m/k, k/m) | 2 + max(m/k, k/m) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for cpus, gpus in ((1, 1), (2, 1), (4, 1), (1, 2), (1, 4), (4, 2), (8, 2), (10, 4)):
+        for acceleration in (2, 4, 16):
+            instance = generate_heteroprio_trap(chain=args.chain, acceleration=acceleration, cpus=cpus, gpus=gpus)
+            lower = bounds.best(instance)
+            reference = run_method(instance, "heft-insertion", time_limit=60).objective
+            optimum = lower if reference <= lower else None
+            values = [run_method(instance, "heteroprio", time_limit=60, spoliation=rule).objective
+                      for rule in ("earliest-finish", "latest-end", "none")]
+            ratio = max(values[:2]) / optimum if optimum else float("nan")
+            extra = max(cpus / gpus, gpus / cpus)
+            print(f"| {cpus} | {gpus} | {acceleration} | {instance.n} | {optimum or f'>= {lower}'} | {values[0]:g} | "
+                  f"{values[1]:g} | {values[2]:g} | {ratio:.3f} | {1 + extra:.2f} | {2 + extra:.2f} |", flush=True)
+
+
+def speed(args) -> None:
+    started = time.perf_counter()
+    instance = generate_layered(seed=0, n=args.n, layers=args.n // 100, edge_probability=0.03, cpus=10, gpus=4)
+    print(f"generated n = {instance.n}, {len(instance.edges)} edges in {time.perf_counter() - started:.1f} s")
+    for method in ("heft", "heft-insertion", "heteroprio", "heteroprio-nospol"):
+        result = run_method(instance, method, time_limit=600)
+        print(f"| {method} | {instance.n} | {len(instance.edges)} | {result.runtime_s:.1f} s | {result.status} |", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parts = parser.add_subparsers(dest="part", required=True)
+    gap_parser = parts.add_parser("gaps")
+    gap_parser.add_argument("--max-tasks", type=int, default=700)
+    gap_parser.add_argument("--cpsat-max-tasks", type=int, default=700)
+    gap_parser.add_argument("--cpsat-limit", type=float, default=20.0)
+    gap_parser.add_argument("--heuristic-limit", type=float, default=60.0)
+    gap_parser.add_argument("--platforms", nargs="+", default=["10x4", "8x2"])
+    trap_parser = parts.add_parser("trap")
+    trap_parser.add_argument("--chain", type=int, default=20)
+    speed_parser = parts.add_parser("speed")
+    speed_parser.add_argument("--n", type=int, default=100_000)
+    args = parser.parse_args()
+    {"gaps": gaps, "trap": trap, "speed": speed}[args.part](args)
+
+
+if __name__ == "__main__":
+    main()
