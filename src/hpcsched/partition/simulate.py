@@ -1,0 +1,261 @@
+"""What the heuristics share: colocation units, memory ledgers, scheduling a fixed assignment, overflow repair.
+
+Nothing here is used by `hpcsched.partition.model.validate`, which is
+written from the definition.
+
+* A *unit* is what must stay together: a colocation group, or a node
+  without a group. Heuristics assign units, never half a group.
+* The *ledger* of a GPU is a memory figure that, when <= M on every GPU,
+  guarantees the memory rule for any schedule of the assignment:
+  static: Σ (w_v + s_v) of its nodes (the rule itself); dynamic: the same
+  plus s_u for every cut edge (u, v) with v on it. Proof (dynamic): every
+  item the definition holds on g at an instant (w_v of a hosted node; the
+  output of a hosted node; the copy of a cut edge into g) is one term of
+  that sum, counted once, so the level never exceeds the ledger.
+* `schedule_assignment` list-schedules a fixed assignment with the shared
+  engine (`hpcsched.taskgraph.list_schedule`), each node restricted to its
+  GPU through ``fits``, by decreasing upward rank (transfers included).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..core.deadline import Deadline
+from ..taskgraph import list_schedule, upward_ranks
+from .model import MACHINE_CLASS, Instance, Solution
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Nodes that must share a GPU (a colocation group, or one node), with their pin (None: free)."""
+
+    members: tuple[int, ...]
+    group: str | int | None
+    pin: int | None
+
+
+def units(instance: Instance) -> tuple[Unit, ...]:
+    """The colocation units in order of their first node; ``pin`` is the first pin among the members."""
+    by_group: dict = {}
+    order: list = []
+    for v, node in enumerate(instance.nodes):
+        key = ("group", node.group) if node.group is not None else ("node", v)
+        if key not in by_group:
+            by_group[key] = []
+            order.append(key)
+        by_group[key].append(v)
+    result = []
+    for key in order:
+        members = tuple(by_group[key])
+        pins = [instance.nodes[v].pin for v in members if instance.nodes[v].pin is not None]
+        result.append(Unit(members, key[1] if key[0] == "group" else None, pins[0] if pins else None))
+    return tuple(result)
+
+
+def unit_index(instance: Instance, unit_list: Sequence[Unit]) -> list[int]:
+    """Node -> index of its unit."""
+    owner = [0] * instance.n
+    for u, unit in enumerate(unit_list):
+        for v in unit.members:
+            owner[v] = u
+    return owner
+
+
+def own_memory(instance: Instance, v: int) -> int:
+    node = instance.nodes[v]
+    return node.persistent + node.output
+
+
+def ledger(instance: Instance, gpu_of: Sequence[int]) -> list[int]:
+    """The ledger of every GPU for a node -> GPU assignment (module docstring)."""
+    load = [0] * instance.gpus
+    for v in range(instance.n):
+        load[gpu_of[v]] += own_memory(instance, v)
+    if instance.memory_model == "dynamic":
+        for edge in instance.edges:
+            if gpu_of[edge.u] != gpu_of[edge.v]:
+                load[gpu_of[edge.v]] += instance.nodes[edge.u].output
+    return load
+
+
+def fits_memory(instance: Instance, gpu_of: Sequence[int]) -> bool:
+    return all(level <= instance.memory for level in ledger(instance, gpu_of))
+
+
+def ranks(instance: Instance) -> list[float]:
+    """Upward rank: longest path to an exit, times and transfers included (HEFT's, with identical GPUs)."""
+    return upward_ranks(instance.n, instance.edges, list(instance.times))
+
+
+def schedule_assignment(instance: Instance, gpu_of: Sequence[int], priority: Sequence[float] | None = None) -> Solution:
+    """List schedule of a fixed assignment (no insertion), by decreasing upward rank unless ``priority`` is given."""
+    if priority is None:
+        priority = [-r for r in ranks(instance)]
+    times = instance.times
+    placements = list_schedule(
+        instance.n, instance.edges, instance.machines, lambda j, c: times[j], priority, rule="machine",
+        fits=lambda j, machine, start: machine[1] == gpu_of[j],
+    )
+    return Solution.from_placements(placements)
+
+
+def retime(instance: Instance, gpu_of: Sequence[int], starts: Sequence[float]) -> Solution:
+    """Earliest schedule with the same GPUs and the same order on each GPU as ``starts`` (no start moves later).
+
+    Ties of starts are broken by topological position, so the order given
+    to the engine is a topological order; the engine then follows it
+    exactly (taskgraph docs) and starts every node at max(data ready,
+    previous end on its GPU) <= its start in ``starts``.
+    """
+    from ..taskgraph import topological_order
+
+    position = {v: i for i, v in enumerate(topological_order(instance.n, instance.edges))}
+    order = sorted(range(instance.n), key=lambda v: (starts[v], position[v]))
+    priority = [0] * instance.n
+    for rank, v in enumerate(order):
+        priority[v] = rank
+    return schedule_assignment(instance, gpu_of, priority)
+
+
+def communication_to(instance: Instance, members: Sequence[int], gpu_of: Sequence[int],
+                     incident: Sequence[Sequence[tuple[int, int]]]) -> dict[int, int]:
+    """Σ c over edges between ``members`` and nodes outside them, per GPU of the other end."""
+    inside = set(members)
+    total: dict[int, int] = defaultdict(int)
+    for v in members:
+        for other, cost in incident[v]:
+            if other not in inside:
+                total[gpu_of[other]] += cost
+    return total
+
+
+def incident_edges(instance: Instance) -> list[list[tuple[int, int]]]:
+    """Per node, ``(neighbour, transfer)`` over its in- and out-edges."""
+    incident: list[list[tuple[int, int]]] = [[] for _ in range(instance.n)]
+    for edge in instance.edges:
+        incident[edge.u].append((edge.v, edge.delay))
+        incident[edge.v].append((edge.u, edge.delay))
+    return incident
+
+
+def move_delta(instance: Instance, members: Sequence[int], target: int, gpu_of: Sequence[int],
+               out_edges: Sequence[Sequence[int]], in_edges: Sequence[Sequence[int]]) -> dict[int, int]:
+    """Change of every GPU's ledger if ``members`` (all on one GPU) move to ``target``."""
+    source = gpu_of[members[0]]
+    delta: dict[int, int] = defaultdict(int)
+    own = sum(own_memory(instance, v) for v in members)
+    delta[source] -= own
+    delta[target] += own
+    if instance.memory_model == "dynamic":
+        inside = set(members)
+        nodes = instance.nodes
+        for v in members:
+            for u in in_edges[v]:  # copies of outside outputs into the unit
+                if u in inside:
+                    continue
+                size = nodes[u].output
+                if gpu_of[u] != source:
+                    delta[source] -= size
+                if gpu_of[u] != target:
+                    delta[target] += size
+            for w in out_edges[v]:  # copies of the unit's outputs on the consumers' GPUs
+                if w in inside:
+                    continue
+                size = nodes[v].output
+                if gpu_of[w] != source:
+                    delta[gpu_of[w]] -= size
+                if gpu_of[w] != target:
+                    delta[gpu_of[w]] += size
+    return delta
+
+
+def repair_memory(instance: Instance, gpu_of: list[int], unit_list: Sequence[Unit],
+                  deadline: Deadline | None = None) -> tuple[list[int], int] | None:
+    """Greedy overflow repair: move units off over-full GPUs, best memory freed per communication added first.
+
+    ParDNN's repair step (a knapsack per overflow, solved greedily): for an
+    over-full GPU g, every unpinned unit on g and every other GPU h is
+    scored ``bytes freed on g / (1 + communication added)``, where the
+    communication added is Σ c of the unit's edges that the move cuts minus
+    those it joins; units move in decreasing score while g overflows and h
+    has room (its ledger after the move <= M). Passes repeat until no GPU
+    overflows or a pass moves nothing. Returns ``(assignment, moves)`` or
+    None when it fails.
+    """
+    gpu_of = list(gpu_of)
+    incident = incident_edges(instance)
+    out_edges: list[list[int]] = [[] for _ in range(instance.n)]
+    in_edges: list[list[int]] = [[] for _ in range(instance.n)]
+    for edge in instance.edges:
+        out_edges[edge.u].append(edge.v)
+        in_edges[edge.v].append(edge.u)
+    load = ledger(instance, gpu_of)
+    moves = 0
+    for _ in range(4 * instance.gpus + 4):
+        over = [g for g in range(instance.gpus) if load[g] > instance.memory]
+        if not over:
+            return gpu_of, moves
+        moved = False
+        for g in over:
+            if deadline is not None:
+                deadline.check("repairing memory overflows")
+            candidates = []
+            for u, unit in enumerate(unit_list):
+                if unit.pin is not None or gpu_of[unit.members[0]] != g:
+                    continue
+                comm = communication_to(instance, unit.members, gpu_of, incident)
+                freed = sum(own_memory(instance, v) for v in unit.members)
+                for h in range(instance.gpus):
+                    if h == g:
+                        continue
+                    added = comm.get(g, 0) - comm.get(h, 0)
+                    candidates.append((-freed / (1 + max(added, 0)), added, u, h))
+            candidates.sort()
+            done_units: set[int] = set()
+            for _, _, u, h in candidates:
+                if load[g] <= instance.memory:
+                    break
+                if u in done_units:
+                    continue
+                members = unit_list[u].members
+                delta = move_delta(instance, members, h, gpu_of, out_edges, in_edges)
+                if delta[g] >= 0 or any(load[x] + d > instance.memory for x, d in delta.items() if x != g and d > 0):
+                    continue
+                for x, d in delta.items():
+                    load[x] += d
+                for v in members:
+                    gpu_of[v] = h
+                done_units.add(u)
+                moves += 1
+                moved = True
+        if not moved:
+            return None
+    return (gpu_of, moves) if all(level <= instance.memory for level in load) else None
+
+
+def enforce_units(instance: Instance, gpu_of: Sequence[int], unit_list: Sequence[Unit]) -> list[int]:
+    """Put every unit on one GPU: its pin, else the GPU holding most of its time (ties: smallest index)."""
+    result = list(gpu_of)
+    times = instance.times
+    for unit in unit_list:
+        if unit.pin is not None:
+            target = unit.pin
+        elif len(unit.members) == 1:
+            continue
+        else:
+            weight: dict[int, int] = defaultdict(int)
+            for v in unit.members:
+                weight[gpu_of[v]] += times[v] + 1
+            target = max(sorted(weight), key=lambda g: weight[g])
+        for v in unit.members:
+            result[v] = target
+    return result
+
+
+__all__ = [
+    "MACHINE_CLASS", "Unit", "enforce_units", "fits_memory", "ledger", "move_delta", "ranks", "repair_memory",
+    "retime", "schedule_assignment", "unit_index", "units",
+]
