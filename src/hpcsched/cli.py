@@ -1,9 +1,12 @@
 """The ``hpcsched`` command line.
 
-Every command reads and writes the files described in ARCHITECTURE.md. Bad
-input of any kind ends with one line on stderr naming the file and the field,
-and a non-zero exit code; outputs are written through a temporary file and a
-rename, so a failed command never leaves a half-written file.
+Every command reads and writes the files described in docs/architecture.md.
+Bad input of any kind ends with one line on stderr naming the file and the
+field, and a non-zero exit code (`EXIT_CODES`). ``-`` is standard input for
+every input path and standard output for every output path; a regular output
+file is written through a temporary file and a rename, so a failed command
+never leaves a half-written file, while a symlink's target, a FIFO or a device
+is written through, never replaced.
 """
 
 from __future__ import annotations
@@ -22,33 +25,81 @@ from rich.console import Console
 from rich.table import Table
 
 from .core.deadline import DEFAULT_TIME_LIMIT
+from . import __version__
 from .core.errors import FormatError, HpcschedError, InvalidInstanceError
 from .core.fields import check_method_options, require_seed
 from .core.io import (
-    FORMAT_VERSION,
-    TIME_UNITS,
     atomic_output,
     check_output_path,
+    instance_schema,
+    is_stdio,
     read_instance,
     read_solution,
     write_instance,
     write_solution,
 )
-from .core.registry import get_problem, methods as list_methods, problem_names, problem_of, run_method
+from .core.registry import get_problem, problem_names, problem_of, problem_summaries, run_method
 from .core.result import Result
+
+EXIT_OK = 0
+#: Bad input (a file, a field, an option value, an unknown method or problem) or a failed run (status ERROR).
+EXIT_BAD_INPUT = 1
+#: Usage error: an unknown option, a missing argument (click's own code).
+EXIT_USAGE = 2
+#: A bug in hpcsched (the traceback with HPCSCHED_DEBUG=1).
+EXIT_INTERNAL = 3
+
+EXIT_CODES = (
+    "Exit codes: 0 success; 1 bad input (a file, a field, an option value, an unknown problem or method) "
+    "or a failed run (a result whose status is ERROR, a solved.json check that finds a contradiction); "
+    "2 usage error (unknown option, missing argument); 3 internal error (please report it; "
+    "HPCSCHED_DEBUG=1 shows the traceback). "
+    "A path given as '-' is standard input (instances, solutions) or standard output (--out, -o, --csv)."
+)
 
 app = typer.Typer(
     name="hpcsched",
     help="Exact models, special cases, bounds and heuristics for GPU/HPC scheduling problems.",
+    epilog=EXIT_CODES,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 console = Console()
 error_console = Console(stderr=True)
 
-EXIT_BAD_INPUT = 1
-EXIT_INTERNAL = 3
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"hpcsched {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(
+        False, "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Exact models, special cases, bounds and heuristics for GPU/HPC scheduling problems."""
+
+
+def _load_plugins(plugins: list[str] | None) -> None:
+    """Import ``--plugin`` modules or .py files (they register problems and methods)."""
+    if plugins:
+        from .experiments.runs import load_plugins
+
+        load_plugins(plugins)
+
+
+def _summary_console(*outputs: Path | None) -> Console:
+    """Where summaries go: stdout, unless an output is stdout itself (``-``)."""
+    return error_console if any(is_stdio(output) for output in outputs) else console
+
+
+def _wrote(output: Path, text: str) -> None:
+    """Say what was written, on stderr when the file itself went to stdout."""
+    _summary_console(output).print(text, highlight=False)
 
 
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
@@ -150,16 +201,23 @@ def result_table(results: list[tuple[str, Result]]) -> Table:
 @app.command()
 @friendly_errors
 def solve(
-    file: Path = typer.Argument(..., help="Instance file (.json or .json.gz)."),
+    file: Path = typer.Argument(..., help="Instance file (.json or .json.gz; '-' for standard input)."),
     method: Optional[str] = typer.Option(None, "--method", "-m", help="Method name (default: the problem's best exact method)."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", "-t", help=f"Seconds for the whole method, model building included (default {DEFAULT_TIME_LIMIT:g})."),
     seed: int = typer.Option(0, "--seed", help="Random seed passed to the method."),
     opt: Optional[list[str]] = typer.Option(None, "--opt", help="Method option key=value (repeatable)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the solution JSON here."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the solution JSON here ('-': standard output)."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw the solution to this image file (PNG, PDF, SVG)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result summary as JSON instead of a table."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems or methods (repeatable)."),
 ) -> None:
-    """Solve one instance with one method and print objective, bound, gap, status and time."""
+    """Solve one instance with one method and print objective, bound, gap, status and time.
+
+    FILE may be '-' (standard input); --out - writes the solution to standard
+    output (the summary then goes to standard error). Exits 1 when the result
+    is ERROR.
+    """
+    _load_plugins(plugin)
     instance = read_instance(file)
     problem = problem_of(instance)
     name = method or problem.default_method
@@ -180,14 +238,15 @@ def solve(
         _check_plot_path(plot)
     with error_console.status(f"{problem.name}: {name} on {instance.name}...", spinner="dots"):
         result = run_method(instance, name, time_limit=time_limit, seed=seed, **options)
+    shown = _summary_console(out, plot)
     if as_json:
-        console.print_json(json.dumps({"instance": instance.name, **result.summary()}))
+        shown.print_json(json.dumps({"instance": instance.name, **result.summary()}))
     else:
-        console.print(result_table([(instance.name, result)]))
+        shown.print(result_table([(instance.name, result)]))
         if result.solver:
-            console.print(f"solver: {result.solver}", highlight=False)
+            shown.print(f"solver: {result.solver}", highlight=False)
         for note in result.notes:
-            console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
+            shown.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
     if out is not None:
         write_solution(instance, result, out)
     if plot is not None:
@@ -196,16 +255,20 @@ def solve(
         with atomic_output(plot) as temporary:
             problem.plot(instance, result.solution, temporary)
     if result.status.value == "ERROR":
-        raise typer.Exit(2)
+        raise typer.Exit(EXIT_BAD_INPUT)  # a failed run, not a usage error
 
 
 @app.command()
 @friendly_errors
 def validate(
-    file: Path = typer.Argument(..., help="Instance file."),
-    solution: Path = typer.Argument(..., help="Solution file written by `hpcsched solve --out`."),
+    file: Path = typer.Argument(..., help="Instance file ('-' for standard input)."),
+    solution: Path = typer.Argument(..., help="Solution file written by `hpcsched solve --out` ('-' for standard input)."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems (repeatable)."),
 ) -> None:
     """Check a solution against its instance with the problem's independent validator."""
+    if is_stdio(file) and is_stdio(solution):
+        _fail("only one of FILE and SOLUTION can be '-' (standard input)")
+    _load_plugins(plugin)
     instance = read_instance(file)
     problem = problem_of(instance)
     decoded = read_solution(solution, instance)
@@ -224,13 +287,15 @@ def validate(
 @friendly_errors
 def generate(
     problem: str = typer.Argument(..., help="Problem name."),
-    output: Path = typer.Option(..., "--output", "-o", help="Instance file to write."),
+    output: Path = typer.Option(..., "--output", "-o", help="Instance file to write ('-': standard output)."),
     family: Optional[str] = typer.Option(None, "--family", "-f", help="Generator family (default: the first one)."),
     n: Optional[int] = typer.Option(None, "--n", help="Size (tasks, layers, kernels, ...), where the family takes one."),
     seed: int = typer.Option(0, "--seed", help="Random seed."),
     param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="Generator parameter key=value (repeatable)."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems (repeatable)."),
 ) -> None:
     """Write a seeded random instance of PROBLEM."""
+    _load_plugins(plugin)
     entry = get_problem(problem)
     if not entry.generators:
         _fail(f"problem '{problem}' has no generators")
@@ -247,16 +312,42 @@ def generate(
     except TypeError as error:
         raise InvalidInstanceError("--param", f"generator '{family}' rejects these parameters: {error}") from None
     write_instance(instance, output)
-    console.print(f"wrote {output} ({problem}, family {family}, seed {seed})", highlight=False)
+    _wrote(output, f"wrote {output} ({problem}, family {family}, seed {seed})")
+
+
+class _stdin_as_file:
+    """``path`` itself, or for ``-`` a temporary file holding standard input
+    (importers read a path, some of them twice)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.temporary: Path | None = None
+
+    def __enter__(self) -> Path:
+        if not is_stdio(self.path):
+            return self.path
+        import tempfile
+
+        handle, name = tempfile.mkstemp(prefix="hpcsched-stdin.")
+        stream = getattr(sys.stdin, "buffer", None)
+        payload = stream.read() if stream is not None else sys.stdin.read().encode()
+        with os.fdopen(handle, "wb") as out:
+            out.write(payload)
+        self.temporary = Path(name)
+        return self.temporary
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.temporary is not None:
+            self.temporary.unlink(missing_ok=True)
 
 
 @app.command("import")
 @friendly_errors
 def import_trace(
     format: str = typer.Argument(..., help="Trace format (see `hpcsched methods` for importers)."),
-    trace: Path = typer.Argument(..., help="Trace file."),
+    trace: Path = typer.Argument(..., help="Trace file ('-' for standard input)."),
     problem: str = typer.Option(..., "--problem", "-P", help="Problem to build an instance of."),
-    output: Path = typer.Option(..., "--output", "-o", help="Instance file to write."),
+    output: Path = typer.Option(..., "--output", "-o", help="Instance file to write ('-': standard output)."),
     option: Optional[list[str]] = typer.Option(None, "--option", help="Importer option key=value (repeatable)."),
 ) -> None:
     """Turn a real trace into an instance of PROBLEM."""
@@ -264,18 +355,19 @@ def import_trace(
     if format not in entry.importers:
         known = ", ".join(entry.importers) or "none"
         _fail(f"problem '{problem}' has no importer for format '{format}' (known: {known})")
-    if not trace.exists():
+    if not is_stdio(trace) and not trace.exists():
         _fail(f"{trace}: no such file")
     options = parse_assignments(option, "--option")
     check_output_path(output, "--output")
     try:
-        instance = entry.importers[format](trace, **options)
+        with _stdin_as_file(trace) as readable:
+            instance = entry.importers[format](readable, **options)
     except TypeError as error:
         raise InvalidInstanceError("--option", f"importer '{format}' rejects these options: {error}") from None
     except UnicodeDecodeError as error:  # decoding the user's file: a binary file given as a text trace
         raise FormatError(f"{trace}: not UTF-8 text ({error.reason} at byte {error.start})") from None
     write_instance(instance, output)
-    console.print(f"wrote {output} ({problem} from {format} trace {trace})", highlight=False)
+    _wrote(output, f"wrote {output} ({problem} from {format} trace {trace})")
     # What the importer approximated (e.g. a DAG linearized into a chain) must
     # not stay hidden in the file: print it.
     source = getattr(instance, "source", None)
@@ -283,25 +375,35 @@ def import_trace(
     if isinstance(notes, str):
         notes = [notes]
     for note in notes or []:
-        console.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
+        _summary_console(output).print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
 
 
 @app.command("methods")
 @friendly_errors
-def show_methods(problem: Optional[str] = typer.Argument(None, help="Problem name (default: all).")) -> None:
+def show_methods(
+    problem: Optional[str] = typer.Argument(None, help="Problem name (default: all)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the problems and methods as JSON instead of a table."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems or methods (repeatable)."),
+) -> None:
     """List the problems, their methods, generators and importers."""
+    _load_plugins(plugin)
     names = [problem] if problem else problem_names()
+    if problem and problem not in problem_names():
+        get_problem(problem)  # an entry point's problem loads here; an unknown name fails, naming the known ones
+    summaries = problem_summaries(names)
+    if as_json:
+        console.print_json(json.dumps([summary.to_data() for summary in summaries]))
+        return
     table = Table(show_header=True, header_style="bold")
     for column in ("problem", "method", "kind", "summary"):
         table.add_column(column, overflow="fold")
     extras = []
-    for name in names:
-        entry = get_problem(name)
-        for method in list_methods(name):
+    for entry in summaries:
+        for method in entry.methods:
             flag = " (default)" if method.name == entry.default_method else ""
-            table.add_row(name, method.name + flag, method.kind, method.summary)
+            table.add_row(entry.name, method.name + flag, method.kind, method.summary)
         extras.append(
-            f"{name}: generators {', '.join(entry.generators) or '-'}; importers {', '.join(entry.importers) or '-'}"
+            f"{entry.name}: generators {', '.join(entry.generators) or '-'}; importers {', '.join(entry.importers) or '-'}"
         )
     console.print(table)
     for line in extras:
@@ -310,32 +412,107 @@ def show_methods(problem: Optional[str] = typer.Argument(None, help="Problem nam
 
 @app.command()
 @friendly_errors
-def schema(problem: str = typer.Argument(..., help="Problem name.")) -> None:
-    """Print the JSON Schema of PROBLEM's instance files."""
+def schema(
+    problem: str = typer.Argument(..., help="Problem name."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems (repeatable)."),
+) -> None:
+    """Print the JSON Schema of PROBLEM's instance files (the one the reader validates against)."""
+    _load_plugins(plugin)
+    sys.stdout.write(json.dumps(instance_schema(get_problem(problem)), indent=2) + "\n")
+
+
+@app.command()
+@friendly_errors
+def solved(
+    problem: str = typer.Argument(..., help="Problem whose shipped instances to solve."),
+    method: Optional[list[str]] = typer.Option(None, "--method", "-m", help="Method of the portfolio, tried in order (repeatable; default: the problem's default method)."),
+    only: Optional[list[str]] = typer.Option(None, "--only", help="Instance file name to (re)solve or check, keeping the other entries (repeatable)."),
+    check: bool = typer.Option(False, "--check", help="Re-run each entry's recorded runs and report contradictions (exit 1 if any); write nothing."),
+    time_limit: float = typer.Option(DEFAULT_TIME_LIMIT, "--time-limit", "-t", help="Seconds per method run."),
+    seed: int = typer.Option(0, "--seed", help="Seed passed to every method."),
+    folder: Optional[Path] = typer.Option(None, "--folder", help="Instances folder (default: instances/PROBLEM)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the entries (or the check's findings) as JSON instead of a table."),
+    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems or methods (repeatable)."),
+) -> None:
+    """Solve the shipped instances of PROBLEM with a portfolio of methods and write FOLDER/solved.json.
+
+    Each instance gets the best validated value and the best proven bound of
+    the portfolio (stopping when they meet); solved.json is replaced
+    atomically. With --only, only those entries are (re)made and the others
+    kept; without it, entries of files no longer in the folder are dropped.
+    """
+    from .core.solved import SOLVED_FILE, Attempt, check_file, read_solved, shipped_instances, solve_file, write_solved
+
+    _load_plugins(plugin)
     entry = get_problem(problem)
-    document = {
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": f"hpcsched {problem} instance",
-        "type": "object",
-        "required": ["problem", "data"],
-        "properties": {
-            "problem": {"const": problem},
-            "format": {"const": FORMAT_VERSION},
-            "name": {"type": "string"},
-            "time_unit": {"enum": list(TIME_UNITS)},
-            "source": {"type": "object", "description": "provenance: generator, parameters and seed, or trace file and sha256"},
-            "data": entry.data_schema,
-        },
-    }
-    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    folder = folder if folder is not None else Path("instances") / problem
+    if not folder.is_dir():
+        _fail(f"{folder}: no such folder (give the instances folder with --folder)")
+    if not (time_limit > 0 and math.isfinite(time_limit)):
+        raise InvalidInstanceError("--time-limit", f"must be a finite number > 0 seconds, got {time_limit}")
+    _check_seed(seed)
+    names = method or [entry.default_method]
+    for name in names:
+        entry.method(name)  # unknown method: fail before any work
+    files = shipped_instances(folder)
+    files = {name: path for name, path in files.items() if problem_of(read_instance(path)) is entry}
+    wanted = list(files)
+    if only:
+        chosen = []
+        for name in only:
+            match = name if name in files else f"{name}.json" if f"{name}.json" in files else None
+            if match is None:
+                _fail(f"--only {name}: no instance file of that name in {folder} (known: {', '.join(files) or 'none'})")
+            chosen.append(match)
+        wanted = chosen
+    table_path = folder / SOLVED_FILE
+    entries = read_solved(table_path)
+    if check:
+        findings: dict[str, list[str]] = {}
+        for name in wanted:
+            if name not in entries:
+                findings[name] = ["no entry in solved.json"]
+                continue
+            with error_console.status(f"checking {name}...", spinner="dots"):
+                found = check_file(files[name], entries[name])
+            if found:
+                findings[name] = found
+        for name in sorted(set(entries) - set(files)):
+            findings[name] = ["entry of a file that is not in the folder"]
+        if as_json:
+            console.print_json(json.dumps({"checked": len(wanted), "contradictions": findings}))
+        else:
+            for name, found in findings.items():
+                for line in found:
+                    console.print(f"{name}: {line}", highlight=False, soft_wrap=True, markup=False)
+            console.print(f"checked {len(wanted)} entries of {table_path}: {len(findings)} with contradictions", highlight=False)
+        if findings:
+            raise typer.Exit(EXIT_BAD_INPUT)
+        return
+    attempts = [Attempt(name, time_limit, seed) for name in names]
+    kept = {name: value for name, value in entries.items() if name in files} if only else {}
+    for name in wanted:
+        with error_console.status(f"{problem}: {', '.join(names)} on {name}...", spinner="dots"):
+            kept[name] = solve_file(files[name], attempts)
+    write_solved(table_path, kept)
+    if as_json:
+        console.print_json(json.dumps({name: kept[name].to_data() for name in wanted}))
+    else:
+        table = Table(show_header=True, header_style="bold", title=f"{table_path}")
+        for column in ("instance", "status", "objective", "bound", "method", "bound method", "time (s)"):
+            table.add_column(column, overflow="fold")
+        for name in wanted:
+            item = kept[name]
+            table.add_row(name, item.status, _number(item.objective), _number(item.bound), item.method or "-",
+                          item.bound_method or "-", f"{item.runtime_s:.2f}")
+        console.print(table)
+    error_console.print(f"wrote {table_path} ({len(kept)} entries, {len(wanted)} solved now)", highlight=False)
 
 
 def _register_experiments() -> None:
-    """Add `compare` and `study` from the experiments engine."""
-    try:
-        from .experiments.cli import register
-    except ImportError:  # the engine is part of hpcsched; this only guards partial checkouts
-        return
+    """Add `compare`, `study` and `solved` (their heavy imports happen when they run)."""
+    from .experiments.cli import register
+
     register(app)
 
 

@@ -105,3 +105,7 @@ class NotAnInstanceError(InvalidInstanceError):
 class OutputPathError(HpcschedError, OSError):
     """An output file cannot be written where the user asked; the message
     names the user's path (never the temporary file it is written through)."""
+
+
+class PluginError(HpcschedError):
+    """A plugin (``--plugin`` module or file, or an ``hpcsched.problems`` entry point) cannot be loaded."""

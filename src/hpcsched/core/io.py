@@ -23,6 +23,7 @@ import hashlib
 import json
 import math
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -58,14 +59,61 @@ def _default_mode() -> int:
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    """Write ``text`` to ``path`` (see `atomic_write_bytes`)."""
     atomic_write_bytes(path, text.encode())
 
 
-def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
-    """Write ``payload`` to ``path`` through a temporary file and a rename."""
+#: The path that means standard input (for inputs) or standard output (for outputs).
+STDIO = "-"
+
+
+def is_stdio(path: str | os.PathLike | None) -> bool:
+    """Whether ``path`` is ``-``: standard input or output."""
+    return path is not None and os.fspath(path) == STDIO
+
+
+def _write_to_stdout(payload: bytes) -> None:
+    stream = sys.stdout
+    buffer = getattr(stream, "buffer", None)
+    stream.flush()
+    if buffer is not None:
+        buffer.write(payload)
+        buffer.flush()
+    else:  # a text-only stream (some test harnesses)
+        stream.write(payload.decode())
+        stream.flush()
+
+
+def _output_target(path: str | os.PathLike) -> tuple[Path, bool]:
+    """Where an output really goes, and whether it is written through.
+
+    A regular file (or a new one) is replaced atomically. A symlink is
+    followed: its target gets the content (atomically when the target is a
+    regular file or does not exist yet) and the link stays a link. Anything
+    else that exists -- a FIFO, a character device such as ``/dev/stdout``
+    or ``/dev/null`` -- is opened and written through, never replaced.
+    """
     target = Path(path)
-    with _naming(target):
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
+    if target.exists() and not target.is_dir() and not target.is_file():
+        return target, True
+    return target, False
+
+
+def atomic_write_bytes(path: str | os.PathLike, payload: bytes) -> None:
+    """Write ``payload`` to ``path``: ``-`` is standard output; a regular file
+    is written through a temporary file and a rename (never half-written); a
+    symlink's target, a FIFO or a device is written through (see `_output_target`)."""
+    if is_stdio(path):
+        _write_to_stdout(payload)
+        return
+    target, through = _output_target(path)
+    with _naming(Path(path)):
+        if through:
+            with open(target, "wb") as out:
+                out.write(payload)
+            return
         _make_parent(target)
         handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:
@@ -120,8 +168,14 @@ def check_output_path(path: str | os.PathLike, option: str | None = None) -> Non
     OutputPathError
         Naming ``option`` (e.g. ``--out``) when given, and the user's path.
     """
-    target = Path(path)
-    where = f"{option} {target}" if option else str(target)
+    if is_stdio(path):
+        return
+    where = f"{option} {path}" if option else str(path)
+    target, through = _output_target(path)
+    if through:
+        if not os.access(target, os.W_OK):
+            raise OutputPathError(f"{where}: cannot write {target}: permission denied")
+        return
     if target.is_dir():
         raise OutputPathError(f"{where}: is a folder, not a file")
     ancestor = target.parent
@@ -142,7 +196,15 @@ def _reject_constant(name: str) -> float:
 
 
 def load_json(path: str | os.PathLike) -> Any:
-    """Parse a JSON (or .json.gz) file; FormatError with file and line on failure."""
+    """Parse a JSON (or .json.gz) file, ``-`` being standard input; FormatError
+    with file and line on failure."""
+    if is_stdio(path):
+        try:
+            return json.loads(_read_stdin(), parse_constant=_reject_constant)
+        except json.JSONDecodeError as error:
+            raise FormatError(f"{STDIN_NAME}: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+        except ValueError as error:
+            raise FormatError(f"{STDIN_NAME}: cannot read as JSON: {error}") from None
     path = Path(path)
     try:
         opener = gzip.open if path.suffix == ".gz" else open
@@ -156,6 +218,25 @@ def load_json(path: str | os.PathLike) -> Any:
         raise FormatError(f"{path}: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
     except (ValueError, UnicodeDecodeError, OSError, EOFError) as error:
         raise FormatError(f"{path}: cannot read as JSON: {error}") from None
+
+
+#: How standard input is named in messages.
+STDIN_NAME = "<stdin>"
+
+
+def _read_stdin() -> str:
+    """All of standard input as text (gzip recognized by its magic bytes)."""
+    stream = sys.stdin
+    buffer = getattr(stream, "buffer", None)
+    raw = buffer.read() if buffer is not None else stream.read()
+    if isinstance(raw, bytes):
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise FormatError(f"{STDIN_NAME}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    return raw
 
 
 def _require(document: Any, key: str, kind: type | tuple[type, ...], file: str) -> Any:
@@ -183,6 +264,158 @@ def is_instance_document(document: Any) -> bool:
     return "data" in document or ("problem" in document and "solution" not in document)
 
 
+def instance_schema(problem: Problem) -> dict[str, Any]:
+    """The JSON Schema of ``problem``'s instance files: a closed top level
+    around the problem's ``data_schema``. The reader validates every file
+    against it before its own semantic checks (`check_against_schema`), and
+    ``hpcsched schema`` prints it, so schema and reader cannot disagree on
+    structure."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"hpcsched {problem.name} instance",
+        "type": "object",
+        "required": ["problem", "data"],
+        "additionalProperties": False,
+        "properties": {
+            "problem": {"const": problem.name},
+            "format": {"const": FORMAT_VERSION},
+            "name": {"type": "string"},
+            "time_unit": {"enum": [*TIME_UNITS, None]},
+            "source": {"type": "object", "description": "provenance: generator, parameters and seed, or trace file and sha256"},
+            "data": with_number_ranges(problem.data_schema),
+        },
+    }
+
+
+#: Largest finite double: a JSON number such as ``1e999`` parses to infinity, which no field accepts.
+LARGEST_DOUBLE = 1.7976931348623157e308
+
+
+def with_number_ranges(schema: Any) -> Any:
+    """``schema`` with the ranges every hpcsched reader enforces made explicit:
+    integers within +-2^53 (`core.fields.LARGEST_INTEGER`: exact in a double,
+    summable in int64) and numbers finite, wherever the schema itself states
+    no tighter bound. One rule for every problem, so no package can forget it."""
+    from .fields import LARGEST_INTEGER
+
+    if isinstance(schema, list):
+        return [with_number_ranges(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    widened = {key: (value if key in ("enum", "const", "default", "examples") else with_number_ranges(value))
+               for key, value in schema.items()}
+    kinds = schema.get("type")
+    kinds = set(kinds) if isinstance(kinds, list) else {kinds}
+    if kinds & {"integer", "number"}:
+        limit = LARGEST_INTEGER if "number" not in kinds else LARGEST_DOUBLE
+        if "maximum" not in schema and "exclusiveMaximum" not in schema:
+            widened["maximum"] = limit
+        if "minimum" not in schema and "exclusiveMinimum" not in schema:
+            widened["minimum"] = -limit
+    return widened
+
+
+#: problem name -> (the data_schema object it was compiled from, fast check, full validator).
+_VALIDATORS: dict[str, tuple[Any, Any, Any]] = {}
+
+
+def _validators(problem: Problem) -> tuple[Any, Any]:
+    """(fast check, full validator) of ``problem``'s instance schema, compiled once.
+
+    ``fastjsonschema`` compiles the schema to Python code: a valid 100k-task
+    file is checked in a fraction of a second, where ``jsonschema`` walks it
+    in tens of seconds. Only a refused file goes through ``jsonschema``, whose
+    errors carry the JSON path and the failing keyword for a precise message.
+    """
+    cached = _VALIDATORS.get(problem.name)
+    if cached is not None and cached[0] is problem.data_schema:
+        return cached[1], cached[2]
+    import jsonschema
+
+    schema = instance_schema(problem)
+    full = jsonschema.Draft202012Validator(schema, format_checker=None)
+    try:
+        import fastjsonschema
+
+        fast = fastjsonschema.compile(schema)
+    except Exception:  # a keyword fastjsonschema does not compile: jsonschema alone
+        fast = None
+    _VALIDATORS[problem.name] = (problem.data_schema, fast, full)
+    return fast, full
+
+
+def json_path(parts: Any) -> str:
+    """``["data", "tasks", 3, "memory"]`` as ``data.tasks[3].memory``."""
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value) if not isinstance(value, (dict, list)) else f"a JSON {'object' if isinstance(value, dict) else 'array'}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number", type(None): "null"}
+
+
+def _schema_error(error: Any) -> tuple[str, str]:
+    """(field path, reason) of a ``jsonschema`` error, in the reader's words."""
+    path = list(error.absolute_path)
+    keyword, value, expected = error.validator, error.instance, error.validator_value
+    if keyword == "additionalProperties" and isinstance(value, dict):
+        known = set(error.schema.get("properties", {}))
+        extra = sorted(key for key in value if key not in known)
+        if extra:
+            listed = ", ".join(sorted(known)) or "none"
+            return json_path([*path, extra[0]]), f"unknown key (allowed: {listed})"
+    if keyword == "required" and isinstance(value, dict):
+        missing = [key for key in expected if key not in value]
+        if missing:
+            return json_path([*path, missing[0]]), "is missing"
+    got = f"{_JSON_TYPES.get(type(value), type(value).__name__)} {_short(value)}"
+    if keyword == "type":
+        wanted = " or ".join(expected) if isinstance(expected, list) else expected
+        return json_path(path), f"must be {'an' if str(wanted)[0] in 'aeiou' else 'a'} {wanted}, got {got}"
+    bounds = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+    if keyword in bounds:
+        return json_path(path), f"must be {bounds[keyword]} {expected}, got {_short(value)}"
+    if keyword == "uniqueItems":
+        return json_path(path), "must not repeat an item"
+    if keyword in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
+        return json_path(path), error.message if len(error.message) <= 200 else f"fails {keyword} {expected}"
+    if keyword in ("enum", "const"):
+        allowed = ", ".join(_short(v) for v in (expected if keyword == "enum" else [expected]))
+        return json_path(path), f"must be {'one of ' if keyword == 'enum' else ''}{allowed}, got {_short(value)}"
+    message = error.message
+    return json_path(path), message if len(message) <= 200 else f"fails the schema's '{keyword}' rule"
+
+
+def check_against_schema(document: Any, problem: Problem, file: str = "<memory>") -> None:
+    """Refuse an instance document that breaks ``problem``'s instance schema.
+
+    Raises
+    ------
+    InvalidInstanceError
+        Naming ``file`` and the JSON path (``data.tasks[3].memory``).
+    """
+    fast, full = _validators(problem)
+    if fast is not None:
+        try:
+            fast(document)
+            return
+        except Exception:  # refused (or a value fastjsonschema cannot handle): jsonschema says why
+            pass
+    import jsonschema
+
+    error = jsonschema.exceptions.best_match(full.iter_errors(document))
+    if error is None:
+        return
+    field_path, reason = _schema_error(error)
+    raise InvalidInstanceError(field_path, reason, file)
+
+
 def instance_from_document(document: Any, file: str = "<memory>") -> Any:
     """Build the Instance described by a parsed instance document.
 
@@ -200,8 +433,9 @@ def instance_from_document(document: Any, file: str = "<memory>") -> Any:
         raise InvalidInstanceError("problem", str(error), file) from None
     if document.get("format", FORMAT_VERSION) != FORMAT_VERSION:
         raise InvalidInstanceError("format", f"must be {FORMAT_VERSION}, got {document.get('format')!r}", file)
+    check_against_schema(document, problem, file)
     data = _require(document, "data", dict, file)
-    name = document.get("name", Path(file).stem)
+    name = document.get("name", "stdin" if file == STDIN_NAME else Path(file).stem)
     if not isinstance(name, str):
         raise InvalidInstanceError("name", "must be a string", file)
     source = document.get("source", {})
@@ -241,6 +475,8 @@ def read_instance(path: str | os.PathLike) -> Any:
     ``.json`` and ``.json.gz`` are the reference format; other suffixes (such
     as ``.npz`` for very large instances) go to the problem's own reader.
     """
+    if is_stdio(path):
+        return instance_from_document(load_json(path), STDIN_NAME)
     path = Path(path)
     if path.suffix == ".npz":
         problem = _npz_problem(path)
@@ -322,7 +558,7 @@ def read_solution(path: str | os.PathLike, instance: Any) -> Any:
     Raises InvalidSolutionError when the file is for another problem or
     another instance (sha256 mismatch), or when its ``solution`` is malformed.
     """
-    file = str(path)
+    file = STDIN_NAME if is_stdio(path) else str(path)
     document = load_json(path)
     problem: Problem = problem_of(instance)
     try:
@@ -357,30 +593,47 @@ def result_status(document: dict[str, Any]) -> Status:
 
 
 class atomic_output:
-    """Context manager giving a temporary path that replaces ``path`` on success.
+    """Context manager giving a temporary path whose content goes to ``path`` on success.
 
     For writers that insist on a file name (matplotlib's ``savefig``): the
     temporary file keeps the suffix so the format is inferred the same way.
+    A regular file is replaced by a rename; ``-`` (standard output), a
+    symlink's target, a FIFO or a device get the bytes written through (see
+    `atomic_write_bytes`).
     """
 
     def __init__(self, path: str | os.PathLike):
+        self.path = path
         self.target = Path(path)
 
     def __enter__(self) -> Path:
+        if is_stdio(self.path):
+            self.real, self.through = self.target, True
+        else:
+            self.real, self.through = _output_target(self.path)
         with _naming(self.target):
-            _make_parent(self.target)
-            handle, temporary = tempfile.mkstemp(
-                dir=self.target.parent, prefix=f".{self.target.stem}.", suffix=self.target.suffix
-            )
+            if self.through:  # the folder of a device or FIFO may not be writable: use the temp folder
+                folder, suffix = None, self.real.suffix or self.target.suffix
+            else:
+                _make_parent(self.real)
+                folder, suffix = self.real.parent, self.real.suffix
+            handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{self.real.stem}.", suffix=suffix)
         os.close(handle)
         self.temporary = Path(temporary)
         return self.temporary
 
     def __exit__(self, kind, value, traceback) -> None:
         with _naming(self.target):
-            if kind is None and self.temporary.exists() and self.temporary.stat().st_size > 0:
+            written = kind is None and self.temporary.exists() and self.temporary.stat().st_size > 0
+            if written and self.through:
+                try:
+                    atomic_write_bytes(self.path, self.temporary.read_bytes())
+                finally:
+                    self.temporary.unlink(missing_ok=True)
+                return
+            if written:
                 os.chmod(self.temporary, _default_mode())
-                os.replace(self.temporary, self.target)
+                os.replace(self.temporary, self.real)
                 return
             self.temporary.unlink(missing_ok=True)
         if isinstance(value, OSError) and not isinstance(value, OutputPathError):

@@ -11,18 +11,31 @@ and recomputes the objective with the problem's ``evaluate``.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
-import math
-import time
-from dataclasses import dataclass, field
 import inspect
+import json
+import math
+import os
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from . import params as params_module
 
 from .deadline import DEFAULT_TIME_LIMIT, TimeLimitReached
-from .errors import InfeasibleError, InvalidInstanceError, OptionError, UnknownMethodError, UnknownOptionError, UnknownProblemError
+from .errors import (
+    InfeasibleError,
+    InvalidInstanceError,
+    OptionError,
+    PluginError,
+    UnknownMethodError,
+    UnknownOptionError,
+    UnknownProblemError,
+)
 from .result import Result, Status
 
 #: Problem packages shipped with hpcsched, in the order the README presents them.
@@ -295,11 +308,65 @@ def register_problem(problem: Problem) -> Problem:
     return problem
 
 
+#: Entry-point group through which other distributions add problems: each entry
+#: point names a module whose import registers a problem (``register_problem``);
+#: its name should be the problem's name, so that only that module is imported
+#: when the problem is asked for.
+ENTRY_POINT_GROUP = "hpcsched.problems"
+
+_LOADED_ENTRY_POINTS: set[str] = set()
+
+
+def _entry_points() -> list[Any]:
+    """The entry points of `ENTRY_POINT_GROUP` installed in this environment."""
+    from importlib import metadata
+
+    return sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda point: point.name)
+
+
+def _load_entry_point(point: Any) -> None:
+    """Import the module an entry point names (once); a failure is a `PluginError`."""
+    if point.name in _LOADED_ENTRY_POINTS:
+        return
+    _LOADED_ENTRY_POINTS.add(point.name)  # tried once: a broken plugin is reported, not retried on every look-up
+    try:
+        point.load()
+    except Exception as error:
+        raise PluginError(
+            f"entry point '{point.name} = {point.value}' (group {ENTRY_POINT_GROUP}) failed to load: "
+            f"{type(error).__name__}: {error}"
+        ) from None
+
+
+def _load_entry_points_for(name: str) -> None:
+    """Load the entry point named ``name``; if that does not register ``name``, every other one."""
+    points = _entry_points()
+    for point in points:
+        if point.name == name:
+            _load_entry_point(point)
+    if name in _PROBLEMS:
+        return
+    for point in points:
+        if point.name != name:
+            _load_entry_point(point)
+        if name in _PROBLEMS:
+            return
+
+
+def _is_shipped(name: str) -> bool:
+    """Whether ``hpcsched.<name>`` is an installed package (a folder without
+    ``__init__.py``, a package being written, is not)."""
+    spec = importlib.util.find_spec(f"hpcsched.{name}")
+    return spec is not None and spec.origin is not None
+
+
 def get_problem(name: str) -> Problem:
-    """The registered problem ``name``, importing its package on first use."""
-    if name not in _PROBLEMS and name in PROBLEM_PACKAGES:
-        if importlib.util.find_spec(f"hpcsched.{name}") is not None:
-            importlib.import_module(f"hpcsched.{name}")
+    """The registered problem ``name``, importing its package (or the
+    `ENTRY_POINT_GROUP` entry point that provides it) on first use."""
+    if name not in _PROBLEMS and name in PROBLEM_PACKAGES and _is_shipped(name):
+        importlib.import_module(f"hpcsched.{name}")
+    if name not in _PROBLEMS:
+        _load_entry_points_for(name)
     try:
         return _PROBLEMS[name]
     except KeyError:
@@ -309,12 +376,142 @@ def get_problem(name: str) -> Problem:
 
 
 def problem_names() -> list[str]:
-    """Names of the problems that are installed, in README order."""
+    """Names of the problems that are installed, in README order, then the
+    problems registered by plugins and entry points, sorted.
+
+    Entry points are loaded here (a broken one is skipped with a warning, so
+    that it cannot hide the others)."""
+    for point in _entry_points():
+        try:
+            _load_entry_point(point)
+        except PluginError as error:
+            warnings.warn(str(error), stacklevel=2)
     names = []
     for name in PROBLEM_PACKAGES:
-        if name in _PROBLEMS or importlib.util.find_spec(f"hpcsched.{name}") is not None:
+        if name in _PROBLEMS or _is_shipped(name):
             names.append(name)
     return names + sorted(set(_PROBLEMS) - set(PROBLEM_PACKAGES))
+
+
+@dataclass(frozen=True)
+class MethodSummary:
+    """What ``hpcsched methods`` shows of a method (no callable: it can be cached)."""
+
+    name: str
+    kind: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class ProblemSummary:
+    """What ``hpcsched methods`` shows of a problem, without its callables."""
+
+    name: str
+    default_method: str
+    methods: tuple[MethodSummary, ...]
+    generators: tuple[str, ...]
+    importers: tuple[str, ...]
+
+    @classmethod
+    def of(cls, problem: Problem) -> ProblemSummary:
+        ordered = sorted(problem.methods.values(), key=lambda m: (METHOD_KINDS.index(m.kind), m.name))
+        return cls(problem.name, problem.default_method,
+                   tuple(MethodSummary(m.name, m.kind, m.summary) for m in ordered),
+                   tuple(problem.generators), tuple(problem.importers))
+
+    def to_data(self) -> dict[str, Any]:
+        return {"name": self.name, "default_method": self.default_method,
+                "methods": [{"name": m.name, "kind": m.kind, "summary": m.summary} for m in self.methods],
+                "generators": list(self.generators), "importers": list(self.importers)}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> ProblemSummary:
+        return cls(data["name"], data["default_method"],
+                   tuple(MethodSummary(m["name"], m["kind"], m["summary"]) for m in data["methods"]),
+                   tuple(data["generators"]), tuple(data["importers"]))
+
+
+def _cache_file() -> Path | None:
+    """Where the method table of the shipped packages is cached (None: caching off).
+
+    ``HPCSCHED_CACHE_DIR`` chooses the folder; ``HPCSCHED_NO_CACHE=1`` turns
+    the cache off; the default is ``$XDG_CACHE_HOME/hpcsched`` (``~/.cache/hpcsched``).
+    """
+    if os.environ.get("HPCSCHED_NO_CACHE"):
+        return None
+    folder = os.environ.get("HPCSCHED_CACHE_DIR")
+    if not folder:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        folder = os.path.join(base, "hpcsched")
+    return Path(folder) / "methods.json"
+
+
+def _source_fingerprint() -> str:
+    """A digest of every source file of the hpcsched package (path, size, mtime):
+    any edit, install or upgrade changes it, and with it invalidates the cache."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256(str(root).encode())
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for file in sorted(files):
+            if file.endswith(".py"):
+                stat = os.stat(os.path.join(folder, file))
+                digest.update(f"{folder}/{file}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def _read_cache(path: Path, fingerprint: str) -> dict[str, Any]:
+    try:
+        cached = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(cached, dict) or cached.get("fingerprint") != fingerprint:
+        return {}
+    problems = cached.get("problems")
+    return problems if isinstance(problems, dict) else {}
+
+
+def _write_cache(path: Path, fingerprint: str, problems: Mapping[str, Any]) -> None:
+    """Best effort: a read-only home or a race with another process only costs speed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"fingerprint": fingerprint, "problems": dict(problems)}))
+        os.replace(temporary, path)
+    except OSError:
+        pass
+
+
+def problem_summaries(names: Iterable[str]) -> list[ProblemSummary]:
+    """`ProblemSummary` of each problem in ``names``, without importing the
+    shipped packages when a cached table of the same sources exists.
+
+    A shipped package imports its solvers (and scipy, networkx, ...) on import;
+    listing methods should not pay for that. Problems already registered in
+    this process (plugins, entry points, packages already imported) are read
+    live; the others among `PROBLEM_PACKAGES` come from the cache, which is
+    rebuilt whenever any source file of hpcsched changes.
+    """
+    names = list(names)
+    path = _cache_file()
+    fingerprint = _source_fingerprint() if path is not None else ""
+    cached = _read_cache(path, fingerprint) if path is not None else {}
+    summaries, changed = [], False
+    for name in names:
+        if name not in _PROBLEMS and name in PROBLEM_PACKAGES and name in cached:
+            try:
+                summaries.append(ProblemSummary.from_data(cached[name]))
+                continue
+            except (KeyError, TypeError):
+                pass  # a cache of another shape: rebuild that entry
+        summary = ProblemSummary.of(get_problem(name))
+        summaries.append(summary)
+        if name in PROBLEM_PACKAGES:
+            cached[name] = summary.to_data()
+            changed = True
+    if changed and path is not None:
+        _write_cache(path, fingerprint, cached)
+    return summaries
 
 
 def problem_of(instance: Any) -> Problem:

@@ -21,10 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import FormatError
-from .io import atomic_write_text, read_instance
+from .deadline import DEFAULT_TIME_LIMIT
+from .errors import FormatError, HpcschedError, NotAnInstanceError
+from .io import atomic_write_text, instance_sha256, load_json, read_instance
 from .registry import run_method
 from .result import Result, Status, gap_of
+
+#: The file name of the table in an instances folder.
+SOLVED_FILE = "solved.json"
+
+
+class SolvedRunError(HpcschedError):
+    """A method failed (status ERROR) on a shipped instance: a bug to fix, not an entry to record."""
 
 #: Relative gap at which a value and a bound are taken to meet (the registry's OPTIMAL gap).
 PROVEN_GAP = 1e-6
@@ -55,10 +63,13 @@ class SolvedEntry:
         infeasible, else ``"FEASIBLE"`` (or ``"UNKNOWN"`` without a value).
     method, seed, options, time_limit_s, solver
         The run that found ``objective``.
-    bound_method, bound_solver
+    bound_method, bound_seed, bound_options, bound_time_limit_s, bound_solver
         The run that proved ``bound`` (may differ from ``method``).
     date, runtime_s
         When the entry was made, and the seconds all its runs took.
+    instance_sha256
+        sha256 of the instance's data section (`core.io.instance_sha256`):
+        an entry computed on other data is stale, whatever the file name.
     """
 
     objective: float | None
@@ -70,9 +81,13 @@ class SolvedEntry:
     time_limit_s: float | None = None
     solver: str | None = None
     bound_method: str | None = None
+    bound_seed: int = 0
+    bound_options: Mapping[str, Any] = field(default_factory=dict)
+    bound_time_limit_s: float | None = None
     bound_solver: str | None = None
     date: str = ""
     runtime_s: float = 0.0
+    instance_sha256: str | None = None
 
     def to_data(self) -> dict[str, Any]:
         return {key: (dict(value) if isinstance(value, Mapping) else value)
@@ -87,26 +102,52 @@ class SolvedEntry:
         missing = sorted({"objective", "bound", "status", "method"} - set(data))
         if missing:
             raise FormatError(f"{where}: missing field(s) {', '.join(missing)}")
+        if not isinstance(data.get("status"), str) or data["status"] not in ("OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN"):
+            raise FormatError(f"{where}: status must be OPTIMAL, FEASIBLE, INFEASIBLE or UNKNOWN, got {data.get('status')!r}")
         return cls(**data)
 
 
 def read_solved(path: Path) -> dict[str, SolvedEntry]:
-    """Entries of a ``solved.json`` (empty when the file does not exist)."""
+    """Entries of a ``solved.json`` (empty when the file does not exist).
+
+    Raises
+    ------
+    FormatError
+        Naming the file and the entry, for malformed JSON or an entry that
+        is not a `SolvedEntry` (a table in an older layout, say).
+    """
     if not path.exists():
         return {}
-    try:
-        raw = json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise FormatError(f"{path}: not valid JSON ({error})") from None
+    raw = load_json(path)
     if not isinstance(raw, dict):
         raise FormatError(f"{path}: must map instance file names to entries")
-    return {name: SolvedEntry.from_data(entry, f"{path}: {name}") for name, entry in raw.items()}
+    entries = {}
+    for name, entry in raw.items():
+        if not isinstance(entry, dict):
+            raise FormatError(f"{path}: {name}: must be an object")
+        entries[name] = SolvedEntry.from_data(entry, f"{path}: {name}")
+    return entries
+
+
+def shipped_instances(folder: Path) -> dict[str, Path]:
+    """File name -> path of every instance file in ``folder`` (``*.json`` and
+    ``*.json.gz``; ``solved.json`` and other JSON that is not an instance are left out)."""
+    found = {}
+    for path in sorted([*folder.glob("*.json"), *folder.glob("*.json.gz")]):
+        if path.name == SOLVED_FILE:
+            continue
+        try:
+            read_instance(path)
+        except NotAnInstanceError:
+            continue
+        found[path.name] = path
+    return found
 
 
 def write_solved(path: Path, entries: Mapping[str, SolvedEntry]) -> None:
     """Write ``entries`` sorted by name, atomically."""
     data = {name: entries[name].to_data() for name in sorted(entries)}
-    atomic_write_text(path, json.dumps(data, indent=1) + "\n")
+    atomic_write_text(path, json.dumps(data, indent=1, allow_nan=False) + "\n")
 
 
 def solve_file(path: Path, attempts: Iterable[Attempt]) -> SolvedEntry:
@@ -117,15 +158,15 @@ def solve_file(path: Path, attempts: Iterable[Attempt]) -> SolvedEntry:
     not an entry to record.
     """
     instance = read_instance(path)
+    digest = instance_sha256(instance)
     started = time.perf_counter()
     best: tuple[Result, Attempt] | None = None
     proof: tuple[Result, Attempt] | None = None
     infeasible: tuple[Result, Attempt] | None = None
     for attempt in attempts:
-        result = run_method(instance, attempt.method, time_limit=attempt.time_limit, seed=attempt.seed,
-                            **dict(attempt.options))
+        result = _run(instance, attempt)
         if result.status is Status.ERROR:
-            raise RuntimeError(f"{path.name}: {attempt.method}: {'; '.join(result.notes)}")
+            raise SolvedRunError(f"{path.name}: {attempt.method}: {'; '.join(result.notes)}")
         if result.status is Status.INFEASIBLE:
             infeasible = (result, attempt)
             break
@@ -140,26 +181,62 @@ def solve_file(path: Path, attempts: Iterable[Attempt]) -> SolvedEntry:
     if infeasible is not None:
         result, attempt = infeasible
         return SolvedEntry(None, None, "INFEASIBLE", attempt.method, attempt.seed, dict(attempt.options),
-                           attempt.time_limit, result.solver, attempt.method, result.solver, today, elapsed)
+                           _limit(attempt), result.solver, attempt.method, attempt.seed, dict(attempt.options),
+                           _limit(attempt), result.solver, today, elapsed, digest)
     objective = None if best is None else best[0].objective
     bound = None if proof is None else proof[0].bound
     status = "UNKNOWN" if objective is None else "OPTIMAL" if _meet(objective, bound) else "FEASIBLE"
-    found = best or proof
-    assert found is not None, "no attempt was given"
     return SolvedEntry(
         objective=objective,
         bound=bound,
         status=status,
         method=None if best is None else best[1].method,
-        seed=found[1].seed,
-        options=dict(found[1].options),
-        time_limit_s=found[1].time_limit,
+        seed=0 if best is None else best[1].seed,
+        options={} if best is None else dict(best[1].options),
+        time_limit_s=None if best is None else _limit(best[1]),
         solver=None if best is None else best[0].solver,
         bound_method=None if proof is None else proof[1].method,
+        bound_seed=0 if proof is None else proof[1].seed,
+        bound_options={} if proof is None else dict(proof[1].options),
+        bound_time_limit_s=None if proof is None else _limit(proof[1]),
         bound_solver=None if proof is None else proof[0].solver,
         date=today,
         runtime_s=elapsed,
+        instance_sha256=digest,
     )
+
+
+def _limit(attempt: Attempt) -> float:
+    """The time limit the attempt ran under (the registry's default when it gave none)."""
+    return DEFAULT_TIME_LIMIT if attempt.time_limit is None else attempt.time_limit
+
+
+def _run(instance: Any, attempt: Attempt) -> Result:
+    return run_method(instance, attempt.method, time_limit=_limit(attempt), seed=attempt.seed, **dict(attempt.options))
+
+
+def check_file(path: Path, entry: SolvedEntry) -> list[str]:
+    """Re-run the runs an entry records (its value's and, when another, its
+    bound's) on the instance at ``path``; what contradicts the entry ([] when nothing).
+
+    An entry recorded for other data (``instance_sha256``) is reported as
+    stale; an entry without a method (nothing found) has nothing to re-run.
+    """
+    instance = read_instance(path)
+    if entry.instance_sha256 is not None and entry.instance_sha256 != instance_sha256(instance):
+        return [f"the entry was computed on other data (instance_sha256 {entry.instance_sha256[:12]}..., "
+                f"the file has {instance_sha256(instance)[:12]}...)"]
+    runs = []
+    if entry.method is not None:
+        runs.append(Attempt(entry.method, entry.time_limit_s, entry.seed, dict(entry.options)))
+    if entry.bound_method is not None:
+        bound_run = Attempt(entry.bound_method, entry.bound_time_limit_s, entry.bound_seed, dict(entry.bound_options))
+        if bound_run not in runs:
+            runs.append(bound_run)
+    problems = []
+    for attempt in runs:
+        problems.extend(f"{attempt.method}: {problem}" for problem in check_entry(entry, _run(instance, attempt)))
+    return problems
 
 
 def check_entry(entry: SolvedEntry, result: Result) -> list[str]:

@@ -4,14 +4,16 @@ The main ``hpcsched`` application calls `register(app)`. Both commands are
 thin: they build tasks and hand them to `run_tasks`, the same engine (runner
 children with hard deadlines, validation through ``run_method``) whether it
 is one comparison on a laptop or a study on a cluster. Bad input ends with one
-line on stderr and a non-zero exit code: 1 for files that cannot be read or
-used, 2 for bad arguments (unknown method, problem or executor).
+line on stderr and the exit codes of the main CLI: 1 for bad input (a file,
+a field, an unknown method, problem or executor) or a failed run (a result
+whose status is ERROR), 2 for usage errors (click's own), 3 for a bug.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import os
 import signal
 import warnings
@@ -85,12 +87,12 @@ def _sigterm_as_exit():
             signal.signal(signal.SIGTERM, previous)
 
 
-def _console():
+def _console(stderr: bool = False):
     """A console that never squeezes a table: natural width when not a terminal."""
     from rich.console import Console
 
-    console = Console()
-    return console if console.is_terminal else Console(width=250)
+    console = Console(stderr=stderr)
+    return console if console.is_terminal else Console(width=250, stderr=stderr)
 
 
 def _format(value: Any, kind: str = "") -> str:
@@ -116,32 +118,36 @@ def compare(
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Concurrent runs."),
     executor: str = typer.Option("local", "--executor", help="local (process pool) or dask."),
     scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (default: a LocalCluster)."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Also write the rows to this CSV file (atomically)."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Also write the rows to this CSV file ('-': standard output; a regular file is replaced atomically)."),
     seed: int = typer.Option(0, "--seed", help="Seed passed to every method."),
     grace: Optional[float] = typer.Option(None, "--grace", min=0, help="Seconds past the time limit before a run is killed."),
     plugin: List[str] = typer.Option([], "--plugin", help="Module or .py file registering an extra problem (repeatable)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the rows as a JSON list instead of a table."),
 ) -> None:
-    """Run several methods on several instance files and print one aligned table."""
+    """Run several methods on several instance files and print one aligned table.
+
+    Exits 1 when a run ends in ERROR (the table and the CSV are still written).
+    """
     from rich.table import Table
 
     from ..core.errors import NotAnInstanceError
     from ..core.fields import require_seed
-    from ..core.io import check_output_path, read_instance
+    from ..core.io import check_output_path, is_stdio, read_instance
     from ..core.registry import problem_of
     from .engine import EXECUTORS, instance_fields, make_task, run_tasks
     from .runs import load_plugins
     from .store import write_csv
 
     if executor not in EXECUTORS:
-        raise _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got '{executor}'", 2)
+        raise _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got '{executor}'")
     try:
         require_seed(seed, "--seed")
     except HpcschedError as error:
-        raise _fail(str(error), 2) from None
+        raise _fail(str(error)) from None
     try:
         plugins = load_plugins(plugin)
     except HpcschedError as error:
-        raise _fail(str(error), 2) from None
+        raise _fail(str(error)) from None
     instances, skipped = [], []
     for file in files:
         try:
@@ -158,7 +164,7 @@ def compare(
         typer.echo(f"note: skipped {file}: not an instance file", err=True)
     requested = [name.strip() for name in methods.split(",") if name.strip()]
     if not requested:
-        raise _fail("--methods is empty", 2)
+        raise _fail("--methods is empty")
     if csv is not None:  # before any run: a long comparison must not end in "cannot write"
         try:
             check_output_path(csv, "--csv")
@@ -175,7 +181,7 @@ def compare(
         for name in names:
             if name not in problem.methods:
                 known = ", ".join(sorted(problem.methods))
-                raise _fail(f"{file}: problem '{problem.name}' has no method '{name}' (known: {known})", 2)
+                raise _fail(f"{file}: problem '{problem.name}' has no method '{name}' (known: {known})")
         prepared = instance_fields(instance, file)
         for name in names:
             tasks.append(make_task(instance, name, seed=seed, time_limit=time_limit, grace=grace, plugins=plugins, prepared=prepared))
@@ -188,14 +194,19 @@ def compare(
 
     by_key = {row_key(row): row for row in summary.rows}
     rows = [by_key[task_key(task)] for task in tasks if task_key(task) in by_key]
-    table = Table(title=f"{len(rows)} runs, time limit {time_limit:g} s, seed {seed}")
-    for column, justify in (("instance", "left"), ("method", "left"), ("objective", "right"), ("bound", "right"),
-                            ("gap", "right"), ("status", "left"), ("time (s)", "right")):
-        table.add_column(column, justify=justify)
-    for row in rows:
-        table.add_row(row["instance"], row["method"], _format(row["objective"]), _format(row["bound"]),
-                      _format(row["gap"], "gap"), row["status"], _format(row["runtime_s"], "time"))
-    _console().print(table)
+    to_stdout = csv is not None and is_stdio(csv)  # the CSV owns stdout: the table goes to stderr
+    if as_json:
+        text = json.dumps([{column: row.get(column) for column in row} for row in rows], indent=1, default=str)
+        typer.echo(text, err=to_stdout)
+    else:
+        table = Table(title=f"{len(rows)} runs, time limit {time_limit:g} s, seed {seed}")
+        for column, justify in (("instance", "left"), ("method", "left"), ("objective", "right"), ("bound", "right"),
+                                ("gap", "right"), ("status", "left"), ("time (s)", "right")):
+            table.add_column(column, justify=justify)
+        for row in rows:
+            table.add_row(row["instance"], row["method"], _format(row["objective"]), _format(row["bound"]),
+                          _format(row["gap"], "gap"), row["status"], _format(row["runtime_s"], "time"))
+        _console(stderr=to_stdout).print(table)
     for row in rows:
         if row["error"]:
             typer.echo(f"{row['instance']} / {row['method']}: {row['error']}", err=True)
@@ -205,6 +216,9 @@ def compare(
         except HpcschedError as error:  # OutputPathError names the user's path
             raise _fail(str(error)) from None
         typer.echo(f"wrote {len(rows)} rows to {csv}", err=True)
+    failed = [row for row in rows if row["status"] == "ERROR"]
+    if failed:
+        raise _fail(f"{len(failed)} of {len(rows)} runs ended in ERROR")
 
 
 study_app = typer.Typer(help="Resumable studies: methods x instances x time limits x seeds.", no_args_is_help=True)
@@ -225,7 +239,7 @@ def study_run(
     from .study import load_study, run_study
 
     if executor is not None and executor not in EXECUTORS:
-        raise _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got '{executor}'", 2)
+        raise _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got '{executor}'")
     try:
         study = load_study(study_file)
         with _sigterm_as_exit():

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from ..core.errors import HpcschedError
+from ..core.errors import PluginError as PluginError
 
 #: Columns of a results file, in order.
 COLUMNS = (
@@ -48,10 +48,6 @@ COLUMNS = (
 
 #: Columns that legitimately differ between two executions of the same run.
 VOLATILE_COLUMNS = ("runtime_s", "host")
-
-
-class PluginError(HpcschedError):
-    """A plugin module cannot be imported."""
 
 
 def canonical_options(options: Mapping[str, Any] | str | None) -> str:

@@ -96,7 +96,7 @@ def sample_durations(rng: np.random.Generator, n: int, model: str, *, median: fl
 
 def _common(n: Any, m: Any, r: Any, objective: str, remote_cost: Any) -> tuple[int, int, int]:
     n = _check_positive_int(n, "n")
-    m = _check_positive_int(m if m is not None else max(1, n // 100), "m")
+    m = _check_positive_int(m if m is not None else max(40, n // 100), "m")  # 40: two racks of the default rack_size, r <= m
     r = _check_positive_int(r, "r")
     check_size("r", r, 8 * BYTES_PER_REPLICA, "replicas per task")  # r distinct servers: r <= m checked below
     # per task: its duration and r replicas in numpy (the generator's int64 draws) and in the JSON text
