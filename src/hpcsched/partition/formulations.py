@@ -141,11 +141,14 @@ class CpSatParams:
         CP-SAT ``max_deterministic_time`` (None: only the wall-clock limit); tests that assert a proof set it.
     hint
         Start from the better of ParDNN-style and HEFT (when they find a schedule).
+    stop_at_bound
+        Return the incumbent as OPTIMAL without solving when it meets the lower bound.
     """
 
     workers: int = 2
     deterministic_time: float | None = None
     hint: bool = True
+    stop_at_bound: bool = True
 
     def __post_init__(self):
         at_least("workers", self.workers, 1)
@@ -178,12 +181,17 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     first node they host). Hint: the heuristic incumbent; horizon: its
     makespan (the optimum is no later), else Σp + Σc.
 
-    Exactness with horizon Σp + Σc (no incumbent): with static memory a
-    semi-active schedule of an optimal assignment ends by Σp + Σc (each
-    node and each edge at most once on its critical chain), so INFEASIBLE
-    proves the instance infeasible. With dynamic memory an optimum could in
-    principle need more idle time: an INFEASIBLE answer there is reported as
-    TIME_LIMIT_NO_SOLUTION ("none within the horizon"), never INFEASIBLE.
+    Exactness with horizon H = Σp + Σc (no incumbent). Lemma: if a
+    feasible schedule exists, one ends by Σp + Σc, for both memory models.
+    Proof: take an instant t at which no node runs and no cut edge is in
+    transfer (t outside every [C_u, C_u + c_uv)), inside an interval of
+    such instants [t, t + δ); shift everything that starts at or after
+    t + δ left by δ. Precedence holds (an edge crossing t has C_u + c_uv
+    <= t <= S_v - δ), GPUs stay exclusive, and every memory item either
+    moves with the shifted part or spans t and gets shorter, so no level
+    rises. Repeating, every instant of [0, makespan) is covered by a run or
+    a transfer window, whose total length is at most Σp + Σc. So INFEASIBLE
+    with that horizon proves the instance infeasible.
     """
     params = params or CpSatParams()
     deadline = Deadline.after(time_limit)
@@ -196,7 +204,7 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     deadline.check("computing the incumbent and bounds")
     if start_solution is not None:
         horizon = int(evaluate(instance, start_solution)["objective"])
-        if lower >= horizon:
+        if params.stop_at_bound and lower >= horizon:
             return Result(status=Status.OPTIMAL, solution=start_solution, bound=lower,
                           notes=("the heuristic incumbent meets the lower bound",), solver=cpsat_backend.version())
     else:
@@ -257,19 +265,19 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
                                         workers=params.workers, seed=seed)
     bound = max(lower, math.floor(outcome.bound + 1e-9)) if outcome.bound is not None else lower
     note = f"CP-SAT {outcome.message}, deterministic time {getattr(outcome, 'deterministic_time', 0.0):.2f}"
+    if outcome.status is Status.ERROR:  # a model CP-SAT refuses is our bug: say so, do not hide it behind the hint
+        return Result(status=Status.ERROR, solver=outcome.backend, notes=(note,))
     if outcome.has_solution:
         gpu_of = [next(g for g in range(gpus) if outcome.value(x[v][g])) for v in range(n)]
         solution = Solution(tuple(gpu_of), tuple(int(outcome.value(start[v])) for v in range(n)))
         if start_solution is not None and evaluate(instance, start_solution)["objective"] < evaluate(instance, solution)["objective"]:
             solution = start_solution  # pragma: no cover - the hinted incumbent is never worse in practice
         return Result(status=outcome.status, solution=solution, bound=bound, solver=outcome.backend, notes=(note,))
-    if outcome.status is Status.INFEASIBLE:
-        if instance.memory_model == "static" and start_solution is None:
-            from ..core.errors import InfeasibleError
+    if outcome.status is Status.INFEASIBLE and start_solution is None:
+        from ..core.errors import InfeasibleError
 
-            raise InfeasibleError("CP-SAT proved that no assignment respects pins, colocation and static memory")
-        return Result(status=Status.TIME_LIMIT_NO_SOLUTION, solver=outcome.backend,
-                      notes=(f"{note}: no schedule with makespan <= {horizon}; infeasibility of the instance is not proven",))
+        raise InfeasibleError(f"CP-SAT proved that no schedule respects pins, colocation and {instance.memory_model} "
+                              f"memory within Σp + Σc = {horizon}, which is no restriction (see cpsat's docstring)")
     if start_solution is not None:
         return Result(status=Status.FEASIBLE, solution=start_solution, bound=bound, solver=outcome.backend,
                       notes=(f"{note}: the heuristic incumbent is returned",))
@@ -310,8 +318,9 @@ def _dynamic_memory(model, instance: Instance, x, start, end, split, horizon: in
             intervals[g].append(model.new_optional_interval_var(arrival, length, end[edge.v], present, f"copy{e}_{g}"))
             demands[g].append(size_bytes)
     for g in range(gpus):
-        capacity = instance.memory - sum(nodes[v].persistent * x[v][g] for v in range(n))
-        model.add(capacity >= 0)
+        # CP-SAT wants an affine capacity: one variable equal to M - Σ w_v x_vg
+        capacity = model.new_int_var(0, instance.memory, f"free{g}")
+        model.add(capacity == instance.memory - sum(nodes[v].persistent * x[v][g] for v in range(n)))
         if intervals[g]:
             model.add_cumulative(intervals[g], demands[g], capacity)
 
@@ -329,10 +338,13 @@ class MilpParams:
         Refuse (NOT_APPLICABLE) above this many nodes (the model has O(n² K) rows).
     threads
         HiGHS threads.
+    stop_at_bound
+        Return the incumbent as OPTIMAL without solving when it meets the lower bound.
     """
 
     max_nodes: int = 30
     threads: int = 2
+    stop_at_bound: bool = True
 
     def __post_init__(self):
         at_least("max_nodes", self.max_nodes, 1)
@@ -383,7 +395,7 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     start_solution = incumbent(instance, deadline.remaining())
     lower = bounds.best(instance)
     horizon = int(evaluate(instance, start_solution)["objective"]) if start_solution else sum(times) + sum(e.delay for e in instance.edges)
-    if start_solution is not None and lower >= horizon:
+    if params.stop_at_bound and start_solution is not None and lower >= horizon:
         return Result(status=Status.OPTIMAL, solution=start_solution, bound=lower, notes=("the heuristic incumbent meets the lower bound",))
     problem = pulp.LpProblem("partition", pulp.LpMinimize)
     x = [[pulp.LpVariable(f"x_{v}_{g}", cat="Binary") for g in range(gpus)] for v in range(n)]

@@ -58,42 +58,45 @@ def _finish(instance: Instance, gpu_of: list[int], deadline: Deadline, *notes: s
 def heft(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """HEFT with a memory check: by decreasing upward rank, each node on the GPU where it finishes earliest among those with room.
 
-    Memory goes through the engine's ``fits`` hook: when the first node of
-    a colocation unit is placed on g, g reserves the unit's memory (static:
-    Σ (w + s); dynamic: that plus s_u of every edge entering the unit from
-    outside, as if all were cut: the ledger's terms, so a reservation <= M
-    on every GPU keeps the memory rule for any schedule); later members go
-    where their unit is; pinned units go to their pin.
+    Memory goes through the engine's ``fits`` hook (and ``on_place`` to
+    commit): the GPU g of a node reserves, when the node's colocation unit
+    first lands there, the unit's Σ (w + s), and, with dynamic memory, s_u
+    for every predecessor u already placed on another GPU (the copy of a
+    cut edge into g; predecessors are always placed first). These are
+    exactly the ledger's terms (`hpcsched.partition.simulate`), so
+    reservations <= M on every GPU keep the memory rule for any schedule.
+    Later members go where their unit is; pinned units go to their pin.
     """
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
     unit_list = units(instance)
     owner = unit_index(instance, unit_list)
-    need = []
-    for unit in unit_list:
-        inside = set(unit.members)
-        amount = sum(own_memory(instance, v) for v in unit.members)
-        need.append(amount)
+    need = [sum(own_memory(instance, v) for v in unit.members) for unit in unit_list]
+    incoming: list[list[int]] = [[] for _ in range(instance.n)]
     if instance.memory_model == "dynamic":
         for edge in instance.edges:
-            if owner[edge.u] != owner[edge.v]:
-                need[owner[edge.v]] += instance.nodes[edge.u].output
+            incoming[edge.v].append(edge.u)
     reserved = [0] * instance.gpus
     placed_on: list[int | None] = [None] * len(unit_list)
+    gpu_of: list[int | None] = [None] * instance.n
+
+    def extra(task: int, gpu: int) -> int:
+        amount = need[owner[task]] if placed_on[owner[task]] is None else 0
+        return amount + sum(instance.nodes[u].output for u in incoming[task] if gpu_of[u] != gpu)
 
     def fits(task: int, machine: tuple, start: float) -> bool:
-        u = owner[task]
+        u, gpu = owner[task], machine[1]
         if placed_on[u] is not None:
-            return machine[1] == placed_on[u]
-        if unit_list[u].pin is not None and machine[1] != unit_list[u].pin:
+            return gpu == placed_on[u] and reserved[gpu] + extra(task, gpu) <= instance.memory
+        if unit_list[u].pin is not None and gpu != unit_list[u].pin:
             return False
-        return reserved[machine[1]] + need[u] <= instance.memory
+        return reserved[gpu] + extra(task, gpu) <= instance.memory
 
     def on_place(task: int, placement: Placement) -> None:
-        u = owner[task]
-        if placed_on[u] is None:
-            placed_on[u] = placement.machine
-            reserved[placement.machine] += need[u]
+        gpu = placement.machine
+        reserved[gpu] += extra(task, gpu)
+        placed_on[owner[task]] = gpu
+        gpu_of[task] = gpu
 
     rank = ranks(instance)
     deadline.check("ranking")
