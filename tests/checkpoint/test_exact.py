@@ -71,7 +71,7 @@ def test_dp_says_when_it_rounds():
     instance = Instance.create([3, 1, 2], [2, 2, 2, 1], [7, 13, 5, 11], [None, 17, 9, 12], 10**6)
     result = hpcsched.solve(instance, "dp", time_limit=60, slots=20)
     assert result.status.has_solution
-    assert any("rounded up" in note for note in result.notes)
+    assert any("rounded to whole slots" in note for note in result.notes)
 
 
 def test_expired_time_limits_end_promptly():

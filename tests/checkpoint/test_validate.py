@@ -56,3 +56,19 @@ def test_mutations_are_refused(case, data):
         # a budget one byte below the sequence's peak (built without the constructor's floor check)
         object.__setattr__(target, "memory", peak - 1)
     assert validate(target, Solution(tuple(seq))) != [], (kind, seq)
+
+
+@settings(max_examples=60)
+@given(valid_cases())
+def test_simulator_and_definition_agree_on_memory(case):
+    # two independent implementations of the liveness rule (forward in model, backward in simulate)
+    from hpcsched.checkpoint.simulate import memory_levels
+    from hpcsched.checkpoint.formulations import persistent_dp
+
+    instance, sequence = case
+    if sequence is None:
+        return
+    assert memory_levels(instance, sequence) == memory_profile(instance, Solution(sequence))
+    plan = persistent_dp(instance)
+    if plan.time is not None:
+        assert memory_levels(instance, plan.sequence) == memory_profile(instance, Solution(plan.sequence))

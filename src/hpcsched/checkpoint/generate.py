@@ -40,7 +40,8 @@ from ..core.errors import FormatError, InvalidInstanceError
 from ..core.fields import require_int, require_number
 from ..core.io import file_sha256
 from .heuristics import recompute_all_sequence
-from .model import Instance, Solution, memory_profile, store_all_peak
+from .model import Instance, store_all_peak
+from .simulate import peak as simulated_peak
 
 
 def _check_budget(budget: float) -> float:
@@ -54,7 +55,7 @@ def with_budget(fw, bw, x, xbar, *, budget: float, name: str, source: dict[str, 
     notes = list(source.get("notes", []))
     probe = Instance.create(fw, bw, x, xbar, 2**52, name=name, time_unit=time_unit)
     peak = store_all_peak(probe)
-    floor = max(memory_profile(probe, Solution(tuple(recompute_all_sequence(probe.length)))))
+    floor = simulated_peak(probe, recompute_all_sequence(probe.length))
     if memory is None:
         memory = int(round(budget * peak))
         if memory < floor:

@@ -25,17 +25,18 @@ from ..core.deadline import Deadline
 from ..core.params import at_least
 from ..core.result import Result, Status
 from . import bounds
-from .formulations.dp import persistent_dp
-from .model import Instance, Solution, memory_profile, store_all_sequence
+from .formulations.dp import best_persistent
+from .model import Instance, Solution, store_all_sequence
+from .simulate import peak as simulated_peak, total_time
 from .special_cases import revolve_sequence
 
 
 def _peak(instance: Instance, sequence) -> int:
-    return max(memory_profile(instance, Solution(tuple(sequence))))
+    return simulated_peak(instance, sequence)
 
 
 def _time(instance: Instance, sequence) -> int:
-    return sum(instance.bw[i] if name == "B" else instance.fw[i] for name, i in sequence)
+    return total_time(instance, sequence)
 
 
 def _answer(instance: Instance, sequence, notes: tuple[str, ...] = ()) -> Result:
@@ -190,11 +191,11 @@ class CoarseDpParams:
 def dp_coarse(instance: Instance, /, *, time_limit: float, seed: int, params: CoarseDpParams | None) -> Result:
     """The persistent DP with coarse slots (sizes rounded up): fast and feasible."""
     params = params or CoarseDpParams()
-    plan = persistent_dp(instance, params.slots, Deadline.after(time_limit))
+    plan, extra = best_persistent(instance, params.slots, Deadline.after(time_limit))
     if plan.time is None:
         return Result(status=Status.NOT_APPLICABLE,
                       notes=(f"no persistent sequence fits {plan.slots} slots of {plan.slot} bytes",))
-    return _answer(instance, plan.sequence, (f"slot = {plan.slot} bytes, {plan.slots} slots",))
+    return _answer(instance, plan.sequence, (f"slot = {plan.slot} bytes, {plan.slots} slots", *extra))
 
 
 #: Heuristic names and their functions (for registration and benchmarks).

@@ -23,7 +23,8 @@ from functools import lru_cache
 
 from ..core.result import Result, Status
 from . import bounds
-from .model import Instance, Solution, memory_profile, store_all_peak, store_all_sequence
+from .model import Instance, Solution, store_all_peak, store_all_sequence
+from .simulate import peak as simulated_peak
 
 
 def store_all(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -133,7 +134,7 @@ def revolve_checkpoints(instance: Instance) -> int | None:
     low, high = 1, instance.length
     while low <= high:  # the peak grows with c: binary search
         middle = (low + high) // 2
-        peak = max(memory_profile(instance, Solution(revolve_sequence(instance.length, middle))))
+        peak = simulated_peak(instance, revolve_sequence(instance.length, middle))
         if peak <= instance.memory:
             best, low = middle, middle + 1
         else:

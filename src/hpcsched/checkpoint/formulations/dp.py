@@ -35,6 +35,7 @@ from ...core.params import at_least
 from ...core.result import Result, Status
 from .. import bounds
 from ..model import Instance, Solution
+from ..simulate import peak as simulated_peak
 
 _INFINITY = np.iinfo(np.int64).max // 4
 
@@ -69,6 +70,7 @@ class PersistentPlan:
 
 
 def _slot_size(instance: Instance, slots: int) -> tuple[int, bool]:
+    """The gcd of the sizes when it gives at most ``slots`` slots (exact), else ⌈(M − x_0)/slots⌉."""
     budget = instance.memory - instance.x[0]
     values = [v for v in (*instance.x, *instance.xbar[1:], *instance.ftmp, *instance.btmp, budget) if v > 0]
     divisor = reduce(math.gcd, values, 0) or 1
@@ -77,16 +79,34 @@ def _slot_size(instance: Instance, slots: int) -> tuple[int, bool]:
     return max(1, math.ceil(budget / slots)), False
 
 
-def persistent_dp(instance: Instance, slots: int = 500, deadline: Deadline | None = None) -> PersistentPlan:
-    """Run the DP; return the optimal persistent sequence under the slot rounding."""
+def persistent_dp(instance: Instance, slots: int = 500, deadline: Deadline | None = None, *,
+                  rounding: str = "up") -> PersistentPlan:
+    """Run the DP; return the optimal persistent sequence under the slot rounding.
+
+    ``rounding="up"`` (sizes up, budget down) is conservative: the sequence
+    fits in bytes. ``"nearest"`` and ``"down"`` (sizes down, budget up) are
+    optimistic: the sequence may not fit, and the caller must check it
+    (`best_persistent` does, with the simulator); they rescue budgets where
+    rounding up loses every sequence.
+    """
     deadline = deadline or Deadline(None)
     L = instance.length
     slot, exact = _slot_size(instance, slots)
+    if rounding == "nearest" and not exact:
+        def up(value: int) -> int:
+            return (2 * value + slot) // (2 * slot)
 
-    def up(value: int) -> int:
-        return -(-value // slot)
+        S = up(instance.memory - instance.x[0])
+    elif rounding == "down" and not exact:
+        def up(value: int) -> int:
+            return value // slot
 
-    S = (instance.memory - instance.x[0]) // slot
+        S = -(-(instance.memory - instance.x[0]) // slot)
+    else:
+        def up(value: int) -> int:
+            return -(-value // slot)
+
+        S = (instance.memory - instance.x[0]) // slot
     X = [up(v) for v in instance.x]
     XB = [0] + [up(v) for v in instance.xbar[1:]]
     FT = [up(v) for v in instance.ftmp]
@@ -185,14 +205,37 @@ def persistent_dp(instance: Instance, slots: int = 500, deadline: Deadline | Non
     return PersistentPlan(total, tuple(sequence), slot, S, exact)
 
 
+def best_persistent(instance: Instance, slots: int, deadline: Deadline) -> tuple[PersistentPlan, list[str]]:
+    """The conservative DP, or an optimistic rounding's when it is better and fits in bytes (simulator check).
+
+    Rounding up can lose every sequence at a tight budget (and costs time at
+    any budget); rounding to the nearest slot may not fit, so its sequence is
+    kept only when `simulate.peak` says it fits.
+    """
+    plan = persistent_dp(instance, slots, deadline)
+    if plan.exact:
+        return plan, []
+    notes: list[str] = []
+    for rounding in ("nearest", "down"):
+        other = persistent_dp(instance, slots, deadline, rounding=rounding)
+        if other.time is not None and (plan.time is None or other.time < plan.time) \
+                and simulated_peak(instance, other.sequence) <= instance.memory:
+            plan, notes = other, [f"sizes rounded {'to the nearest slot' if rounding == 'nearest' else 'down'}; "
+                                  "the sequence was checked to fit in bytes"]
+    if plan.time is None and slots < 4000:
+        # a tight budget lost to rounding: once more with four times finer slots
+        finer, finer_notes = best_persistent(instance, 4 * slots, deadline)
+        return finer, [*finer_notes, f"{slots} slots lost every sequence; {4 * slots} slots used"]
+    return plan, notes
+
 def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams | None) -> Result:
     """rotor's persistent DP over memory slots, O(S·L³): optimal among persistent sequences."""
     params = params or DpParams()
     deadline = Deadline.after(time_limit)
-    plan = persistent_dp(instance, params.slots, deadline)
+    plan, extra = best_persistent(instance, params.slots, deadline)
     rounding = (f"slot = {plan.slot} bytes, {plan.slots} slots: sizes are multiples of the slot, exact for "
                 "persistent sequences" if plan.exact else
-                f"slot = {plan.slot} bytes, {plan.slots} slots: sizes rounded up to whole slots (feasible, "
+                f"slot = {plan.slot} bytes, {plan.slots} slots: sizes rounded to whole slots (feasible, "
                 "maybe suboptimal even among persistent sequences)")
     if plan.time is None:
         # The restriction (persistent, rounded) proves nothing about the instance.
@@ -201,10 +244,10 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
                              "infeasible", rounding))
     bound = bounds.best(instance)
     status = Status.OPTIMAL if bound >= plan.time else Status.FEASIBLE
-    notes = [rounding]
+    notes = [rounding, *extra]
     if plan.exact:
         notes.append("optimal among persistent sequences")
     return Result(status=status, solution=Solution(plan.sequence), bound=float(bound), notes=tuple(notes))
 
 
-__all__ = ["DpParams", "PersistentPlan", "dp", "persistent_dp"]
+__all__ = ["DpParams", "PersistentPlan", "best_persistent", "dp", "persistent_dp"]
