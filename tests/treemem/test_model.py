@@ -65,10 +65,18 @@ def test_other_bad_fields():
     assert error_field({"question": "sequential"})[0] == "data.graph"
 
 
-@pytest.mark.parametrize("question", ["parallel", "out-of-core"])
-def test_unimplemented_questions_are_refused_with_a_clear_message(question):
-    field, reason = error_field(data([node("a")], [], question=question, processors=2, memory=5))
+def test_out_of_core_is_refused_with_a_clear_message():
+    field, reason = error_field(data([node("a")], [], question="out-of-core", memory=5))
     assert field == "data.question" and "not implemented" in reason
+
+
+def test_parallel_question_needs_p_m_and_positive_times():
+    assert read(data([node("a")], [], question="parallel", processors=2, memory=5)).processors == 2
+    assert error_field(data([node("a")], [], question="parallel", memory=5))[0] == "data.processors"
+    assert error_field(data([node("a")], [], question="parallel", processors=2))[0] == "data.memory"
+    assert error_field(data([node("a")], [], question="parallel", processors=0, memory=5))[0] == "data.processors"
+    assert error_field(data([node("a", time=0)], [], question="parallel", processors=1, memory=5))[0] == (
+        "data.graph.nodes[0].time")
 
 
 def test_solution_reading():

@@ -2,7 +2,7 @@
 
 See ``docs/treemem.md`` and ``../shared/spec/treemem.md``. Importing this
 package registers the problem and its methods with `hpcsched.core.registry`.
-Only the ``"sequential"`` question is implemented; ``"parallel"`` and
+The ``"sequential"`` and ``"parallel"`` questions are implemented;
 ``"out-of-core"`` instances are refused when read, with a message saying so.
 """
 
@@ -10,7 +10,9 @@ from ..core.registry import Problem, register_problem
 from . import bounds as bounds, formulations, heuristics, special_cases
 from .bounds import best as lower_bound
 from .generate import (
+    as_parallel as as_parallel,
     generate_assembly as generate_assembly,
+    generate_parallel_tree as generate_parallel_tree,
     generate_harpoon as generate_harpoon,
     generate_random_dag as generate_random_dag,
     generate_random_tree as generate_random_tree,
@@ -42,6 +44,7 @@ PROBLEM = register_problem(
             "random-dag": generate_random_dag,
             "harpoon": generate_harpoon,
             "assembly": generate_assembly,
+            "parallel-tree": generate_parallel_tree,
         },
         importers={"memdag": import_memdag, "dnn": import_dnn},
         plot=save_plot,
@@ -59,25 +62,37 @@ PROBLEM.add_method("greedy", heuristics.greedy, kind="heuristic", params=None)
 PROBLEM.add_method("forest-postorder", heuristics.forest_postorder, kind="heuristic", params=heuristics.ForestParams)
 PROBLEM.add_method("local-search", heuristics.local_search, kind="heuristic", params=heuristics.LocalSearchParams)
 PROBLEM.add_method("dfs-postorder", heuristics.dfs_postorder, kind="baseline", params=None)
+# parallel question (TOPC 2015)
+PROBLEM.add_method("cpsat-parallel", formulations.cpsat_parallel, kind="exact", params=formulations.CpSatParams)
+PROBLEM.add_method("par-subtrees", heuristics.par_subtrees, kind="heuristic", params=None)
+PROBLEM.add_method("par-subtrees-optim", heuristics.par_subtrees_optim, kind="heuristic", params=None)
+PROBLEM.add_method("par-inner-first", heuristics.par_inner_first, kind="heuristic", params=None)
+PROBLEM.add_method("par-deepest-first", heuristics.par_deepest_first, kind="heuristic", params=None)
+PROBLEM.add_method("par-inner-first-capped", heuristics.par_inner_first_capped, kind="heuristic", params=None)
+PROBLEM.add_method("par-deepest-first-capped", heuristics.par_deepest_first_capped, kind="heuristic", params=None)
 
 
 def _choose(instance: Instance) -> str:
-    """liu-optimal on in-trees/forests, the DP up to 25 nodes, else local search."""
+    """Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Sequential: liu-optimal on in-forests, dp up to 25 nodes, else local search."""
+    if instance.question == "parallel":
+        return "cpsat-parallel" if instance.n <= 30 else "par-inner-first-capped"
     if instance.is_in_forest:
         return "liu-optimal"
     return "dp" if instance.n <= 25 else "local-search"
 
 
 PROBLEM.add_dispatcher("auto", _choose, kind="exact",
-                       summary="liu-optimal on in-trees, dp up to 25 nodes, local search beyond")
+                       summary="liu-optimal on in-trees, dp up to 25 nodes, local search beyond; parallel: cpsat-parallel up to 30 nodes, else par-inner-first-capped")
 
 #: Method names by role (tests and benchmarks).
 EXACT_METHODS = ("dp", "milp", "cpsat", "brute-force")
 TREE_METHODS = ("liu-optimal", "best-postorder")
 HEURISTIC_METHODS = ("greedy", "forest-postorder", "local-search", "dfs-postorder")
+PARALLEL_METHODS = ("par-subtrees", "par-subtrees-optim", "par-inner-first", "par-deepest-first",
+                    "par-inner-first-capped", "par-deepest-first-capped")
 
 __all__ = [
-    "DATA_SCHEMA", "EXACT_METHODS", "HEURISTIC_METHODS", "Instance", "Node", "PROBLEM", "Solution", "TREE_METHODS",
+    "DATA_SCHEMA", "EXACT_METHODS", "PARALLEL_METHODS", "as_parallel", "generate_parallel_tree", "HEURISTIC_METHODS", "Instance", "Node", "PROBLEM", "Solution", "TREE_METHODS",
     "evaluate", "generate_assembly", "generate_harpoon", "generate_random_dag", "generate_random_tree",
     "import_dnn", "import_memdag", "lower_bound", "memory_profile", "plot_solution", "save_plot", "validate",
 ]

@@ -23,5 +23,44 @@ def memreq(instance: Instance) -> int:
 
 
 def best(instance: Instance) -> float:
-    """The best cheap proven lower bound (`memreq`)."""
+    """The best cheap proven lower bound: `memreq` (sequential), `parallel_lower_bound` (parallel)."""
+    if instance.question == "parallel":
+        return float(parallel_lower_bound(instance))
     return float(memreq(instance))
+
+
+def parallel_lower_bound(instance: Instance) -> int:
+    """TOPC 2015 Lemma 1: the makespan is at least ⌈max(Σw/p, critical path, Σ_i m_i·w_i / M)⌉.
+
+    Σw/p: p processors share the work. Critical path: a chain runs in
+    sequence. Memory: while i runs it holds m_i, and the memory held at any
+    instant is at most M, so ∫ memory ≥ Σ_i m_i·w_i and M·C ≥ ∫ memory. On an
+    in-forest m_i = MemReq(i) (each output has one consumer, so the MemReqs
+    of nodes running together count disjoint data); on a DAG an output may be
+    shared by consumers running together, so only m_i = n_i + f_i is used.
+    Makespans are integers (integer starts and times), hence the ceiling.
+    """
+    graph = Graph.of(instance)
+    times = [node.time for node in instance.nodes]
+    p = instance.processors or 1
+    longest = [0] * graph.n
+    order = _topological(graph)
+    for i in reversed(order):
+        longest[i] = times[i] + max((longest[s] for s in graph.successors[i]), default=0)
+    tree = all(len(s) <= 1 for s in graph.successors)
+    held = [graph.memreq(i) if tree else graph.step[i] for i in range(graph.n)]
+    area = sum(h * w for h, w in zip(held, times))
+    memory = instance.memory or 0
+    by_memory = -(-area // memory) if memory > 0 else 0
+    return max(-(-sum(times) // p), max(longest), by_memory)
+
+
+def _topological(graph: Graph) -> list[int]:
+    missing = [len(p) for p in graph.predecessors]
+    order = [i for i in range(graph.n) if missing[i] == 0]
+    for i in order:  # grows while iterating
+        for s in graph.successors[i]:
+            missing[s] -= 1
+            if missing[s] == 0:
+                order.append(s)
+    return order

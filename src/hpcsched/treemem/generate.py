@@ -115,6 +115,43 @@ def generate_assembly(
     )
 
 
+def as_parallel(instance: Instance, *, processors: int, memory: int, name: str | None = None) -> Instance:
+    """The parallel question on the graph of ``instance``: p processors sharing memory M (times must be >= 1)."""
+    data = instance.to_data()
+    data.update(question="parallel", processors=processors, memory=memory)
+    source = {**instance.source, "question": {"processors": processors, "memory": memory}}
+    return Instance.from_data(data, name=name or f"{instance.name}-p{processors}-M{memory}",
+                              time_unit=instance.time_unit, source=source)
+
+
+def generate_parallel_tree(
+    *, seed: int, n: int = 12, processors: int = 2, memory_factor: float = 1.5, max_children: int | None = None,
+    max_time: int = 5, max_exec: int = 10, max_output: int = 10,
+) -> Instance:
+    """A random in-tree (as `generate_random_tree`, times uniform 1..max_time) for the parallel question.
+
+    M = ⌈memory_factor × the sequential optimum⌉ (Liu 1987), so that every
+    factor >= 1 gives a feasible instance.
+    """
+    from .simulate import Graph
+    from .special_cases import forest_parent, liu_optimal_order
+
+    tree = generate_random_tree(seed=seed, n=n, max_children=max_children, max_exec=max_exec, max_output=max_output)
+    rng = np.random.default_rng(seed + 7919)
+    times = rng.integers(1, max_time + 1, size=n).tolist()
+    data = tree.to_data()
+    for node, time in zip(data["graph"]["nodes"], times):
+        node["time"] = int(time)
+    timed = Instance.from_data(data, name=tree.name)
+    graph = Graph.of(timed)
+    optimum = liu_optimal_order(graph, forest_parent(graph))[1]  # type: ignore[arg-type]
+    instance = as_parallel(timed, processors=processors, memory=int(np.ceil(memory_factor * optimum)),
+                           name=f"parallel-tree-n{n}-p{processors}-m{memory_factor}-s{seed}")
+    return Instance.from_data(instance.to_data(), name=instance.name, source=_source(
+        "parallel-tree", seed, n=n, processors=processors, memory_factor=memory_factor, max_children=max_children,
+        max_time=max_time, max_exec=max_exec, max_output=max_output))
+
+
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

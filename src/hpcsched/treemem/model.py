@@ -25,9 +25,15 @@ Modelling choices where the specification leaves room
 * Node names are unique non-empty strings; an edge ``[u, v]`` names two
   nodes; duplicate edges and self-loops are refused; the graph must be
   acyclic (a cycle is reported with the nodes on it).
-* ``question``: only ``"sequential"`` is implemented; ``"parallel"`` and
+* ``question``: ``"sequential"`` and ``"parallel"`` are implemented;
   ``"out-of-core"`` instances are refused when read, with a message saying
-  so (they are defined in the spec, their methods are not written yet).
+  so (defined in the spec, its methods are not written yet).
+* Parallel question: ``processors`` p >= 1 and ``memory`` M >= 0 are
+  required and every ``time`` must be >= 1 (a task of length 0 would hold its
+  memory during an empty interval, i.e. never: refusing it keeps the memory
+  sweep honest). Memory over time: node i holds n_i on ``[s_i, e_i)`` and f_i
+  on ``[s_i, L_i)`` with L_i the latest end of its successors (e_i for a
+  sink); at equal times frees happen before allocations.
 * The validator is written from the definition and shares no code with
   `hpcsched.treemem.simulate` or the formulations.
 """
@@ -49,7 +55,7 @@ from ..core.fields import (
 from ..core.violation import Violation
 
 QUESTIONS = ("sequential", "parallel", "out-of-core")
-IMPLEMENTED_QUESTIONS = ("sequential",)
+IMPLEMENTED_QUESTIONS = ("sequential", "parallel")
 
 #: JSON Schema of the ``data`` section of a treemem instance file.
 DATA_SCHEMA: dict[str, Any] = {
@@ -229,6 +235,15 @@ class Instance:
             )
         processors = None if self.processors is None else require_int(self.processors, "data.processors", minimum=1)
         memory = None if self.memory is None else require_int(self.memory, "data.memory", minimum=0)
+        if question == "parallel":
+            if processors is None:
+                raise InvalidInstanceError("data.processors", "is missing (the parallel question needs p)")
+            if memory is None:
+                raise InvalidInstanceError("data.memory", "is missing (the parallel question needs M)")
+            for index, node in enumerate(checked):
+                if node.time < 1:
+                    raise InvalidInstanceError(f"data.graph.nodes[{index}].time",
+                                               f"must be >= 1 for the parallel question, got {node.time}")
         object.__setattr__(self, "nodes", checked)
         object.__setattr__(self, "edges", tuple(edges))
         object.__setattr__(self, "question", question)
@@ -251,8 +266,11 @@ class Instance:
         name: str = "treemem",
         time_unit: str | None = None,
         source: Mapping[str, Any] | None = None,
+        question: str = "sequential",
+        processors: int | None = None,
+        memory: int | None = None,
     ) -> "Instance":
-        """A sequential instance from parallel lists and index edges (names default to ``v0, v1, ...``)."""
+        """An instance from parallel lists and index edges (names default to ``v0, v1, ...``)."""
         n = len(exec_sizes)
         if len(outputs) != n:
             raise InvalidInstanceError("data.graph.nodes", f"outputs has {len(outputs)} entries, exec_sizes has {n}")
@@ -266,8 +284,9 @@ class Instance:
             if not (0 <= int(u) < n and 0 <= int(v) < n):
                 raise InvalidInstanceError(f"data.graph.edges[{k}]", f"index out of range 0..{n - 1}: {(u, v)}")
             named_edges.append([names[int(u)], names[int(v)]])
+        extra = {key: value for key, value in (("processors", processors), ("memory", memory)) if value is not None}
         return cls.from_data(
-            {"question": "sequential", "graph": {"nodes": [n_.__dict__ for n_ in nodes], "edges": named_edges}},
+            {"question": question, "graph": {"nodes": [n_.__dict__ for n_ in nodes], "edges": named_edges}, **extra},
             name=name,
             time_unit=time_unit,
             source=dict(source or {}),
@@ -368,18 +387,34 @@ def _end_index(end: Any, path: str, n: int) -> int:
 
 @dataclass(frozen=True)
 class Solution:
-    """A sequential traversal: the node names in execution order.
+    """A traversal (sequential question) or a schedule (parallel question).
 
     Attributes
     ----------
     order
-        Node names, each once, in the order they run.
+        Sequential: node names, each once, in the order they run (None for a schedule).
+    start, processor
+        Parallel: node name -> start time (integer >= 0) and processor
+        (0..p-1); None for a traversal.
     """
 
-    order: tuple[str, ...]
+    order: tuple[str, ...] | None = None
+    start: Mapping[str, int] | None = None
+    processor: Mapping[str, int] | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "order", tuple(self.order))
+        if self.order is not None:
+            object.__setattr__(self, "order", tuple(self.order))
+        for name in ("start", "processor"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, {str(k): int(v) for k, v in dict(value).items()})
+        if self.order is None and (self.start is None or self.processor is None):
+            raise InvalidSolutionError("solution", "needs an order, or a start and a processor per node")
+
+    def __hash__(self) -> int:  # dict fields: hash what identifies the solution
+        return hash((self.order, None if self.start is None else tuple(sorted(self.start.items())),
+                     None if self.processor is None else tuple(sorted(self.processor.items()))))
 
     @classmethod
     def from_indices(cls, instance: Instance, indices: Sequence[int]) -> "Solution":
@@ -387,19 +422,39 @@ class Solution:
         return cls(tuple(instance.nodes[int(i)].name for i in indices))
 
     @classmethod
+    def schedule(cls, instance: Instance, start: Sequence[int], processor: Sequence[int]) -> "Solution":
+        """The parallel schedule with ``start[i]`` and ``processor[i]`` for node i."""
+        names = [node.name for node in instance.nodes]
+        return cls(None, {names[i]: int(start[i]) for i in range(len(names))},
+                   {names[i]: int(processor[i]) for i in range(len(names))})
+
+    @classmethod
     def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
         """The solution described by the ``solution`` section of a file."""
         data = require_dict(data, "solution")
+        known = {node.name for node in instance.nodes}
+        if instance.question == "parallel":
+            require_known_keys(data, ("start", "processor"), "solution", "a parallel treemem solution")
+            maps = {}
+            for key in ("start", "processor"):
+                raw = require_dict(require_key(data, key, "solution"), f"solution.{key}")
+                for label, value in raw.items():
+                    if label not in known:
+                        raise InvalidSolutionError(f"solution.{key}.{label}", f"unknown node '{label}'")
+                    require_int(value, f"solution.{key}.{label}", minimum=0)
+                maps[key] = raw
+            return cls(None, maps["start"], maps["processor"])
         require_known_keys(data, ("order",), "solution", "a treemem solution")
         order = require_list(require_key(data, "order", "solution"), "solution.order")
         names = tuple(require_str(item, f"solution.order[{i}]") for i, item in enumerate(order))
-        known = {node.name for node in instance.nodes}
         for i, label in enumerate(names):
             if label not in known:
                 raise InvalidSolutionError(f"solution.order[{i}]", f"unknown node '{label}'")
         return cls(names)
 
     def to_data(self) -> dict[str, Any]:
+        if self.order is None:
+            return {"start": dict(self.start or {}), "processor": dict(self.processor or {})}
         return {"order": list(self.order)}
 
 
@@ -448,14 +503,88 @@ def _order_indices(instance: Instance, solution: Solution) -> list[int] | list[V
     return violations or [index[label] for label in solution.order]
 
 
+def memory_levels(instance: Instance, start: Sequence[int]) -> list[tuple[int, int]]:
+    """``(time, memory held from that time on)`` of a parallel schedule, at every time the level changes.
+
+    Node i holds n_i on ``[s_i, e_i)`` and f_i on ``[s_i, L_i)``, L_i the
+    latest end of its successors (its own end for a sink). All changes at
+    one instant are applied together, which is "frees before allocations".
+    """
+    nodes = instance.nodes
+    ends = [start[i] + nodes[i].time for i in range(len(nodes))]
+    deltas: dict[int, int] = {}
+    for i, node in enumerate(nodes):
+        released = max((ends[s] for s in instance.successors[i]), default=ends[i])
+        for begin, end, size in ((start[i], ends[i], node.exec), (start[i], released, node.output)):
+            if end > begin and size:
+                deltas[begin] = deltas.get(begin, 0) + size
+                deltas[end] = deltas.get(end, 0) - size
+    levels, held = [], 0
+    for time in sorted(deltas):
+        held += deltas[time]
+        levels.append((time, held))
+    return levels
+
+
+def _validate_schedule(instance: Instance, solution: Solution) -> list[Violation]:
+    if solution.start is None or solution.processor is None:
+        return [Violation("kind", "the parallel question needs a start and a processor per node, got an order")]
+    names = [node.name for node in instance.nodes]
+    violations = []
+    for key, mapping in (("start", solution.start), ("processor", solution.processor)):
+        unknown = sorted(set(mapping) - set(names))
+        missing = [name for name in names if name not in mapping]
+        if unknown:
+            violations.append(Violation("unknown-node", f"{key} names unknown node(s) {', '.join(unknown[:5])}"))
+        if missing:
+            violations.append(Violation("missing", f"{key} lacks {len(missing)} node(s): {', '.join(missing[:5])}"))
+    if violations:
+        return violations
+    start = [solution.start[name] for name in names]
+    processor = [solution.processor[name] for name in names]
+    nodes = instance.nodes
+    for i, name in enumerate(names):
+        if start[i] < 0:
+            violations.append(Violation("negative-start", f"'{name}' starts at {start[i]} < 0"))
+        if not 0 <= processor[i] < (instance.processors or 0):
+            violations.append(Violation("processor", f"'{name}' runs on processor {processor[i]}, "
+                                                     f"valid: 0..{(instance.processors or 0) - 1}"))
+    for u, v in instance.edges:
+        if start[v] < start[u] + nodes[u].time:
+            violations.append(Violation("precedence", f"'{names[v]}' starts at {start[v]} before its predecessor "
+                                                      f"'{names[u]}' ends at {start[u] + nodes[u].time}"))
+    by_processor: dict[int, list[tuple[int, int, int]]] = {}
+    for i in range(len(names)):
+        by_processor.setdefault(processor[i], []).append((start[i], start[i] + nodes[i].time, i))
+    for proc, intervals in by_processor.items():
+        intervals.sort()
+        for (s1, e1, i1), (s2, _, i2) in zip(intervals, intervals[1:]):
+            if s2 < e1:
+                violations.append(Violation("overlap", f"'{names[i2]}' starts at {s2} on processor {proc} while "
+                                                       f"'{names[i1]}' runs until {e1}"))
+    for time, held in memory_levels(instance, start):
+        if held > (instance.memory or 0):
+            violations.append(Violation("memory", f"{held} held from time {time} on, memory is {instance.memory} "
+                                                  f"(over by {held - (instance.memory or 0)})"))
+    return violations
+
+
 def validate(instance: Instance, solution: Solution) -> list[Violation]:
     """Every rule of the definition that ``solution`` breaks ([] = feasible).
 
-    Rules: ``unknown-node``, ``duplicate``, ``missing`` (the order is a
-    permutation of the nodes) and ``precedence`` (every edge u -> v has u
+    Sequential rules: ``unknown-node``, ``duplicate``, ``missing`` (the order
+    is a permutation of the nodes) and ``precedence`` (every edge u -> v has u
     before v). The sequential question has no memory limit: any topological
-    order is feasible, its peak is the objective.
+    order is feasible, its peak is the objective. Parallel rules: ``missing``
+    / ``unknown-node`` (one start and one processor per node),
+    ``negative-start``, ``processor`` (0..p-1), ``precedence`` (s_v >= s_u +
+    w_u), ``overlap`` (one node at a time per processor), ``memory`` (held <=
+    M at every instant, see `memory_levels`).
     """
+    if instance.question == "parallel":
+        return _validate_schedule(instance, solution)
+    if solution.order is None:
+        return [Violation("kind", "the sequential question needs an order, got a schedule")]
     checked = _order_indices(instance, solution)
     if checked and isinstance(checked[0], Violation):
         return checked  # type: ignore[return-value]
@@ -481,6 +610,8 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     kept); ``max_memreq`` (max over nodes of the memory of its own step
     alone, a lower bound); ``total_time`` (Σ w, the sequential makespan).
     """
+    if instance.question == "parallel":
+        return _evaluate_schedule(instance, solution)
     index = {node.name: i for i, node in enumerate(instance.nodes)}
     order = [index[label] for label in solution.order]
     profile = memory_profile(instance, order)
@@ -499,6 +630,33 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     }
 
 
+def _evaluate_schedule(instance: Instance, solution: Solution) -> dict[str, float]:
+    """Makespan (the objective), peak memory and utilisation of a valid parallel schedule."""
+    names = [node.name for node in instance.nodes]
+    start = [solution.start[name] for name in names]  # type: ignore[index]
+    makespan = max(s + node.time for s, node in zip(start, instance.nodes))
+    peak = max((held for _, held in memory_levels(instance, start)), default=0)
+    work = sum(node.time for node in instance.nodes)
+    return {
+        "objective": float(makespan),
+        "makespan": float(makespan),
+        "peak_memory": float(peak),
+        "peak_memory_fraction": peak / instance.memory if instance.memory else 0.0,
+        "total_work": float(work),
+        "processor_utilisation": work / (makespan * (instance.processors or 1)) if makespan else 0.0,
+    }
+
+
 def peak_of(instance: Instance, solution: Solution) -> int:
     """The integer peak memory (`evaluate`'s objective as an int)."""
     return int(evaluate(instance, solution)["objective"])
+
+
+def other_question(instance: Instance, question: str) -> "Any":
+    """A NOT_APPLICABLE Result when ``instance`` asks another question than ``question``, else None."""
+    if instance.question == question:
+        return None
+    from ..core.result import Result, Status
+
+    return Result(status=Status.NOT_APPLICABLE,
+                  notes=(f"this method answers the {question} question; the instance asks the {instance.question} one",))

@@ -40,7 +40,7 @@ from typing import Sequence
 
 from ..core.deadline import Deadline
 from ..core.result import Result, Status
-from .model import Instance, Solution
+from .model import Instance, Solution, other_question
 from .simulate import Graph, peak
 
 
@@ -184,6 +184,9 @@ def _not_a_forest(instance: Instance) -> Result | None:
 
 def liu_optimal(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Liu 1987 optimal traversal of an in-tree (or in-forest): OPTIMAL, O(n log n) in practice."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
     refused = _not_a_forest(instance)
     if refused is not None:
         return refused
@@ -200,6 +203,9 @@ def liu_optimal(instance: Instance, /, *, time_limit: float, seed: int, params: 
 
 def best_postorder(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Liu 1986 best post-order of an in-tree: optimal among post-orders, a heuristic for the problem."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
     refused = _not_a_forest(instance)
     if refused is not None:
         return refused

@@ -33,15 +33,15 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from ..core.deadline import Deadline
-from ..core.params import at_least, positive
-from ..core.result import Result, Status
-from ..solvers import cpsat as cpsat_adapter
-from ..solvers import milp as milp_adapter
-from .bounds import memreq
-from .heuristics import forest_order, greedy_order
-from .model import Instance, Solution
-from .simulate import Graph, peak
+from ...core.deadline import Deadline
+from ...core.params import at_least, positive
+from ...core.result import Result, Status
+from ...solvers import cpsat as cpsat_adapter
+from ...solvers import milp as milp_adapter
+from ..bounds import memreq
+from ..heuristics import forest_order, greedy_order
+from ..model import Instance, Solution, other_question
+from ..simulate import Graph, peak
 
 BRUTE_FORCE_MAX_N = 8
 
@@ -53,6 +53,9 @@ def _incumbent(graph: Graph, deadline: Deadline) -> list[int]:
 
 def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Every topological order, n <= 8: the reference the other exact methods are checked against."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
     if instance.n > BRUTE_FORCE_MAX_N:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"brute force is limited to n <= {BRUTE_FORCE_MAX_N}",))
     deadline = Deadline.after(time_limit)
@@ -90,6 +93,9 @@ class DpParams:
 
 def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams | None) -> Result:
     """Exact best-first DP over the sets of done nodes with free-move dominance (n up to ~25)."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
     params = params or DpParams()
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
@@ -216,6 +222,9 @@ def _integer_bound(bound: float | None) -> float | None:
 
 def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpParams | None) -> Result:
     """Slot MILP (PuLP/HiGHS): x[v,t] assigns node v to slot t, prefixes S_v(t), liveness rows."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
     import pulp
 
     params = params or MilpParams()
@@ -290,6 +299,9 @@ class CpSatParams:
 
 def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatParams | None) -> Result:
     """CP-SAT slot model: Boolean x[v,t], done prefixes, liveness Booleans, one memory row per slot."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
     params = params or CpSatParams()
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)

@@ -11,13 +11,13 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from ..core.deadline import Deadline
-from ..core.params import at_least
-from ..core.result import Result, Status
-from .bounds import memreq
-from .model import Instance, Solution
-from .simulate import Graph, peak, profile, topological_by_priority
-from .special_cases import best_postorder_order, liu_optimal_order
+from ...core.deadline import Deadline
+from ...core.params import at_least
+from ...core.result import Result, Status
+from ..bounds import memreq
+from ..model import Instance, Solution, other_question
+from ..simulate import Graph, peak, profile, topological_by_priority
+from ..special_cases import best_postorder_order, liu_optimal_order
 
 
 def _result(instance: Instance, graph: Graph, order: Sequence[int], *notes: str) -> Result:
@@ -59,6 +59,9 @@ def dfs_order(graph: Graph) -> list[int]:
 
 def dfs_postorder(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Depth-first post-order from the sinks (predecessors in index order): the baseline."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
     graph = Graph.of(instance)
     return _result(instance, graph, dfs_order(graph), "DFS post-order from the sinks")
 
@@ -98,6 +101,9 @@ def greedy_order(graph: Graph, deadline: Deadline | None = None) -> list[int]:
 
 def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Greedy least increase: the ready node that raises the peak least, ties by what it leaves resident."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
     graph = Graph.of(instance)
     order = greedy_order(graph, Deadline.after(time_limit))
     return _result(instance, graph, order, "greedy least increase")
@@ -153,6 +159,9 @@ def _forest_predecessors(parent: Sequence[int]) -> tuple[tuple[int, ...], ...]:
 
 def forest_postorder(instance: Instance, /, *, time_limit: float, seed: int, params: ForestParams | None) -> Result:
     """Best post-order (or Liu's traversal) of a spanning in-forest, repaired into a topological order."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
     params = params or ForestParams()
     graph = Graph.of(instance)
     order = forest_order(graph, params.traversal)
@@ -215,6 +224,9 @@ def improve(graph: Graph, order: list[int], *, max_iterations: int, seed: int, d
 
 def local_search(instance: Instance, /, *, time_limit: float, seed: int, params: LocalSearchParams | None) -> Result:
     """Local search on orders from the best of greedy, DFS and spanning-forest starts (seeded moves)."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
     params = params or LocalSearchParams()
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)

@@ -1,0 +1,304 @@
+"""Heuristics for the parallel question (p processors sharing memory M), after Eyraud-Dubois,
+Marchal, Sinnen and Vivien, "Parallel scheduling of task trees with limited memory", ACM TOPC
+2(2), 2015 (TOPC 2015).
+
+Memory model of a schedule (as the validator's): node i holds n_i on
+``[s_i, e_i)`` and f_i from s_i until its last successor ends (its own end
+for a sink); frees happen before allocations at equal times.
+
+* ``par-inner-first``: list scheduling; a free processor takes a ready inner
+  node first (in the order of the best sequential post-order), else a ready
+  leaf (same order).
+* ``par-deepest-first``: list scheduling by the largest bottom level (the
+  longest path, in time, from the node to a sink), ties by post-order rank.
+* ``*-capped``: the same, but a node starts only if the memory after its
+  allocation stays within M (the highest-priority node that fits starts);
+  when nothing runs and nothing fits, the schedule falls back to the memory-
+  optimal sequential order on one processor (valid whenever any schedule is,
+  see `require_memory`).
+* ``par-subtrees`` (trees): split the tree into subtrees by repeatedly
+  removing the root of the subtree of largest work (its root joins a
+  sequential set); keep the split of least estimated makespan ``W_max + Σ w
+  of everything outside the p largest subtrees``; run the p largest subtrees
+  in parallel, each in its memory-optimal order (Liu 1987), then everything
+  else on one processor in the restriction of Liu's order of the whole tree.
+* ``par-subtrees-optim``: the same split search, but all subtrees are
+  assigned to processors by LPT (estimate: LPT makespan + Σ w of the
+  sequential set); then the sequential set.
+
+Uncapped heuristics ignore M while they build: when the schedule needs more
+than M they return NOT_APPLICABLE saying how much (use a capped variant).
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Sequence
+
+from ...core.errors import InfeasibleError
+from ...core.result import Result, Status
+from ..bounds import parallel_lower_bound
+from ..model import Instance, Solution, memory_levels, other_question
+from ..simulate import Graph
+from ..special_cases import best_postorder_order, forest_parent, liu_optimal_order
+from .sequential import forest_order
+
+
+def require_memory(instance: Instance, graph: Graph) -> list[int] | None:
+    """Raise InfeasibleError when no schedule fits M; return Liu's order on in-forests.
+
+    Proof: listing the nodes of a parallel schedule by start time gives a
+    sequential order whose step memory at node i is at most the schedule's
+    memory just after s_i (everything the order holds, the schedule holds
+    too), so the schedule's peak is at least the sequential optimum; and every
+    step holds at least MemReq(i).
+    """
+    memory = instance.memory or 0
+    for i in range(graph.n):
+        if graph.memreq(i) > memory:
+            raise InfeasibleError(f"node '{instance.nodes[i].name}' alone needs MemReq {graph.memreq(i)} > M = {memory}")
+    parent = forest_parent(graph)
+    if parent is None:
+        return None
+    order, best = liu_optimal_order(graph, parent)
+    if best > memory:
+        raise InfeasibleError(f"the sequential optimum of the tree is {best} > M = {memory}: no schedule fits")
+    return order
+
+
+def bottom_levels(instance: Instance, graph: Graph) -> list[int]:
+    """Longest path in time from each node to a sink, the node itself included."""
+    level = [0] * graph.n
+    for i in reversed(forest_order(graph)):  # any topological order, reversed
+        level[i] = instance.nodes[i].time + max((level[s] for s in graph.successors[i]), default=0)
+    return level
+
+
+def list_schedule(instance: Instance, graph: Graph, priority: Sequence, capped: bool) -> tuple[list[int], list[int]] | None:
+    """Event-driven list scheduling on p processors; None when the capped run deadlocks."""
+    p, memory = instance.processors or 1, instance.memory or 0
+    times = [node.time for node in instance.nodes]
+    missing = [len(pr) for pr in graph.predecessors]
+    remaining = [len(s) for s in graph.successors]
+    ready = sorted((i for i in range(graph.n) if missing[i] == 0), key=lambda i: priority[i])
+    free = list(range(p))
+    running: list[tuple[int, int, int]] = []  # (end, node, processor)
+    start, processor = [0] * graph.n, [0] * graph.n
+    held, now, done = 0, 0, 0
+    while done < graph.n:
+        started = True
+        while free and ready and started:
+            started = False
+            for k, i in enumerate(ready):
+                if not capped or held + graph.step[i] <= memory:
+                    ready.pop(k)
+                    proc = heapq.heappop(free)
+                    start[i], processor[i] = now, proc
+                    held += graph.step[i]
+                    heapq.heappush(running, (now + times[i], i, proc))
+                    started = True
+                    break
+        if not running:
+            return None  # capped and nothing fits: deadlock
+        now = running[0][0]
+        newly = []
+        while running and running[0][0] == now:  # every end at this instant frees before any start
+            _, i, proc = heapq.heappop(running)
+            done += 1
+            heapq.heappush(free, proc)
+            held -= instance.nodes[i].exec + (0 if graph.successors[i] else graph.output[i])
+            for pr in graph.predecessors[i]:
+                remaining[pr] -= 1
+                if remaining[pr] == 0:
+                    held -= graph.output[pr]
+            for s in graph.successors[i]:
+                missing[s] -= 1
+                if missing[s] == 0:
+                    newly.append(s)
+        if newly:
+            ready = sorted(ready + newly, key=lambda i: priority[i])
+    return start, processor
+
+
+def _sequential_schedule(instance: Instance, order: Sequence[int]) -> tuple[list[int], list[int]]:
+    start, now = [0] * instance.n, 0
+    for i in order:
+        start[i] = now
+        now += instance.nodes[i].time
+    return start, [0] * instance.n
+
+
+def _finish(instance: Instance, start: Sequence[int], processor: Sequence[int], *notes: str) -> Result:
+    peak = max((held for _, held in memory_levels(instance, start)), default=0)
+    if peak > (instance.memory or 0):
+        return Result(status=Status.NOT_APPLICABLE,
+                      notes=(*notes, f"the schedule needs memory {peak} > M = {instance.memory}; use a capped variant"))
+    bound = parallel_lower_bound(instance)
+    makespan = max(s + node.time for s, node in zip(start, instance.nodes))
+    return Result(status=Status.OPTIMAL if makespan <= bound else Status.FEASIBLE,
+                  solution=Solution.schedule(instance, start, processor), bound=float(bound),
+                  notes=(*notes, f"peak memory {peak} of M = {instance.memory}"))
+
+
+def _postorder_rank(graph: Graph) -> list[int]:
+    parent = forest_parent(graph)
+    order = best_postorder_order(graph, parent)[0] if parent is not None else forest_order(graph)
+    rank = [0] * graph.n
+    for position, node in enumerate(order):
+        rank[node] = position
+    return rank
+
+
+def _list_method(instance: Instance, rule: str, capped: bool) -> Result:
+    refused = other_question(instance, "parallel")
+    if refused is not None:
+        return refused
+    graph = Graph.of(instance)
+    fallback = require_memory(instance, graph)
+    rank = _postorder_rank(graph)
+    if rule == "inner-first":
+        priority = [(0 if graph.predecessors[i] else 1, rank[i]) for i in range(graph.n)]
+    else:
+        level = bottom_levels(instance, graph)
+        priority = [(-level[i], rank[i]) for i in range(graph.n)]
+    schedule = list_schedule(instance, graph, priority, capped)
+    name = f"par-{rule}{'-capped' if capped else ''}"
+    if schedule is None:
+        if fallback is None:
+            return Result(status=Status.TIME_LIMIT_NO_SOLUTION,
+                          notes=(f"{name} deadlocked under M and the graph is not a tree (no fallback order)",))
+        return _finish(instance, *_sequential_schedule(instance, fallback),
+                       f"{name} deadlocked under M: Liu's sequential order on one processor instead")
+    return _finish(instance, *schedule, name)
+
+
+def par_inner_first(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """ParInnerFirst (TOPC 2015): list scheduling, ready inner nodes before leaves, post-order ranks; ignores M."""
+    return _list_method(instance, "inner-first", capped=False)
+
+
+def par_deepest_first(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """ParDeepestFirst (TOPC 2015): list scheduling by largest bottom level; ignores M."""
+    return _list_method(instance, "deepest-first", capped=False)
+
+
+def par_inner_first_capped(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """ParInnerFirst that starts a node only when it fits in M (sequential fallback on deadlock)."""
+    return _list_method(instance, "inner-first", capped=True)
+
+
+def par_deepest_first_capped(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """ParDeepestFirst that starts a node only when it fits in M (sequential fallback on deadlock)."""
+    return _list_method(instance, "deepest-first", capped=True)
+
+
+def _lpt(works: Sequence[int], p: int) -> tuple[int, list[int]]:
+    """LPT makespan of ``works`` on p machines and the machine of each job."""
+    loads = [(0, m) for m in range(p)]
+    machine = [0] * len(works)
+    for job in sorted(range(len(works)), key=lambda j: -works[j]):
+        load, m = heapq.heappop(loads)
+        machine[job] = m
+        heapq.heappush(loads, (load + works[job], m))
+    return max(load for load, _ in loads), machine
+
+
+def _subtrees(instance: Instance, graph: Graph, optim: bool) -> Result:
+    refused = other_question(instance, "parallel")
+    if refused is not None:
+        return refused
+    parent = forest_parent(graph)
+    if parent is None:
+        return Result(status=Status.NOT_APPLICABLE, notes=("ParSubtrees needs an in-tree/forest",))
+    whole_order = require_memory(instance, graph)
+    p = instance.processors or 1
+    times = [node.time for node in instance.nodes]
+    work = list(times)
+    for i in whole_order:  # type: ignore[union-attr]  # children before parents
+        if parent[i] >= 0:
+            work[parent[i]] += work[i]
+    total = sum(times)
+    roots = [i for i in range(graph.n) if parent[i] < 0]
+    heap = [(-work[r], r) for r in roots]
+    heapq.heapify(heap)
+    sequential: list[int] = []
+    best: tuple[float, list[int], list[int]] | None = None
+    for _ in range(graph.n):
+        subtree_roots = [r for _, r in heap]
+        works = [work[r] for r in subtree_roots]
+        sequential_work = sum(times[i] for i in sequential)
+        if optim:
+            estimate = _lpt(works, p)[0] + sequential_work
+        else:
+            largest = sorted(works, reverse=True)[:p]
+            estimate = largest[0] + (total - sum(largest))
+        if best is None or estimate < best[0]:
+            best = (estimate, list(subtree_roots), list(sequential))
+        top = heap[0][1]
+        kids = graph.predecessors[top]
+        if not kids:
+            break
+        heapq.heappop(heap)
+        sequential.append(top)
+        for c in kids:
+            heapq.heappush(heap, (-work[c], c))
+    _, subtree_roots, sequential = best  # type: ignore[misc]
+    members = _members(graph, subtree_roots)
+    if optim:
+        _, machine = _lpt([work[r] for r in subtree_roots], p)
+        parallel_roots = subtree_roots
+    else:
+        chosen = sorted(subtree_roots, key=lambda r: -work[r])[:p]
+        machine = list(range(len(chosen)))
+        parallel_roots = chosen
+    start, processor = [0] * graph.n, [0] * graph.n
+    clock = [0] * p
+    for k, root in sorted(enumerate(parallel_roots), key=lambda item: -work[item[1]]):
+        proc = machine[k]
+        for i in _subtree_order(graph, members[root]):
+            start[i], processor[i] = clock[proc], proc
+            clock[proc] += times[i]
+    in_parallel = {i for r in parallel_roots for i in members[r]}
+    now = max(clock)
+    for i in whole_order:  # type: ignore[union-attr]
+        if i not in in_parallel:
+            start[i], processor[i] = now, 0
+            now += times[i]
+    name = "par-subtrees-optim" if optim else "par-subtrees"
+    return _finish(instance, start, processor, f"{name}: {len(parallel_roots)} subtrees in parallel, "
+                                               f"{graph.n - len(in_parallel)} nodes after them")
+
+
+def _members(graph: Graph, roots: Sequence[int]) -> dict[int, list[int]]:
+    members = {}
+    for root in roots:
+        nodes, stack = [], [root]
+        while stack:
+            node = stack.pop()
+            nodes.append(node)
+            stack.extend(graph.predecessors[node])
+        members[root] = nodes
+    return members
+
+
+def _subtree_order(graph: Graph, nodes: list[int]) -> list[int]:
+    """Liu's optimal order of the subtree made of ``nodes`` (its root's output kept: it has a successor outside)."""
+    local = {node: k for k, node in enumerate(nodes)}
+    parent = [local.get(graph.successors[node][0], -1) if graph.successors[node] else -1 for node in nodes]
+    sub = Graph(len(nodes), tuple(graph.step[i] for i in nodes), tuple(graph.output[i] if parent[k] >= 0 else 0
+                                                                          for k, i in enumerate(nodes)),
+                tuple(graph.output[i] for i in nodes),
+                tuple(tuple(local[c] for c in graph.predecessors[i]) for i in nodes),
+                tuple((parent[k],) if parent[k] >= 0 else () for k in range(len(nodes))))
+    order, _ = liu_optimal_order(sub, parent)
+    return [nodes[k] for k in order]
+
+
+def par_subtrees(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """ParSubtrees (TOPC 2015): the p largest subtrees of the best split in parallel, the rest after; ignores M."""
+    return _subtrees(instance, Graph.of(instance), optim=False)
+
+
+def par_subtrees_optim(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """ParSubtreesOptim (TOPC 2015): all subtrees of the best split by LPT, the sequential set after; ignores M."""
+    return _subtrees(instance, Graph.of(instance), optim=True)
