@@ -1,0 +1,122 @@
+"""Checkpoint benchmarks: DP time vs L and S, overhead vs budget per method on PipeDream chains,
+persistent vs unrestricted optimum on small random chains. Prints Markdown tables.
+
+    .venv/bin/python benchmarks/checkpoint/run.py [--part dp|overhead|persistent|all] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+import hpcsched
+from hpcsched.checkpoint import Instance, bounds, import_pipedream, memory_lower_bound, store_all_peak
+from hpcsched.checkpoint.formulations import persistent_dp, shortest_sequence
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+NETWORKS = ("alexnet", "vgg16", "resnet18", "gnmt", "squeezenet1_0", "resnet50")
+METHODS = ("dp", "dp-coarse", "greedy", "checkpoint-sequential", "chen", "revolve-repaired", "recompute-all")
+
+
+def random_chain(length: int, rng: np.random.Generator) -> Instance:
+    fw = rng.integers(1, 100, length).tolist()
+    x = rng.integers(1, 1000, length + 1).tolist()
+    xbar = [None] + [int(v * rng.uniform(1, 2)) for v in x[1:]]
+    probe = Instance.create(fw, [2 * f for f in fw] + [1], x, xbar, 2**50)
+    return probe.with_memory(max(memory_lower_bound(probe), store_all_peak(probe) // 3))
+
+
+def dp_time(quick: bool) -> None:
+    lengths = (10, 25, 50, 100) if quick else (10, 25, 50, 100, 200)
+    slot_counts = (50, 100, 250) if quick else (50, 100, 250, 500, 1000)
+    rng = np.random.default_rng(0)
+    print("\n### DP time (s) vs L (rows) and S slots (columns), one run each\n")
+    print("| L | " + " | ".join(f"S={s}" for s in slot_counts) + " |")
+    print("|---|" + "---|" * len(slot_counts))
+    for length in lengths:
+        instance = random_chain(length, rng)
+        cells = []
+        for slots in slot_counts:
+            if length * length * length * slots > 2.1e9:
+                cells.append("-")
+                continue
+            started = time.perf_counter()
+            persistent_dp(instance, slots)
+            cells.append(f"{time.perf_counter() - started:.2f}")
+        print(f"| {length} | " + " | ".join(cells) + " |", flush=True)
+
+
+def overhead(quick: bool) -> None:
+    budgets = (0.5, 0.9) if quick else (0.3, 0.5, 0.7, 0.9)
+    networks = NETWORKS[:3] if quick else NETWORKS
+    print("\n### Overhead (% of Σfw+Σbw) per method and budget; last columns: best bound, gap of the best method\n")
+    print("| chain | budget | M/peak | " + " | ".join(METHODS) + " | bound | best gap |")
+    print("|---|---|---|" + "---|" * (len(METHODS) + 2))
+    for network in networks:
+        for budget in budgets:
+            instance = import_pipedream(SHARED / "pipedream" / f"{network}.graph.txt", budget=budget)
+            base = instance.compute_time
+            cells, best = [], None
+            for method in METHODS:
+                result = hpcsched.solve(instance, method, time_limit=120)
+                if result.status.has_solution:
+                    cells.append(f"{100 * (result.objective - base) / base:.1f}")
+                    best = result.objective if best is None else min(best, result.objective)
+                else:
+                    cells.append("—")
+            bound = bounds.best(instance)
+            ratio = instance.memory / instance.source["store_all_peak"]
+            gap = f"{100 * (best - bound) / best:.1f}%" if best else "—"
+            print(f"| {network} L={instance.length} | {budget} | {ratio:.2f} | " + " | ".join(cells)
+                  + f" | {100 * (bound - base) / base:.1f} | {gap} |", flush=True)
+
+
+def persistent(quick: bool) -> None:
+    rng = np.random.default_rng(1)
+    trials = 100 if quick else 400
+    worse, ratios, by_length = 0, [], {}
+    for _ in range(trials):
+        length = int(rng.integers(1, 6))
+        fw = rng.integers(0, 7, length).tolist()
+        x = rng.integers(0, 5, length + 1).tolist()
+        xbar = [None] + [x[i] + int(rng.integers(0, 3)) for i in range(1, length + 1)]
+        probe = Instance.create(fw, rng.integers(0, 7, length + 1).tolist(), x, xbar, 10**6)
+        memory = int(rng.integers(memory_lower_bound(probe), store_all_peak(probe) + 1))
+        instance = probe.with_memory(memory)
+        optimum = shortest_sequence(instance)[0]
+        plan = persistent_dp(instance)
+        count = by_length.setdefault(length, [0, 0])
+        count[0] += 1
+        if plan.time is not None and plan.time > optimum:
+            worse += 1
+            count[1] += 1
+            ratios.append(plan.time / optimum - 1)
+    print(f"\n### Persistent (dp) vs all sequences (brute force), {trials} random chains L = 1..5\n")
+    print(f"- persistent optimum strictly worse on {worse}/{trials} ({100 * worse / trials:.0f} %)")
+    if ratios:
+        print(f"- excess when worse: mean {100 * statistics.mean(ratios):.1f} %, max {100 * max(ratios):.1f} %")
+    print("- by L: " + ", ".join(f"L={k}: {v[1]}/{v[0]}" for k, v in sorted(by_length.items())))
+    unit = Instance.create([1] * 5, [1] * 6, [1] * 6, [None] + [1] * 5, 5)
+    print(f"- unit chain L=5, rotor M=4: persistent {persistent_dp(unit).time}, all sequences "
+          f"{shortest_sequence(unit)[0]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--part", default="all", choices=("dp", "overhead", "persistent", "all"))
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    if args.part in ("persistent", "all"):
+        persistent(args.quick)
+    if args.part in ("dp", "all"):
+        dp_time(args.quick)
+    if args.part in ("overhead", "all") and SHARED.is_dir():
+        overhead(args.quick)
+
+
+if __name__ == "__main__":
+    main()
