@@ -22,6 +22,11 @@ postorder
 large
     ``liu-optimal`` and ``best-postorder`` on one random tree of --n nodes
     (fan-in cap 4): instance construction, method and validation times.
+parallel
+    TOPC 2015 Table 1: on --assembly assembly trees (times = the multifrontal
+    flop counts) and p in --processors, with unlimited memory, each
+    heuristic's peak memory over the sequential optimum (Liu 1987) and its
+    makespan over max(Σw/p, critical path), averaged over trees and p.
 exact
     ``dp``, ``cpsat`` (1 worker) and ``milp`` on random DAGs (edge probability
     0.2, sizes 0..10) of each size in --sizes, 3 seeds each: how many are
@@ -131,6 +136,37 @@ def large(args) -> None:
     print_table(rows, args.out / "large.md")
 
 
+def parallel(args) -> None:
+    """TOPC 2015 Table 1: memory / sequential optimum and makespan / lower bound, M unlimited, averaged."""
+    from hpcsched.treemem import as_parallel
+    from hpcsched.treemem.bounds import parallel_lower_bound
+
+    methods = ("par-subtrees", "par-subtrees-optim", "par-inner-first", "par-deepest-first")
+    trees = list(assembly_cases(args.assembly, seed=1))
+    rows, records = [], []
+    for tree in trees:
+        optimum = solve(tree, "liu-optimal").objective
+        unlimited = sum(v.exec + v.output for v in tree.nodes)
+        for p in args.processors:
+            instance = as_parallel(tree, processors=p, memory=unlimited)
+            bound = max(-(-sum(v.time for v in tree.nodes) // p), parallel_lower_bound(
+                as_parallel(tree, processors=p, memory=10**15)))  # the memory term vanishes: Σw/p and critical path
+            for method in methods:
+                result = solve(instance, method, time_limit=120)
+                assert result.status in (Status.OPTIMAL, Status.FEASIBLE), (method, result.notes)
+                records.append({"instance": tree.name, "p": p, "method": method,
+                                "memory": result.kpis["peak_memory"] / optimum, "makespan": result.objective / bound})
+    write(records, args.out, "parallel")
+    for method in methods:
+        mine = [r for r in records if r["method"] == method]
+        rows.append({"method": method, "trees": len(trees), "p": " ".join(map(str, args.processors)),
+                     "normalized memory": round(statistics.fmean(r["memory"] for r in mine), 2),
+                     "normalized makespan": round(statistics.fmean(r["makespan"] for r in mine), 2),
+                     "TOPC 2015 Table 1": {"par-subtrees": "2.34 / 1.40", "par-subtrees-optim": "2.46 / 1.33",
+                                           "par-inner-first": "3.79 / 1.07", "par-deepest-first": "4.13 / 1.04"}[method]})
+    print_table(rows, args.out / "parallel.md")
+
+
 def exact(args) -> None:
     rows = []
     for n in args.sizes:
@@ -160,7 +196,8 @@ def print_table(rows: list[dict], path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=("postorder", "large", "exact"))
+    parser.add_argument("part", choices=("postorder", "large", "exact", "parallel"))
+    parser.add_argument("--processors", type=int, nargs="+", default=[2, 4, 8, 16, 32])
     parser.add_argument("--assembly", type=int, default=500)
     parser.add_argument("--random", type=int, default=1000)
     parser.add_argument("--n", type=int, default=1_000_000)
@@ -169,7 +206,7 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
-    {"postorder": postorder, "large": large, "exact": exact}[args.part](args)
+    {"postorder": postorder, "large": large, "exact": exact, "parallel": parallel}[args.part](args)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from hpcsched.core.io import write_instance
-from hpcsched.treemem import generate_assembly, generate_harpoon, generate_random_dag, generate_random_tree, import_dnn
+from hpcsched.treemem import (
+    as_parallel,
+    generate_assembly,
+    generate_harpoon,
+    generate_parallel_tree,
+    generate_random_dag,
+    generate_random_tree,
+    import_dnn,
+)
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parents[2] / "shared" / "data" / "dnn_partitioning"
@@ -27,6 +35,11 @@ def main() -> None:
         generate_assembly(shape=(5, 5, 5), ordering="nested-dissection"),
         generate_assembly(shape=(16, 16), ordering="minimum-degree", amalgamation=4),
         generate_assembly(shape=(30, 30), ordering="rcm"),
+        # the parallel question: M relative to the sequential optimum (Liu 1987)
+        generate_parallel_tree(seed=1, n=8, processors=2, memory_factor=1.2),
+        generate_parallel_tree(seed=2, n=12, processors=3, memory_factor=1.5),
+        generate_parallel_tree(seed=3, n=40, processors=4, memory_factor=2.0),
+        as_parallel(generate_assembly(shape=(5, 5, 5), ordering="nested-dissection"), processors=4, memory=2 * 2325),
     ]
     dnn = SHARED / "latency-inputs" / "LayerGraphs" / "resnet50_inference.json"
     if dnn.exists():

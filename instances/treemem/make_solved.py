@@ -2,7 +2,9 @@
 
 Run from the repository root: .venv/bin/python instances/treemem/make_solved.py
 In-trees: liu-optimal (exact). DAGs up to 20 nodes: dp (exact, proven). Larger
-DAGs: the best of the heuristics, with the max-MemReq bound.
+DAGs: the best of the heuristics, with the max-MemReq bound. Parallel question:
+cpsat-parallel up to 12 nodes (one worker, deterministic limit), else the best
+TOPC 2015 heuristic with the TOPC lower bound.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from hpcsched.core.result import Status
 
 HERE = Path(__file__).resolve().parent
 HEURISTICS = ("local-search", "greedy", "forest-postorder", "dfs-postorder")
+PARALLEL_HEURISTICS = ("par-subtrees", "par-subtrees-optim", "par-inner-first", "par-deepest-first",
+                       "par-inner-first-capped", "par-deepest-first-capped")
+#: CP-SAT runs with one worker and a deterministic limit, so the proof is the same on any machine.
+CPSAT_OPTIONS = {"workers": 1, "deterministic_time": 30.0}
 
 
 def main() -> None:
@@ -26,7 +32,15 @@ def main() -> None:
         if path.name == "solved.json":
             continue
         instance = read_instance(path)
-        if instance.is_in_forest:
+        options = {}
+        if instance.question == "parallel":
+            if instance.n <= 12:
+                options = CPSAT_OPTIONS
+                result = run_method(instance, "cpsat-parallel", problem="treemem", time_limit=300, **options)
+            else:
+                results = [run_method(instance, m, problem="treemem", time_limit=60) for m in PARALLEL_HEURISTICS]
+                result = min((r for r in results if r.objective is not None), key=lambda r: r.objective)
+        elif instance.is_in_forest:
             result = run_method(instance, "liu-optimal", problem="treemem")
         elif instance.n <= 20:
             result = run_method(instance, "dp", problem="treemem", time_limit=300)
@@ -41,8 +55,10 @@ def main() -> None:
             "status": result.status.value,
             "method": result.method,
             "seed": 0,
+            "options": options,
             "solver": result.solver,
-            "bound_method": result.method if result.status is Status.OPTIMAL else "bounds.memreq",
+            "bound_method": result.method if result.status is Status.OPTIMAL else (
+                "bounds.parallel_lower_bound" if instance.question == "parallel" else "bounds.memreq"),
             "bound_solver": result.solver,
             "date": today,
             "runtime_s": round(result.runtime_s, 2),
