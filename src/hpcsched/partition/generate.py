@@ -165,9 +165,10 @@ def generate_training(*, seed: int = 0, nodes: int = 200, gpus: int = 4, max_wid
     memory_model = _model_option(memory_model)
     rng = np.random.default_rng(seed)
     forward_count = (nodes - 1) // 2
-    widths = []
-    while sum(widths) < forward_count:
-        widths.append(int(min(rng.integers(1, max_width + 1), forward_count - sum(widths))))
+    widths, placed = [], 0
+    while placed < forward_count:
+        widths.append(int(min(rng.integers(1, max_width + 1), forward_count - placed)))
+        placed += widths[-1]
     layers, next_id = [], 0
     for width in widths:
         layers.append(list(range(next_id, next_id + width)))

@@ -18,7 +18,7 @@ from ..core.params import at_least, within
 from ..core.result import Result, Status
 from ..taskgraph import NoPlacementError, Placement, list_schedule, topological_order
 from . import bounds
-from .model import Instance, Solution
+from .model import Instance, Solution, evaluate
 from .simulate import (
     enforce_units,
     fits_memory,
@@ -241,11 +241,17 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
     4. *Refinement* (node switching, ``refinement_passes`` passes): a unit
        moves to the GPU it has the most communication with when that saves
        communication, keeps that GPU's work under (1 + ``balance_slack``) x
-       the mean and its memory ledger <= M. (ParDNN's path switching is not
-       done.)
+       the mean and its memory ledger <= M, and none of its nodes is
+       critical. (ParDNN's path switching is not done.) Then *balancing*
+       (`_balance`): units leave the busiest GPU, least communication per
+       time moved first.
     5. *Overflow repair* (`hpcsched.partition.simulate.repair_memory`):
        greedy by memory freed per communication added.
     6. List scheduling of the assignment by upward rank (shared engine).
+       ParDNN accepts a refinement only when its simulation says it helps;
+       here the assignments after mapping, after switching and after
+       balancing are each repaired and scheduled (at most three schedules,
+       O(n log n + e + nK) each) and the shortest is returned.
     """
     params = params or ParDnnParams()
     deadline = Deadline.after(time_limit)
@@ -284,26 +290,48 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
             work[target].add(bucket(top[v]), times[v])
     unit_list = units(instance)
     gpu_of = enforce_units(instance, gpu_of, unit_list)
-    moves = _switch_nodes(instance, gpu_of, unit_list, incident, params, deadline)
-    result = _finish(instance, gpu_of, deadline, f"{len(paths)} clusters; {moves} node switches")
-    return result
+    length = max(top[v] + bottom[v] for v in range(n))
+    slack = [length - top[v] - bottom[v] for v in range(n)]
+    candidates = [_finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; mapping only")]
+    moves = _switch_nodes(instance, gpu_of, unit_list, incident, slack, params, deadline)
+    if moves:
+        candidates.append(_finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; {moves} node switches"))
+    balance_moves = _balance(instance, gpu_of, unit_list, incident, params, deadline)
+    if balance_moves:
+        candidates.append(_finish(instance, gpu_of, deadline,
+                                  f"{len(paths)} clusters; {moves} node switches; {balance_moves} balancing moves"))
+    found = [r for r in candidates if r.solution is not None]
+    if not found:
+        return candidates[-1]
+    best = min(found, key=lambda r: evaluate(instance, r.solution)["objective"])
+    return best.with_note(f"best of {len(found)} refinement stages by makespan")
 
 
-def _switch_nodes(instance: Instance, gpu_of: list[int], unit_list, incident, params: ParDnnParams,
-                  deadline: Deadline) -> int:
-    """Refinement by node (unit) switching, in place; returns the number of moves."""
+def _switch_nodes(instance: Instance, gpu_of: list[int], unit_list, incident, slack: list[int],
+                  params: ParDnnParams, deadline: Deadline) -> int:
+    """Refinement by node (unit) switching, in place; returns the number of moves.
+
+    A unit moves to the GPU it has the most communication with when that
+    saves communication, none of its nodes is on a critical path (slack =
+    critical length - top - bottom > 0: moving a critical node would
+    reorder the critical path), the target's work stays under
+    (1 + ``balance_slack``) x the mean and its memory ledger (static part)
+    within M.
+    """
     times = instance.times
     load = [0] * instance.gpus
     for v in range(instance.n):
         load[gpu_of[v]] += times[v]
     limit = (1 + params.balance_slack) * sum(times) / instance.gpus
-    memory = ledger(instance, gpu_of)
+    memory = [0] * instance.gpus
+    for v in range(instance.n):
+        memory[gpu_of[v]] += own_memory(instance, v)
     moves = 0
     for _ in range(params.refinement_passes):
         deadline.check("refining (node switching)")
         changed = False
         for unit in unit_list:
-            if unit.pin is not None:
+            if unit.pin is not None or any(slack[v] <= 0 for v in unit.members):
                 continue
             current = gpu_of[unit.members[0]]
             inside = set(unit.members)
@@ -330,6 +358,73 @@ def _switch_nodes(instance: Instance, gpu_of: list[int], unit_list, incident, pa
             moves += 1
             changed = True
         if not changed:
+            break
+    return moves
+
+
+def _balance(instance: Instance, gpu_of: list[int], unit_list, incident, params: ParDnnParams,
+             deadline: Deadline) -> int:
+    """Refinement by load balancing, in place: move units off the busiest GPU, least communication per time moved first.
+
+    Colocation can pull most of the work onto the GPU of the critical path
+    (a forward node and its backward node share a group); this moves units
+    from the GPU with the most work to the one with the least while the
+    first exceeds (1 + ``balance_slack``) x the mean, choosing the unit of
+    smallest (1 + communication added) / time, and keeping the target's
+    memory ledger (static part) within M. Returns the number of moves.
+    """
+    times = instance.times
+    gpus = instance.gpus
+    load = [0] * gpus
+    for v in range(instance.n):
+        load[gpu_of[v]] += times[v]
+    memory = [0] * gpus
+    for v in range(instance.n):
+        memory[gpu_of[v]] += own_memory(instance, v)
+    limit = (1 + params.balance_slack) * sum(times) / gpus
+    moves = 0
+    for _ in range(gpus * 4):
+        deadline.check("refining (balancing)")
+        source = max(range(gpus), key=lambda g: (load[g], -g))
+        if load[source] <= limit:
+            break
+        candidates = []
+        for u, unit in enumerate(unit_list):
+            if unit.pin is not None or gpu_of[unit.members[0]] != source:
+                continue
+            unit_time = sum(times[v] for v in unit.members)
+            if unit_time == 0:
+                continue
+            inside = set(unit.members)
+            comm: dict[int, int] = defaultdict(int)
+            for v in unit.members:
+                for other, cost in incident[v]:
+                    if other not in inside:
+                        comm[gpu_of[other]] += cost
+            for h in range(gpus):
+                if h != source:
+                    added = comm.get(source, 0) - comm.get(h, 0)
+                    candidates.append(((1 + max(added, 0)) / unit_time, u, h, unit_time))
+        candidates.sort()
+        moved_units: set[int] = set()
+        for _, u, h, unit_time in candidates:
+            if load[source] <= limit:
+                break
+            if u in moved_units or load[h] + unit_time > limit or load[h] + unit_time >= load[source]:
+                continue
+            members = unit_list[u].members
+            unit_memory = sum(own_memory(instance, v) for v in members)
+            if memory[h] + unit_memory > instance.memory:
+                continue
+            for v in members:
+                gpu_of[v] = h
+            load[source] -= unit_time
+            load[h] += unit_time
+            memory[source] -= unit_memory
+            memory[h] += unit_memory
+            moved_units.add(u)
+            moves += 1
+        if not moved_units:
             break
     return moves
 
