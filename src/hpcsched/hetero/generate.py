@@ -143,10 +143,9 @@ def generate_layered(*, seed: int = 0, n: int = 30, layers: int = 5, edge_probab
     members = [np.flatnonzero(layer_of == layer) for layer in range(layers)]
     edges = []
     for layer in range(1, layers):
-        for v in members[layer]:
-            for u in members[layer - 1]:
-                if rng.random() < edge_probability:
-                    edges.append((int(u), int(v)))
+        chosen = rng.random((len(members[layer]), len(members[layer - 1]))) < edge_probability
+        for row, column in zip(*np.nonzero(chosen)):
+            edges.append((int(members[layer - 1][column]), int(members[layer][row])))
     source = {"generator": "layered", "seed": seed, "parameters": {
         "n": n, "layers": layers, "edge_probability": edge_probability, "mean_cpu": mean_cpu,
         "min_acceleration": min_acceleration, "max_acceleration": max_acceleration}}
