@@ -171,6 +171,8 @@ def exact(args) -> None:
     rows = []
     for n in args.sizes:
         for method, options in (("dp", {}), ("cpsat", {"workers": 1}), ("milp", {})):
+            if method not in args.methods:
+                continue
             proven, times = 0, []
             for seed in range(args.seeds):
                 instance = generate_random_dag(seed=seed, n=n, edge_probability=0.2)
@@ -203,6 +205,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10, 14, 18, 22])
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--methods", nargs="+", default=["dp", "cpsat", "milp"])
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
