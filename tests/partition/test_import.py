@@ -1,0 +1,69 @@
+"""Importer of the msr-fiddle/dnn-partitioning graphs (skipped without ../shared/data) and its errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hpcsched.core.errors import FormatError, InvalidInstanceError
+from hpcsched.core.registry import run_method
+from hpcsched.core.result import Status
+from hpcsched.partition import bounds, import_dnn
+
+pytestmark = pytest.mark.data
+
+
+def _graphs(folder):
+    return sorted((folder / "dnn_partitioning").glob("*-inputs/*/*.json"))
+
+
+def test_every_real_graph_imports_and_heft_schedules_it(shared_data):
+    graphs = _graphs(shared_data)
+    assert len(graphs) == 24
+    for path in graphs:
+        raw = json.loads(path.read_text())
+        instance = import_dnn(path, gpus=4)
+        assert instance.n == len(raw["nodes"]) and len(instance.edges) == len(raw["edges"])
+        assert instance.memory == int(raw["maxSizePerFPGA"])
+        assert instance.source["sha256"] and instance.source["notes"]
+    small = import_dnn(shared_data / "dnn_partitioning/throughput-inputs/LayerGraphs/bert24_training.json",
+                       gpus=2, memory_fraction=0.15)
+    result = run_method(small, "heft", time_limit=60)
+    assert result.status is Status.FEASIBLE and result.objective >= bounds.best(small)
+    # colorClass pairs a forward layer with its gradient: colocation holds
+    groups = {}
+    for v, node in enumerate(small.nodes):
+        groups.setdefault(node.group, set()).add(result.solution.gpu[v])
+    assert all(len(g) == 1 for g in groups.values())
+
+
+@pytest.mark.slow
+def test_bert24_training_claim_cpsat_proves_the_optimum(shared_data):
+    """The spec's claim: K = 2, memory 15 % of 17.2 GB, CP-SAT proves 128.58 (ms; 128577 us here)."""
+    instance = import_dnn(shared_data / "dnn_partitioning/throughput-inputs/LayerGraphs/bert24_training.json",
+                          gpus=2, memory_fraction=0.15)
+    result = run_method(instance, "cpsat", time_limit=600, workers=1, deterministic_time=60.0)
+    assert result.objective >= result.bound
+    if result.status is Status.OPTIMAL:  # deterministic budget: the verdict does not depend on the machine
+        assert result.objective == 128577
+
+
+def test_import_errors_name_the_problem(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(FormatError, match="not JSON"):
+        import_dnn(bad)
+    bad.write_text(json.dumps({"nodes": [{"id": 1, "fpgaLatency": 1.0, "size": 1.0}], "edges": [
+        {"sourceId": 1, "destId": 7, "cost": 0.1}], "maxSizePerFPGA": 10}))
+    with pytest.raises(FormatError, match="edges\\[0\\]"):
+        import_dnn(bad)
+    with pytest.raises(InvalidInstanceError, match="options.gpus"):
+        import_dnn(bad, gpus=0)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"nodes": [{"id": 1, "fpgaLatency": 1.2345, "size": 3.0, "colorClass": 1},
+                                          {"id": 2, "fpgaLatency": 0.5, "size": 2.0, "colorClass": 1}],
+                                "edges": [{"sourceId": 1, "destId": 2, "cost": 0.0004}], "maxSizePerFPGA": 10}))
+    instance = import_dnn(good, gpus=2, memory_fraction=0.5)
+    assert instance.times == (1234, 500) and instance.memory == 5 and instance.edges[0].delay == 0
+    assert any("below half a unit" in note for note in instance.source["notes"])
