@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hpcsched.core.registry import run_method
+from hpcsched import solve
 from hpcsched.transfers import bounds
 from hpcsched.transfers.generate import GENERATORS
 
@@ -35,7 +35,7 @@ def test_frontier_reports_each_instance_against_its_bound(tmp_path):
     for row in rows:
         # checked against brute force (an independent exact method) and the bounds module, not the script
         instance = GENERATORS["uniform"](seed=int(row["seed"]), n=6, memory_factor=1.5)
-        optimum = run_method(instance, "brute-force").objective
+        optimum = solve(instance, "brute-force").objective
         assert row["status"] == "OPTIMAL"
         assert float(row["objective"]) == optimum
         assert int(row["bound"]) == bounds.best(instance)
@@ -66,7 +66,7 @@ def test_search_compares_the_searches_on_the_same_instances(tmp_path):
     for row in rows:
         # checked against brute force: no schedule below the optimum, OPTIMAL only on it
         instance = GENERATORS["uniform"](seed=int(row["seed"]), n=6, memory_factor=1.5)
-        optimum = run_method(instance, "brute-force").objective
+        optimum = solve(instance, "brute-force").objective
         assert int(row["bound"]) == bounds.best(instance) <= optimum <= float(row["objective"])
         assert (row["status"] == "OPTIMAL") == (float(row["objective"]) == bounds.best(instance))
     assert "| 1.5x | 6 |" in (tmp_path / "search.md").read_text()

@@ -7,7 +7,7 @@ import itertools
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from hpcsched.core.registry import run_method
+from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.transfers import Instance, Simulator, Solution, evaluate, generate_uniform, validate
 from transfers_strategies import small_instances
@@ -18,10 +18,10 @@ SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[Healt
 @SETTINGS
 @given(small_instances(max_n=5))
 def test_three_exact_methods_agree(instance):
-    brute = run_method(instance, "brute-force")
+    brute = solve(instance, "brute-force")
     assert brute.status is Status.OPTIMAL
     for method in ("cpsat", "milp"):
-        result = run_method(instance, method, time_limit=20)
+        result = solve(instance, method, time_limit=3600)
         assert result.status is Status.OPTIMAL, (method, result.notes)
         assert result.objective == brute.objective, (method, instance.to_data())
 
@@ -30,10 +30,10 @@ def test_three_exact_methods_agree(instance):
 @given(small_instances(min_n=2, max_n=4))
 def test_plain_variants_agree(instance):
     """Without bounds, hint and symmetry breaking (the benchmark's 'plain'), and on CBC."""
-    optimum = run_method(instance, "brute-force").objective
-    plain = run_method(instance, "cpsat", lower_bound=False, conflicts=False, warm_start=False, symmetry=False, time_limit=20)
+    optimum = solve(instance, "brute-force").objective
+    plain = solve(instance, "cpsat", lower_bound=False, conflicts=False, warm_start=False, symmetry=False, time_limit=3600)
     assert plain.status is Status.OPTIMAL and plain.objective == optimum
-    cbc = run_method(instance, "milp", backend="cbc", lower_bound=False, conflicts=False, symmetry=False, time_limit=20)
+    cbc = solve(instance, "milp", backend="cbc", lower_bound=False, conflicts=False, symmetry=False, time_limit=3600)
     assert cbc.status is Status.OPTIMAL and cbc.objective == optimum
 
 
@@ -52,39 +52,39 @@ def test_non_permutation_optimum():
     simulator = Simulator(instance)
     assert min(simulator.makespan(order) for order in itertools.permutations(range(5))) == 32
     for method in ("brute-force", "cpsat", "milp"):
-        assert run_method(instance, method, time_limit=20).objective == 31, method
-    assert run_method(instance, "ils", time_limit=2).objective == 32
+        assert solve(instance, method, time_limit=3600).objective == 31, method
+    assert solve(instance, "ils", max_iterations=2000).objective == 32
 
 
 def test_identical_tasks_symmetry_breaking_keeps_the_optimum():
     instance = Instance.create([3, 3, 3, 1, 2], [2, 2, 2, 4, 1], [4, 4, 4, 3, 5], 9)
-    optimum = run_method(instance, "brute-force").objective
+    optimum = solve(instance, "brute-force").objective
     for method in ("cpsat", "milp"):
-        with_symmetry = run_method(instance, method, symmetry=True, time_limit=20)
-        without = run_method(instance, method, symmetry=False, time_limit=20)
+        with_symmetry = solve(instance, method, symmetry=True, time_limit=3600)
+        without = solve(instance, method, symmetry=False, time_limit=3600)
         assert with_symmetry.objective == without.objective == optimum
 
 
 def test_time_limited_solve_is_feasible_not_optimal():
     instance = generate_uniform(seed=3, n=60, memory_factor=1.5)
     for method, limit in (("cpsat", 0.5), ("milp", 1.0)):
-        result = run_method(instance, method, time_limit=limit)
+        result = solve(instance, method, time_limit=limit)
         assert result.status in (Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION), method
         assert result.bound is not None and (result.objective is None or result.bound < result.objective)
 
 
 def test_brute_force_outside_its_size():
     instance = generate_uniform(seed=0, n=7)
-    assert run_method(instance, "brute-force").status is Status.NOT_APPLICABLE
+    assert solve(instance, "brute-force").status is Status.NOT_APPLICABLE
 
 
 @pytest.mark.slow
 @settings(max_examples=15, deadline=None)
 @given(small_instances(min_n=6, max_n=6, max_time=6))
 def test_exact_methods_agree_at_six_tasks(instance):
-    brute = run_method(instance, "brute-force")
-    cpsat = run_method(instance, "cpsat", time_limit=30)
-    milp = run_method(instance, "milp", time_limit=30)
+    brute = solve(instance, "brute-force")
+    cpsat = solve(instance, "cpsat", time_limit=3600)
+    milp = solve(instance, "milp", time_limit=3600)
     assert brute.objective == cpsat.objective == milp.objective
 
 
@@ -92,11 +92,11 @@ def test_exact_methods_agree_at_six_tasks(instance):
 @given(small_instances(min_n=3, max_n=5))
 def test_cpsat_probe_and_lower_bound_workers_agree_with_brute_force(instance):
     """The probe at C <= bound (without warm start, so it runs) and CP-SAT on lower-bounding subsolvers."""
-    optimum = run_method(instance, "brute-force", stop_at_bound=False).objective
-    probed = run_method(instance, "cpsat", warm_start=False, probe_seconds=5, time_limit=20)
+    optimum = solve(instance, "brute-force", stop_at_bound=False).objective
+    probed = solve(instance, "cpsat", warm_start=False, probe_seconds=5, time_limit=3600)
     assert probed.status is Status.OPTIMAL, probed.notes
     assert probed.objective == optimum
-    workers = run_method(instance, "cpsat", warm_start=False, time_limit=20,
+    workers = solve(instance, "cpsat", warm_start=False, time_limit=3600,
                          parameters={"subsolvers": ["max_lp", "objective_lb_search"]})
     assert workers.status is Status.OPTIMAL and workers.objective == optimum
 
@@ -105,7 +105,7 @@ def test_cpsat_probe_that_is_infeasible_raises_the_bound():
     # Any two tasks fit in M = 20, never all three; bounds.best = 9 (Johnson) but the optimum
     # (brute force) is 11, so the probe at C <= 9 must be refuted and the probe's note says so.
     instance = Instance.create([2, 5, 1], [3, 1, 4], [8, 8, 7], 20)
-    assert run_method(instance, "brute-force", stop_at_bound=False).objective == 11
-    result = run_method(instance, "cpsat", warm_start=False, probe_seconds=5, time_limit=20)
+    assert solve(instance, "brute-force", stop_at_bound=False).objective == 11
+    result = solve(instance, "cpsat", warm_start=False, probe_seconds=5, time_limit=3600)
     assert result.status is Status.OPTIMAL and result.objective == 11
     assert any("infeasible, so C >= 10" in note for note in result.notes), result.notes

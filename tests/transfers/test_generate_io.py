@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import statistics
+from pathlib import Path
 
 import pytest
 
 from hpcsched.core.errors import FormatError, InvalidInstanceError
-from hpcsched.core.registry import get_problem, run_method
-from hpcsched.transfers import import_csv
+from hpcsched import solve
+from hpcsched.core.registry import get_problem
+from hpcsched.plotting import new_axes, save_axes
+from hpcsched.transfers import import_csv, plot_solution
 from hpcsched.transfers.generate import GENERATORS
 
 
@@ -60,7 +63,7 @@ def test_csv_import(tmp_path):
     assert [t.name for t in instance.tasks] == ["load", "fft"]
     # Both fit together (1.5 MiB <= 2 MiB): Johnson order fft (250 <= 4000), load (1500 <= 2000);
     # link fft [0, 250), load [250, 1750); device fft [250, 4250), load [4250, 6250).
-    assert run_method(instance, "cpsat", time_limit=5).objective == 250 + 4000 + 2000
+    assert solve(instance, "cpsat", time_limit=5).objective == 250 + 4000 + 2000
     assert get_problem("transfers").importers["csv"] is import_csv
 
 
@@ -86,12 +89,23 @@ def test_csv_import_errors_name_file_and_field(tmp_path, text, options, error, m
     assert "bad.csv" in str(raised.value)
 
 
-def test_plot(tmp_path):
+def test_plot_returns_axes_and_leaves_the_backend_alone(tmp_path):
+    import matplotlib
+
+    backend = matplotlib.get_backend()
     instance = GENERATORS["uniform"](seed=0, n=8, memory_factor=1.5)
-    result = run_method(instance, "dynamic-johnson")
+    result = solve(instance, "dynamic-johnson")
+    ax = plot_solution(instance, result.solution)
+    assert [label.get_text() for label in ax.get_yticklabels()] == ["link", "device"]
+    assert len(ax.get_figure().axes) == 2  # the Gantt chart above the memory profile
     target = tmp_path / "gantt.png"
-    get_problem("transfers").plot(instance, result.solution, target)
+    save_axes(ax, target)
     assert target.stat().st_size > 1000 and target.read_bytes()[:4] == b"\x89PNG"
+    given = new_axes()
+    assert plot_solution(instance, result.solution, ax=given) is given
+    assert matplotlib.get_backend() == backend
+    source = Path(plot_solution.__code__.co_filename).parent
+    assert not [p.name for p in source.rglob("*.py") if "matplotlib.use" in p.read_text()]
 
 
 # -- command line (skipped until the generic CLI is merged) -------------------------------
@@ -127,3 +141,22 @@ def test_cli_import_bad_trace_is_one_line(tmp_path):
                                  "-o", str(out)])
     assert failed.exit_code != 0 and not out.exists()
     assert "trace.csv: line 3: column compute" in failed.output and "Traceback" not in failed.output
+
+
+@pytest.mark.parametrize(
+    ("option", "field"),
+    [('parameters={"no_such_field": 1}', "options.parameters.no_such_field"),
+     ("workers=0", "options.workers"),
+     ("no_such_option=1", "options.no_such_option")],
+)
+def test_cli_bad_option_is_one_line_naming_it(tmp_path, option, field):
+    # before: an unknown SatParameters key ended in "internal error" (CP-SAT's AttributeError)
+    runner, app = _cli()
+    instance_file = tmp_path / "u.json"
+    done = runner.invoke(app, ["generate", "transfers", "--family", "uniform", "--n", "5", "--seed", "1",
+                               "-o", str(instance_file)])
+    assert done.exit_code == 0, done.output
+    failed = runner.invoke(app, ["solve", str(instance_file), "--method", "cpsat", "--opt", option])
+    assert failed.exit_code == 1, failed.output
+    lines = [line for line in failed.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and field in lines[0] and "Traceback" not in failed.output, failed.output

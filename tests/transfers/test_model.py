@@ -9,7 +9,7 @@ import pytest
 
 from hpcsched.core.errors import FormatError, InvalidInstanceError, InvalidSolutionError
 from hpcsched.core.io import read_instance, read_solution, write_instance, write_solution
-from hpcsched.core.registry import run_method
+from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.transfers import HEURISTIC_METHODS, Instance, Solution, evaluate
 
@@ -75,7 +75,7 @@ def test_round_trip(tmp_path):
     write_instance(instance, tmp_path / "good.json")
     again = read_instance(tmp_path / "good.json")
     assert again == instance and again.to_data() == GOOD
-    result = run_method(instance, "brute-force")
+    result = solve(instance, "brute-force")
     write_solution(instance, result, tmp_path / "sol.json")
     assert read_solution(tmp_path / "sol.json", instance) == result.solution
 
@@ -106,7 +106,7 @@ def test_oversized_task_is_legal_data_but_every_method_says_infeasible():
     data = data_with(("tasks", 1, "memory"), 11)
     instance = Instance.from_data(data, name="too-big")  # reading works
     for method in ("cpsat", "milp", "dp", "brute-force", "johnson", "sequential", *HEURISTIC_METHODS):
-        result = run_method(instance, method, time_limit=5)
+        result = solve(instance, method, time_limit=5)
         assert result.status is Status.INFEASIBLE, method
         assert "'b'" in result.notes[0] and "11 bytes" in result.notes[0], method
 

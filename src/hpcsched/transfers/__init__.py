@@ -5,25 +5,14 @@ package registers the problem and its methods with `hpcsched.core.registry`.
 """
 
 from ..core.registry import Problem, register_problem
-from . import bounds as bounds, formulations, heuristics, special_cases
+from . import bounds, formulations, heuristics, special_cases
 from .bounds import best as lower_bound
-from .generate import (
-    generate_ccsd_like as generate_ccsd_like,
-    generate_correlated as generate_correlated,
-    generate_hf_like as generate_hf_like,
-    generate_uniform as generate_uniform,
-    import_csv as import_csv,
-)
-from .model import (
-    DATA_SCHEMA as DATA_SCHEMA,
-    Instance as Instance,
-    Solution as Solution,
-    Task as Task,
-    evaluate as evaluate,
-    validate as validate,
-)
-from .plot import plot_solution as plot_solution
-from .simulate import Simulator as Simulator, johnson_order as johnson_order
+from .formulations import BruteForceParams, CpsatParams, DpParams, MilpParams
+from .generate import generate_ccsd_like, generate_correlated, generate_hf_like, generate_uniform, import_csv
+from .heuristics import DYNAMIC_METHODS, STATIC_METHODS, IlsParams, IteratedGreedyParams
+from .model import DATA_SCHEMA, Instance, Solution, Task, evaluate, validate
+from .plot import plot_solution
+from .simulate import Simulator, johnson_order
 
 PROBLEM = register_problem(
     Problem(
@@ -46,19 +35,59 @@ PROBLEM = register_problem(
     )
 )
 
-PROBLEM.add_method("cpsat", formulations.solve_cpsat_model, kind="exact")
-PROBLEM.add_method("milp", formulations.solve_milp, kind="exact")
-PROBLEM.add_method("dp", formulations.solve_dp, kind="exact")
-PROBLEM.add_method("brute-force", formulations.brute_force, kind="brute-force")
+PROBLEM.add_method("cpsat", formulations.cpsat, kind="exact", params=CpsatParams)
+PROBLEM.add_method("milp", formulations.milp, kind="exact", params=MilpParams)
+PROBLEM.add_method("dp", formulations.dp, kind="exact", params=DpParams)
+PROBLEM.add_method("brute-force", formulations.brute_force, kind="brute-force", params=BruteForceParams)
 PROBLEM.add_method("johnson", special_cases.johnson, kind="special")
 PROBLEM.add_method("sequential", special_cases.sequential, kind="special")
 PROBLEM.add_method("fifo", heuristics.fifo, kind="baseline")
-for _name in heuristics.STATIC_METHODS[1:] + heuristics.DYNAMIC_METHODS:
-    PROBLEM.add_method(_name, getattr(heuristics, _name.replace("-", "_")), kind="heuristic")
+PROBLEM.add_method("johnson-blocking", heuristics.johnson_blocking, kind="heuristic")
+PROBLEM.add_method("sort-transfer-asc", heuristics.sort_transfer_asc, kind="heuristic")
+PROBLEM.add_method("sort-compute-desc", heuristics.sort_compute_desc, kind="heuristic")
+PROBLEM.add_method("sort-ratio-asc", heuristics.sort_ratio_asc, kind="heuristic")
+PROBLEM.add_method("sort-gain-desc", heuristics.sort_gain_desc, kind="heuristic")
+PROBLEM.add_method("dynamic-johnson", heuristics.dynamic_johnson, kind="heuristic")
+PROBLEM.add_method("dynamic-largest-transfer", heuristics.dynamic_largest_transfer, kind="heuristic")
+PROBLEM.add_method("dynamic-smallest-transfer", heuristics.dynamic_smallest_transfer, kind="heuristic")
+PROBLEM.add_method("dynamic-max-gain", heuristics.dynamic_max_gain, kind="heuristic")
 PROBLEM.add_method("neh", heuristics.neh, kind="heuristic")
-PROBLEM.add_method("ils", heuristics.ils, kind="heuristic")
-PROBLEM.add_method("iterated-greedy", heuristics.iterated_greedy, kind="heuristic")
+PROBLEM.add_method("ils", heuristics.ils, kind="heuristic", params=IlsParams)
+PROBLEM.add_method("iterated-greedy", heuristics.iterated_greedy, kind="heuristic", params=IteratedGreedyParams)
 
-#: Exact methods, special cases and heuristics by name (for tests and benchmarks).
-EXACT_METHODS = ("cpsat", "milp")
-HEURISTIC_METHODS = (*heuristics.STATIC_METHODS, *heuristics.DYNAMIC_METHODS, "neh", "ils", "iterated-greedy")
+#: Exact methods, and the heuristics and baselines, by name (for tests and benchmarks).
+EXACT_METHODS = ("cpsat", "milp", "dp")
+HEURISTIC_METHODS = (*STATIC_METHODS, *DYNAMIC_METHODS, "neh", "ils", "iterated-greedy")
+
+__all__ = [
+    "DATA_SCHEMA",
+    "DYNAMIC_METHODS",
+    "EXACT_METHODS",
+    "HEURISTIC_METHODS",
+    "PROBLEM",
+    "STATIC_METHODS",
+    "BruteForceParams",
+    "CpsatParams",
+    "DpParams",
+    "IlsParams",
+    "Instance",
+    "IteratedGreedyParams",
+    "MilpParams",
+    "Simulator",
+    "Solution",
+    "Task",
+    "bounds",
+    "evaluate",
+    "formulations",
+    "generate_ccsd_like",
+    "generate_correlated",
+    "generate_hf_like",
+    "generate_uniform",
+    "heuristics",
+    "import_csv",
+    "johnson_order",
+    "lower_bound",
+    "plot_solution",
+    "special_cases",
+    "validate",
+]

@@ -125,7 +125,7 @@ def max_overlap(transfers: list[tuple[int, int]], computations: list[tuple[int, 
     ``transfers`` are (c, m) pairs sorted by m ascending, ``computations``
     (p, m) pairs sorted by m descending. This is the transportation problem of
     `overlap_bound`, solved by its nested-prefix greedy; the dynamic program
-    of `formulations.solve_dp` calls it on the operations it has not placed.
+    of `formulations.dp` calls it on the operations it has not placed.
     """
     transfer_memory = [memory for _, memory in transfers]
     prefix_transfer = [0]

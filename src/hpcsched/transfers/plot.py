@@ -1,48 +1,26 @@
-"""Pictures of a transfers schedule: Gantt chart (link, device) over the memory profile."""
+"""Pictures of a transfers schedule: Gantt chart (link, device) over the memory profile.
+
+Drawing never chooses a matplotlib backend (a notebook keeps its own); the
+command line saves the figure with `hpcsched.plotting.save_axes`.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..plotting import Bar, gantt, new_axes
 from .model import Instance, Solution, evaluate
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
-def plot_solution(instance: Instance, solution: Solution, path: str | Path, *, title: str | None = None,
-                  labels: bool | None = None, **options) -> None:
-    """Save a two-lane Gantt chart (link, device) above the held memory versus the capacity.
+_LANES = ("link", "device")
 
-    Parameters
-    ----------
-    instance, solution
-        What to draw.
-    path
-        Image file (format from the suffix, e.g. ``.png``, ``.svg``).
-    title
-        Figure title (default: instance name and makespan).
-    labels
-        Write task names in the bars (default: when n <= 30).
-    """
-    import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    tasks = instance.tasks
-    labels = instance.n <= 30 if labels is None else labels
-    makespan = evaluate(instance, solution)["makespan"]
-    colours = plt.get_cmap("tab20")
-    figure, (gantt, profile) = plt.subplots(2, 1, sharex=True, figsize=(10, 5), height_ratios=[1, 1.3])
-    for i, task in enumerate(tasks):
-        colour = colours(i % 20)
-        for lane, start, length in ((1, solution.transfer_start[i], task.transfer), (0, solution.compute_start[i], task.compute)):
-            gantt.broken_barh([(start, length)], (lane - 0.4, 0.8), facecolors=colour, edgecolor="black", linewidth=0.3)
-            if labels and length > 0:
-                gantt.text(start + length / 2, lane, task.name, ha="center", va="center", fontsize=7)
-    gantt.set_yticks([0, 1], ["device", "link"])
-    gantt.set_title(title or f"{instance.name}: makespan {makespan:g}")
-    # Memory profile: apply all events of an instant together (releases before allocations).
+def memory_profile(instance: Instance, solution: Solution) -> tuple[list[int], list[int]]:
+    """``(times, held bytes from that time on)``, starting at (0, 0); all events of an instant applied together."""
     deltas: dict[int, int] = {}
-    for i, task in enumerate(tasks):
+    for i, task in enumerate(instance.tasks):
         end = solution.compute_start[i] + task.compute
         if end > solution.transfer_start[i]:
             deltas[solution.transfer_start[i]] = deltas.get(solution.transfer_start[i], 0) + task.memory
@@ -52,11 +30,55 @@ def plot_solution(instance: Instance, solution: Solution, path: str | Path, *, t
         held += deltas[time]
         times.append(time)
         levels.append(held)
-    profile.step(times, levels, where="post", label="held memory")
-    profile.axhline(instance.capacity, color="red", linestyle="--", label=f"capacity {instance.capacity}")
-    profile.set_ylabel("bytes")
-    profile.set_xlabel(f"time ({instance.time_unit})" if instance.time_unit else "time")
-    profile.legend(loc="upper right", fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
+    return times, levels
+
+
+def plot_memory(instance: Instance, solution: Solution, ax: Axes) -> Axes:
+    """Draw the held memory against the capacity on ``ax`` and return it."""
+    times, levels = memory_profile(instance, solution)
+    ax.step(times, levels, where="post", label="held memory")
+    ax.axhline(instance.capacity, color="red", linestyle="--", label=f"capacity {instance.capacity}")
+    ax.set_ylabel("bytes")
+    ax.set_xlabel(f"time ({instance.time_unit})" if instance.time_unit else "time")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
+def plot_solution(instance: Instance, solution: Solution, ax: Axes | None = None) -> Axes:
+    """Gantt chart of the link and the device (one colour per task) with the memory profile; returns the Gantt Axes.
+
+    Parameters
+    ----------
+    instance, solution
+        What to draw.
+    ax
+        Axes for the Gantt chart; the memory profile goes on a twin y axis.
+        None: a new figure with the Gantt chart above the memory profile.
+
+    Returns
+    -------
+    Axes
+        The Axes of the Gantt chart (its figure holds both panels).
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    if ax is None:
+        ax = new_axes(10, 5)
+        figure = ax.get_figure()
+        assert figure is not None
+        grid = figure.add_gridspec(2, 1, height_ratios=[1, 1.3])
+        ax.set_subplotspec(grid[0])
+        profile = figure.add_subplot(grid[1], sharex=ax)
+    else:
+        profile = ax.twinx()
+    colours = plt.get_cmap("tab20")
+    bars = []
+    for i, task in enumerate(instance.tasks):
+        colour = to_hex(colours(i % 20))
+        bars.append(Bar(0, solution.transfer_start[i], task.transfer, colour, task.name))
+        bars.append(Bar(1, solution.compute_start[i], task.compute, colour, task.name))
+    gantt(ax, bars, _LANES, time_unit=instance.time_unit or "", labels=instance.n <= 30)
+    ax.set_title(f"{instance.name}: makespan {evaluate(instance, solution)['makespan']:g}")
+    plot_memory(instance, solution, profile)
+    return ax

@@ -27,8 +27,6 @@ from . import bounds
 from .model import Instance, Solution, makespan_of, require_fits
 from .simulate import Simulator, flow_shop_starts, johnson_order
 
-PROBLEM = "transfers"
-
 
 def _peak_memory(instance: Instance, transfer_start: list[int], compute_start: list[int]) -> int:
     """Largest held total of a schedule (releases before allocations at equal times)."""
@@ -44,8 +42,22 @@ def _peak_memory(instance: Instance, transfer_start: list[int], compute_start: l
     return peak
 
 
-def johnson(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options) -> Result:
-    """Johnson's rule: OPTIMAL when its schedule fits memory, else repaired (FEASIBLE)."""
+def johnson(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Johnson's rule: OPTIMAL when its schedule fits memory, else repaired (FEASIBLE).
+
+    Parameters
+    ----------
+    instance
+        The instance.
+    time_limit, seed, params
+        Unused: one O(n log n) pass, no options.
+
+    Returns
+    -------
+    Result
+        OPTIMAL with bound LB_johnson when the schedule fits memory; otherwise
+        the simulator's repair with `bounds.best` as bound.
+    """
     require_fits(instance)
     order = johnson_order(instance)
     transfer_start, compute_start = flow_shop_starts(instance, order)
@@ -54,17 +66,17 @@ def johnson(instance: Instance, *, time_limit: float | None = None, seed: int = 
     if peak <= instance.capacity:
         solution = Solution(tuple(transfer_start), tuple(compute_start))
         return Result(
-            PROBLEM, "johnson", Status.OPTIMAL, objective=makespan_of(instance, solution), bound=lower,
+            status=Status.OPTIMAL, objective=makespan_of(instance, solution), bound=lower,
             solution=solution,
             notes=(f"memory not binding (peak {peak} <= {instance.capacity}): optimum = LB_johnson = {lower}",),
         )
-    solution = Simulator(instance).schedule(order)
-    assert solution is not None
-    objective = makespan_of(instance, solution)
+    repaired = Simulator(instance).schedule(order)
+    assert repaired is not None  # a permutation order never deadlocks once every task fits
+    objective = makespan_of(instance, repaired)
     bound = bounds.best(instance)
     status = Status.OPTIMAL if objective <= bound else Status.FEASIBLE
     return Result(
-        PROBLEM, "johnson", status, objective=objective, bound=bound, solution=solution,
+        status=status, objective=objective, bound=bound, solution=repaired,
         notes=(f"memory binding (Johnson peak {peak} > {instance.capacity}): repaired by the simulator",),
     )
 
@@ -77,18 +89,33 @@ def is_sequential(instance: Instance) -> bool:
     return smallest + second > instance.capacity
 
 
-def sequential(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **options) -> Result:
-    """No two tasks fit together: back-to-back schedule, C = sum(c + p), OPTIMAL."""
+def sequential(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """No two tasks fit together: back-to-back schedule, C = sum(c + p), OPTIMAL.
+
+    Parameters
+    ----------
+    instance
+        The instance.
+    time_limit, seed, params
+        Unused: one O(n) pass, no options.
+
+    Returns
+    -------
+    Result
+        OPTIMAL when no two tasks fit in memory together, NOT_APPLICABLE otherwise.
+    """
     require_fits(instance)
     if not is_sequential(instance):
-        return Result(PROBLEM, "sequential", Status.NOT_APPLICABLE,
+        return Result(status=Status.NOT_APPLICABLE,
                       notes=("two tasks fit in memory together: not the sequential case",))
-    transfer_start, compute_start, clock = [], [], 0
+    transfer_start: list[int] = []
+    compute_start: list[int] = []
+    clock = 0
     for task in instance.tasks:
         transfer_start.append(clock)
         compute_start.append(clock + task.transfer)
         clock += task.transfer + task.compute
     total = sum(t.transfer + t.compute for t in instance.tasks)
-    return Result(PROBLEM, "sequential", Status.OPTIMAL, objective=clock, bound=total,
+    return Result(status=Status.OPTIMAL, objective=clock, bound=total,
                   solution=Solution(tuple(transfer_start), tuple(compute_start)),
                   notes=("no two tasks fit together: C = sum(c + p)",))
