@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hpcsched.core.errors import FormatError
+from hpcsched.core.errors import FormatError, InvalidInstanceError
 from hpcsched.core.io import read_instance, write_instance
 from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
@@ -14,6 +14,7 @@ from hpcsched.treemem import (
     generate_random_dag,
     generate_random_tree,
     import_dnn,
+    import_dot,
     import_memdag,
 )
 
@@ -79,3 +80,28 @@ def test_cli_generate_and_solve(tmp_path):
     done = runner.invoke(cli.app, ["solve", str(target), "-m", "liu-optimal", "--json", "--plot", str(tmp_path / "p.png")])
     assert done.exit_code == 0, done.output
     assert '"objective": 12' in done.output and (tmp_path / "p.png").stat().st_size > 0
+
+
+def test_dot_reader(tmp_path):
+    path = tmp_path / "wf.dot"
+    path.write_text('digraph wf {\n  "a" [size=5, time=3];\n  b [exec=2];\n  c [size=1];\n'
+                    '  a -> c;\n  b -> c [size=7];\n}\n')
+    instance = import_dot(path)
+    names = [node.name for node in instance.nodes]
+    assert names == ["a", "b", "c"]
+    assert [node.output for node in instance.nodes] == [5, 7, 1]  # b's output from its out-edge
+    assert instance.nodes[0].time == 3 and instance.nodes[1].exec == 2 and instance.nodes[2].time == 1
+    assert instance.edges == ((0, 2), (1, 2)) and "out-edges" in instance.source["notes"][0]
+
+
+def test_dot_reader_errors(tmp_path):
+    path = tmp_path / "bad.dot"
+    path.write_text("digraph g {\n a [size=x];\n}\n")
+    with pytest.raises(FormatError, match="not a number"):
+        import_dot(path)
+    path.write_text("digraph g {\n a -> b -> c;\n}\n")
+    with pytest.raises(FormatError, match="bad.dot:2"):
+        import_dot(path)
+    path.write_text("digraph g {\n a -> b;\n b -> a;\n}\n")
+    with pytest.raises(InvalidInstanceError, match="cycle"):
+        import_dot(path)

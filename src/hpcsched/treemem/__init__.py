@@ -17,6 +17,7 @@ from .generate import (
     generate_random_dag as generate_random_dag,
     generate_random_tree as generate_random_tree,
     import_dnn as import_dnn,
+    import_dot as import_dot,
     import_memdag as import_memdag,
 )
 from .model import (
@@ -46,7 +47,7 @@ PROBLEM = register_problem(
             "assembly": generate_assembly,
             "parallel-tree": generate_parallel_tree,
         },
-        importers={"memdag": import_memdag, "dnn": import_dnn},
+        importers={"memdag": import_memdag, "dnn": import_dnn, "dot": import_dot},
         plot=save_plot,
         lower_bound=lower_bound,
     )
@@ -94,5 +95,5 @@ PARALLEL_METHODS = ("par-subtrees", "par-subtrees-optim", "par-inner-first", "pa
 __all__ = [
     "DATA_SCHEMA", "EXACT_METHODS", "PARALLEL_METHODS", "as_parallel", "generate_parallel_tree", "HEURISTIC_METHODS", "Instance", "Node", "PROBLEM", "Solution", "TREE_METHODS",
     "evaluate", "generate_assembly", "generate_harpoon", "generate_random_dag", "generate_random_tree",
-    "import_dnn", "import_memdag", "lower_bound", "memory_profile", "plot_solution", "save_plot", "validate",
+    "import_dnn", "import_dot", "import_memdag", "lower_bound", "memory_profile", "plot_solution", "save_plot", "validate",
 ]

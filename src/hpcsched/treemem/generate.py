@@ -6,6 +6,8 @@
   (see `hpcsched.treemem.sparse` for the ordering, elimination tree and counts).
 * `import_memdag`: memDAG's tree format, one ``id parent n f w`` line per node.
 * `import_dnn`: the DNN operator graphs of ``../shared/data/dnn_partitioning``.
+* `import_dot`: Graphviz dot digraphs with size labels (the subset of dot
+  that workflow generators write; pydot/pygraphviz are not needed).
 
 Every generator produces *in-trees* (edges child -> parent); an out-tree is
 handled by reversal (the spec's theorem), which no generator here needs.
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +192,81 @@ def import_memdag(path: str | Path) -> Instance:
         source={"file": path.name, "sha256": _sha256(path), "importer": "memdag", "notes": []},
     )
     return instance
+
+
+_DOT_EDGE = re.compile(r'^\s*("[^"]+"|[\w.:-]+)\s*->\s*("[^"]+"|[\w.:-]+)\s*(\[(.*)\])?\s*;?\s*$')
+_DOT_NODE = re.compile(r'^\s*("[^"]+"|[\w.:-]+)\s*\[(.*)\]\s*;?\s*$')
+_DOT_ATTRIBUTE = re.compile(r'(\w+)\s*=\s*("[^"]*"|[^,\s\]]+)')
+_DOT_OUTPUT = ("size", "output", "bytes")
+_DOT_EXEC = ("exec", "memory", "mem")
+_DOT_TIME = ("time", "runtime", "weight")
+
+
+def _dot_attributes(text: str | None) -> dict[str, str]:
+    return {key.lower(): value.strip('"') for key, value in _DOT_ATTRIBUTE.findall(text or "")}
+
+
+def _dot_number(attributes: dict[str, str], keys: tuple[str, ...], where: str) -> int | None:
+    for key in keys:
+        if key in attributes:
+            try:
+                return int(round(float(attributes[key])))
+            except ValueError:
+                raise FormatError(f"{where}: attribute {key}={attributes[key]!r} is not a number") from None
+    return None
+
+
+def import_dot(path: str | Path) -> Instance:
+    """A digraph in Graphviz dot with size labels: one statement per line.
+
+    Node statements ``name [size=.., exec=.., time=..]`` (also ``output``/
+    ``bytes``, ``memory``/``mem``, ``runtime``/``weight``); edge statements
+    ``u -> v [size=..]``. A node's output is its own ``size`` or, when it has
+    none, the largest ``size`` on its out-edges (its output is what its
+    consumers read; the notes say when that was used); missing numbers are 0,
+    times default to 1. Subgraphs, ports and multi-target edges are not read.
+    """
+    path = Path(path)
+    nodes: dict[str, dict[str, str]] = {}
+    edges: list[tuple[str, str, dict[str, str]]] = []
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(("//", "#", "digraph", "}", "graph", "node [", "edge [")) or stripped == "{":
+            continue
+        edge = _DOT_EDGE.match(stripped)
+        if edge:
+            u, v = edge.group(1).strip('"'), edge.group(2).strip('"')
+            nodes.setdefault(u, {})
+            nodes.setdefault(v, {})
+            edges.append((u, v, _dot_attributes(edge.group(4))))
+            continue
+        node = _DOT_NODE.match(stripped)
+        if node:
+            nodes.setdefault(node.group(1).strip('"'), {}).update(_dot_attributes(node.group(2)))
+            continue
+        raise FormatError(f"{path}:{number}: not a node or edge statement: {stripped!r}")
+    if not nodes:
+        raise FormatError(f"{path}: no nodes")
+    names = list(nodes)
+    index = {name: k for k, name in enumerate(names)}
+    outputs, execs, times, notes = [], [], [], []
+    from_edges = 0
+    for name in names:
+        where = f"{path}: node {name}"
+        output = _dot_number(nodes[name], _DOT_OUTPUT, where)
+        if output is None:
+            sizes = [_dot_number(a, _DOT_OUTPUT, f"{path}: edge {u} -> {v}") for u, v, a in edges if u == name]
+            output = max((s for s in sizes if s is not None), default=0)
+            from_edges += output > 0
+        outputs.append(output)
+        execs.append(_dot_number(nodes[name], _DOT_EXEC, where) or 0)
+        time = _dot_number(nodes[name], _DOT_TIME, where)
+        times.append(1 if time is None else time)
+    if from_edges:
+        notes.append(f"{from_edges} node output(s) taken as the largest size on their out-edges")
+    pairs = sorted({(index[u], index[v]) for u, v, _ in edges})
+    return Instance.create(execs, outputs, pairs, times=times, names=names, name=path.stem,
+                           source={"file": path.name, "sha256": _sha256(path), "importer": "dot", "notes": notes})
 
 
 def import_dnn(path: str | Path) -> Instance:
