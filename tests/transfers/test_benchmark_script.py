@@ -20,8 +20,13 @@ SCRIPT = ROOT / "benchmarks" / "transfers" / "run.py"
 
 def run_part(tmp_path: Path, *arguments: str) -> list[dict]:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    completed = subprocess.run([sys.executable, str(SCRIPT), *arguments, "--out", str(tmp_path)],
-                               capture_output=True, text=True, env=env, timeout=300)
+    completed = subprocess.run(
+        [sys.executable, str(SCRIPT), *arguments, "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert completed.returncode == 0, completed.stderr
     stem = arguments[0]
     assert (tmp_path / f"{stem}.md").read_text().startswith(("Largest", "Optimum", "Heuristic", "Local"))
@@ -30,7 +35,9 @@ def run_part(tmp_path: Path, *arguments: str) -> list[dict]:
 
 
 def test_frontier_reports_each_instance_against_its_bound(tmp_path):
-    rows = run_part(tmp_path, "frontier", "--factors", "1.5", "--ladder", "6", "--seeds", "0", "1", "--time-limit", "10")
+    rows = run_part(
+        tmp_path, "frontier", "--factors", "1.5", "--ladder", "6", "--seeds", "0", "1", "--time-limit", "10"
+    )
     assert [(r["n"], r["seed"]) for r in rows] == [("6", "0"), ("6", "1")]
     for row in rows:
         # checked against brute force (an independent exact method) and the bounds module, not the script
@@ -43,8 +50,21 @@ def test_frontier_reports_each_instance_against_its_bound(tmp_path):
 
 
 def test_ladder_stops_at_the_first_rung_nothing_proves(tmp_path):
-    rows = run_part(tmp_path, "ladder", "--factors", "5", "--ladder", "6", "30", "--seeds", "0",
-                    "--variants", "dp", "--time-limit", "10")
+    rows = run_part(
+        tmp_path,
+        "ladder",
+        "--factors",
+        "5",
+        "--ladder",
+        "6",
+        "30",
+        "--seeds",
+        "0",
+        "--variants",
+        "dp",
+        "--time-limit",
+        "10",
+    )
     # dp refuses n = 30 (max_n = 25), so the ladder ends there and the summary says 6
     assert [(r["n"], r["status"]) for r in rows] == [("6", "OPTIMAL"), ("30", "NOT_APPLICABLE")]
     assert "| dp | 6 |" in (tmp_path / "ladder.md").read_text()
@@ -62,7 +82,8 @@ def test_gaps_measure_every_heuristic_against_a_proven_value(tmp_path):
 def test_search_compares_the_searches_on_the_same_instances(tmp_path):
     rows = run_part(tmp_path, "search", "--factors", "1.5", "--ladder", "6", "--seeds", "0", "1", "--ils-time", "0.2")
     assert [(r["seed"], r["method"]) for r in rows] == [
-        (seed, method) for seed in ("0", "1") for method in ("neh", "ils", "iterated-greedy")]
+        (seed, method) for seed in ("0", "1") for method in ("neh", "ils", "iterated-greedy")
+    ]
     for row in rows:
         # checked against brute force: no schedule below the optimum, OPTIMAL only on it
         instance = GENERATORS["uniform"](seed=int(row["seed"]), n=6, memory_factor=1.5)

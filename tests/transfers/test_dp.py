@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
+from transfers_strategies import small_instances
 
 from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.transfers import Instance, bounds, generate_correlated, generate_uniform
-from transfers_strategies import small_instances
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -44,8 +44,14 @@ def test_dp_agrees_with_cpsat_above_the_lower_bound(family, seed, n, factor):
     # Deterministic verdicts (issue 20): one CP-SAT worker under a deterministic-time budget, warm starts
     # without the time-boxed search (NEH only), and a wall-clock limit far above the proofs' cost, so that a
     # loaded machine cannot turn OPTIMAL into FEASIBLE.
-    cpsat = solve(instance, "cpsat", time_limit=3600, workers=1, warm_start_seconds=0,
-                       parameters={"max_deterministic_time": 120.0})
+    cpsat = solve(
+        instance,
+        "cpsat",
+        time_limit=3600,
+        workers=1,
+        warm_start_seconds=0,
+        parameters={"max_deterministic_time": 120.0},
+    )
     assert cpsat.status is Status.OPTIMAL, "CP-SAT proves these well within its deterministic budget"
     assert cpsat.objective > bounds.best(instance)
     searched = solve(instance, "dp", time_limit=3600, warm_start_seconds=0)

@@ -6,11 +6,11 @@ import itertools
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from transfers_strategies import small_instances
 
 from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.transfers import Instance, Simulator, Solution, evaluate, generate_uniform, validate
-from transfers_strategies import small_instances
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -31,7 +31,9 @@ def test_three_exact_methods_agree(instance):
 def test_plain_variants_agree(instance):
     """Without bounds, hint and symmetry breaking (the benchmark's 'plain'), and on CBC."""
     optimum = solve(instance, "brute-force").objective
-    plain = solve(instance, "cpsat", lower_bound=False, conflicts=False, warm_start=False, symmetry=False, time_limit=3600)
+    plain = solve(
+        instance, "cpsat", lower_bound=False, conflicts=False, warm_start=False, symmetry=False, time_limit=3600
+    )
     assert plain.status is Status.OPTIMAL and plain.objective == optimum
     cbc = solve(instance, "milp", backend="cbc", lower_bound=False, conflicts=False, symmetry=False, time_limit=3600)
     assert cbc.status is Status.OPTIMAL and cbc.objective == optimum
@@ -96,8 +98,13 @@ def test_cpsat_probe_and_lower_bound_workers_agree_with_brute_force(instance):
     probed = solve(instance, "cpsat", warm_start=False, probe_seconds=5, time_limit=3600)
     assert probed.status is Status.OPTIMAL, probed.notes
     assert probed.objective == optimum
-    workers = solve(instance, "cpsat", warm_start=False, time_limit=3600,
-                         parameters={"subsolvers": ["max_lp", "objective_lb_search"]})
+    workers = solve(
+        instance,
+        "cpsat",
+        warm_start=False,
+        time_limit=3600,
+        parameters={"subsolvers": ["max_lp", "objective_lb_search"]},
+    )
     assert workers.status is Status.OPTIMAL and workers.objective == optimum
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from hpcsched.core.errors import FormatError, InvalidInstanceError
 from hpcsched import solve
+from hpcsched.core.errors import FormatError, InvalidInstanceError
 from hpcsched.core.registry import get_problem
 from hpcsched.plotting import new_axes, save_axes
 from hpcsched.transfers import import_csv, plot_solution
@@ -31,18 +31,25 @@ def test_generators_are_seeded_and_size_memory(family):
 
 def test_family_shapes():
     hf = GENERATORS["hf-like"](seed=1, n=200)
-    assert statistics.median(p / c for c, p in zip(hf.transfer, hf.compute)) > 10  # compute >> transfer
+    assert statistics.median(p / c for c, p in zip(hf.transfer, hf.compute, strict=True)) > 10  # compute >> transfer
     ccsd = GENERATORS["ccsd-like"](seed=1, n=200)
-    assert 0.3 < statistics.median(p / c for c, p in zip(ccsd.transfer, ccsd.compute)) < 3  # transfer ~ compute
+    assert (
+        0.3 < statistics.median(p / c for c, p in zip(ccsd.transfer, ccsd.compute, strict=True)) < 3
+    )  # transfer ~ compute
     assert statistics.median(ccsd.memory) > 100 * statistics.median(hf.memory)  # large footprints
     correlated = GENERATORS["correlated"](seed=1, n=50, bytes_per_time_unit=7)
-    assert all(m == 7 * c for c, m in zip(correlated.transfer, correlated.memory))
+    assert all(m == 7 * c for c, m in zip(correlated.transfer, correlated.memory, strict=True))
 
 
 @pytest.mark.parametrize(
     ("params", "field"),
-    [({"n": 0}, "n"), ({"n": 2.5}, "n"), ({"memory_factor": 0.5}, "memory_factor"),
-     ({"memory_factor": "lots"}, "memory_factor"), ({"max_transfer": 0}, "max_transfer")],
+    [
+        ({"n": 0}, "n"),
+        ({"n": 2.5}, "n"),
+        ({"memory_factor": 0.5}, "memory_factor"),
+        ({"memory_factor": "lots"}, "memory_factor"),
+        ({"max_transfer": 0}, "max_transfer"),
+    ],
 )
 def test_generator_bad_parameters(params, field):
     with pytest.raises(InvalidInstanceError) as error:
@@ -73,12 +80,42 @@ def test_csv_import(tmp_path):
         ("name,transfer,compute,memory\na,1,1,1\n", {"capacity": 9}, FormatError, "line 1"),
         ("# time_unit=hours, memory_unit=B\nname,transfer,compute,memory\n", {"capacity": 9}, FormatError, "time_unit"),
         ("# time_unit=us, memory_unit=B\nname,size\na,1\n", {"capacity": 9}, FormatError, "header"),
-        ("# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,x,1,1\n", {"capacity": 9}, FormatError, "line 3: column transfer"),
-        ("# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1.5,1,1\n", {"capacity": 9}, FormatError, "not a whole number"),
-        ("# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1,-1,1\n", {"capacity": 9}, FormatError, "column compute"),
-        ("# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1,1\n", {"capacity": 9}, FormatError, "4 columns"),
-        ("# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1,1,0\n", {"capacity": 9}, InvalidInstanceError, r"memory"),
-        ("# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1,1,1\n", {}, InvalidInstanceError, "capacity"),
+        (
+            "# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,x,1,1\n",
+            {"capacity": 9},
+            FormatError,
+            "line 3: column transfer",
+        ),
+        (
+            "# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1.5,1,1\n",
+            {"capacity": 9},
+            FormatError,
+            "not a whole number",
+        ),
+        (
+            "# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1,-1,1\n",
+            {"capacity": 9},
+            FormatError,
+            "column compute",
+        ),
+        (
+            "# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1,1\n",
+            {"capacity": 9},
+            FormatError,
+            "4 columns",
+        ),
+        (
+            "# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1,1,0\n",
+            {"capacity": 9},
+            InvalidInstanceError,
+            r"memory",
+        ),
+        (
+            "# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1,1,1\n",
+            {},
+            InvalidInstanceError,
+            "capacity",
+        ),
     ],
 )
 def test_csv_import_errors_name_file_and_field(tmp_path, text, options, error, match):
@@ -118,15 +155,35 @@ def _cli():
 def test_cli_generate_solve_and_bad_input(tmp_path):
     runner, app = _cli()
     instance_file = tmp_path / "u.json"
-    done = runner.invoke(app, ["generate", "transfers", "--family", "uniform", "--n", "6", "--seed", "1",
-                               "--param", "memory_factor=1.5", "-o", str(instance_file)])
+    done = runner.invoke(
+        app,
+        [
+            "generate",
+            "transfers",
+            "--family",
+            "uniform",
+            "--n",
+            "6",
+            "--seed",
+            "1",
+            "--param",
+            "memory_factor=1.5",
+            "-o",
+            str(instance_file),
+        ],
+    )
     assert done.exit_code == 0, done.output
-    solved = runner.invoke(app, ["solve", str(instance_file), "--method", "cpsat", "--time-limit", "10",
-                                 "--out", str(tmp_path / "sol.json")])
+    solved = runner.invoke(
+        app,
+        ["solve", str(instance_file), "--method", "cpsat", "--time-limit", "10", "--out", str(tmp_path / "sol.json")],
+    )
     assert solved.exit_code == 0, solved.output
     assert (tmp_path / "sol.json").exists()
     bad = tmp_path / "bad.json"
-    bad.write_text('{"problem": "transfers", "format": 1, "data": {"capacity": 5, "tasks": [{"name": "a", "transfer": -1, "compute": 1, "memory": 1}]}}')
+    bad.write_text(
+        '{"problem": "transfers", "format": 1, "data": {"capacity": 5, '
+        '"tasks": [{"name": "a", "transfer": -1, "compute": 1, "memory": 1}]}}'
+    )
     failed = runner.invoke(app, ["solve", str(bad)])
     assert failed.exit_code != 0
     assert "data.tasks[0].transfer" in failed.output and "Traceback" not in failed.output
@@ -137,24 +194,28 @@ def test_cli_import_bad_trace_is_one_line(tmp_path):
     trace = tmp_path / "trace.csv"
     trace.write_text("# time_unit=us, memory_unit=B\nname,transfer,compute,memory\na,1,x,1\n")
     out = tmp_path / "t.json"
-    failed = runner.invoke(app, ["import", "csv", str(trace), "--problem", "transfers", "--option", "capacity=10",
-                                 "-o", str(out)])
+    failed = runner.invoke(
+        app, ["import", "csv", str(trace), "--problem", "transfers", "--option", "capacity=10", "-o", str(out)]
+    )
     assert failed.exit_code != 0 and not out.exists()
     assert "trace.csv: line 3: column compute" in failed.output and "Traceback" not in failed.output
 
 
 @pytest.mark.parametrize(
     ("option", "field"),
-    [('parameters={"no_such_field": 1}', "options.parameters.no_such_field"),
-     ("workers=0", "options.workers"),
-     ("no_such_option=1", "options.no_such_option")],
+    [
+        ('parameters={"no_such_field": 1}', "options.parameters.no_such_field"),
+        ("workers=0", "options.workers"),
+        ("no_such_option=1", "options.no_such_option"),
+    ],
 )
 def test_cli_bad_option_is_one_line_naming_it(tmp_path, option, field):
     # before: an unknown SatParameters key ended in "internal error" (CP-SAT's AttributeError)
     runner, app = _cli()
     instance_file = tmp_path / "u.json"
-    done = runner.invoke(app, ["generate", "transfers", "--family", "uniform", "--n", "5", "--seed", "1",
-                               "-o", str(instance_file)])
+    done = runner.invoke(
+        app, ["generate", "transfers", "--family", "uniform", "--n", "5", "--seed", "1", "-o", str(instance_file)]
+    )
     assert done.exit_code == 0, done.output
     failed = runner.invoke(app, ["solve", str(instance_file), "--method", "cpsat", "--opt", option])
     assert failed.exit_code == 1, failed.output

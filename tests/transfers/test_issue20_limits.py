@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hpcsched import solve
 from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.fields import LARGEST_INTEGER
-from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.transfers import Instance, Solution, validate
 from hpcsched.transfers.generate import generate_uniform
@@ -31,8 +31,9 @@ def extreme_instances(draw):
     times = st.one_of(st.integers(0, 3), st.integers(share - 3, share))
     memory = draw(st.lists(st.one_of(st.integers(1, 3), st.integers(2**52, 2**53)), min_size=n, max_size=n))
     capacity = draw(st.integers(max(memory), LARGEST_INTEGER))
-    return Instance.create(draw(st.lists(times, min_size=n, max_size=n)), draw(st.lists(times, min_size=n, max_size=n)),
-                           memory, capacity)
+    return Instance.create(
+        draw(st.lists(times, min_size=n, max_size=n)), draw(st.lists(times, min_size=n, max_size=n)), memory, capacity
+    )
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -40,8 +41,11 @@ def extreme_instances(draw):
 def test_solutions_of_extreme_instances_survive_the_file_round_trip(instance, method):
     # before: schedules ending beyond 2^53 were written as OPTIMAL and refused by the reader, and
     # the MILP ended in ERROR (HiGHS refused its big-M; PuLP raised an IndexError)
-    result = solve(instance, method, time_limit=5, lower_bound=False) if method in ("cpsat", "milp") \
+    result = (
+        solve(instance, method, time_limit=5, lower_bound=False)
+        if method in ("cpsat", "milp")
         else solve(instance, method, time_limit=5)
+    )
     assert result.status is not Status.ERROR, result.notes
     assert not any("IndexError" in note for note in result.notes)
     if result.solution is not None:

@@ -7,9 +7,9 @@ import math
 
 import pytest
 
+from hpcsched import solve
 from hpcsched.core.errors import FormatError, InvalidInstanceError, InvalidSolutionError
 from hpcsched.core.io import read_instance, read_solution, write_instance, write_solution
-from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.transfers import HEURISTIC_METHODS, Instance, Solution, evaluate
 
@@ -83,10 +83,12 @@ def test_round_trip(tmp_path):
 def test_malformed_files(tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text('{"problem": "transfers", "data": {')
-    with pytest.raises(FormatError, match="broken.json"):
+    with pytest.raises(FormatError, match=r"broken\.json"):
         read_instance(broken)
     wrong = tmp_path / "wrong.json"
-    wrong.write_text(json.dumps({"problem": "transfers", "format": 1, "data": data_with(("tasks", 0, "transfer"), "x")}))
+    wrong.write_text(
+        json.dumps({"problem": "transfers", "format": 1, "data": data_with(("tasks", 0, "transfer"), "x")})
+    )
     with pytest.raises(InvalidInstanceError, match=r"wrong.json: data.tasks\[0\].transfer"):
         read_instance(wrong)
 

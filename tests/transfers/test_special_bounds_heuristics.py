@@ -7,15 +7,15 @@ import itertools
 import networkx as nx
 import pytest
 from hypothesis import given, settings
+from transfers_strategies import small_instances
 
+from hpcsched import solve
 from hpcsched.core.deadline import Deadline
 from hpcsched.core.errors import OptionError
-from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.transfers import HEURISTIC_METHODS, Instance, Simulator, bounds, generate_uniform
 from hpcsched.transfers.heuristics import DYNAMIC_METHODS, dynamic_order, dynamic_priorities
 from hpcsched.transfers.heuristics.search import _best_insertion
-from transfers_strategies import small_instances
 
 
 @settings(max_examples=40, deadline=None)
@@ -178,17 +178,19 @@ def test_iterated_greedy_refuses_an_empty_destruction():
 
 @pytest.mark.parametrize(
     ("method", "options", "field"),
-    [("ils", {"max_evaluations": 5}, "options.max_evaluations"),  # the old name: refused, not ignored
-     ("ils", {"max_iterations": -1}, "options.max_iterations"),
-     ("neh", {"max_iterations": 5}, "options.max_iterations"),
-     ("iterated-greedy", {"temperature": -0.1}, "options.temperature"),
-     ("milp", {"backend": "gurobi"}, "options.backend"),
-     ("milp", {"threads": 2}, "options.threads"),
-     ("cpsat", {"workers": 0}, "options.workers"),
-     ("cpsat", {"parameters": {"no_such_field": 1}}, "options.parameters.no_such_field"),
-     ("cpsat", {"parameters": {"max_deterministic_time": "soon"}}, "options.parameters.max_deterministic_time"),
-     ("dp", {"max_labels": -1}, "options.max_labels"),
-     ("brute-force", {"max_n": 0}, "options.max_n")],
+    [
+        ("ils", {"max_evaluations": 5}, "options.max_evaluations"),  # the old name: refused, not ignored
+        ("ils", {"max_iterations": -1}, "options.max_iterations"),
+        ("neh", {"max_iterations": 5}, "options.max_iterations"),
+        ("iterated-greedy", {"temperature": -0.1}, "options.temperature"),
+        ("milp", {"backend": "gurobi"}, "options.backend"),
+        ("milp", {"threads": 2}, "options.threads"),
+        ("cpsat", {"workers": 0}, "options.workers"),
+        ("cpsat", {"parameters": {"no_such_field": 1}}, "options.parameters.no_such_field"),
+        ("cpsat", {"parameters": {"max_deterministic_time": "soon"}}, "options.parameters.max_deterministic_time"),
+        ("dp", {"max_labels": -1}, "options.max_labels"),
+        ("brute-force", {"max_n": 0}, "options.max_n"),
+    ],
 )
 def test_bad_options_fail_once_naming_the_option(method, options, field):
     instance = generate_uniform(seed=0, n=5, memory_factor=1.5)

@@ -8,8 +8,9 @@ from hpcsched.transfers import Instance
 
 
 @st.composite
-def small_instances(draw, min_n: int = 1, max_n: int = 5, max_time: int = 9, allow_zero: bool = True,
-                    capacity: str = "any") -> Instance:
+def small_instances(
+    draw, min_n: int = 1, max_n: int = 5, max_time: int = 9, allow_zero: bool = True, capacity: str = "any"
+) -> Instance:
     """Random small instances; every task fits (M >= max m).
 
     ``capacity``: "any" (max m .. sum m), "unlimited" (sum m) or "sequential"

@@ -40,8 +40,8 @@ from .simulate import flow_shop_starts, johnson_order
 
 def johnson_bound(instance: Instance) -> int:
     """LB_johnson: the F2||Cmax optimum, memory ignored."""
-    transfer_start, compute_start = flow_shop_starts(instance, johnson_order(instance))
-    return max(t + task.compute for t, task in zip(compute_start, instance.tasks))
+    _, compute_start = flow_shop_starts(instance, johnson_order(instance))
+    return max(t + task.compute for t, task in zip(compute_start, instance.tasks, strict=True))
 
 
 def memory_bound(instance: Instance) -> int:
@@ -55,7 +55,9 @@ def clique_tasks(instance: Instance) -> list[int]:
     capacity = instance.capacity
     weight = [t.transfer + t.compute for t in instance.tasks]
     # Big tasks (2 m > M), sorted by memory, with suffix sums of weight.
-    big = sorted((i for i, t in enumerate(instance.tasks) if 2 * t.memory > capacity), key=lambda i: instance.tasks[i].memory)
+    big = sorted(
+        (i for i, t in enumerate(instance.tasks) if 2 * t.memory > capacity), key=lambda i: instance.tasks[i].memory
+    )
     big_memory = [instance.tasks[i].memory for i in big]
     suffix = [0] * (len(big) + 1)
     for position in range(len(big) - 1, -1, -1):
@@ -110,12 +112,18 @@ def overlap_bound(instance: Instance) -> int:
     """
     tasks = instance.tasks
     by_memory = sorted(tasks, key=lambda task: task.memory)
-    overlap = max_overlap([(task.transfer, task.memory) for task in by_memory],
-                          [(task.compute, task.memory) for task in reversed(by_memory)], instance.capacity)
+    overlap = max_overlap(
+        [(task.transfer, task.memory) for task in by_memory],
+        [(task.compute, task.memory) for task in reversed(by_memory)],
+        instance.capacity,
+    )
     total_transfer = sum(task.transfer for task in tasks)
     total_compute = sum(task.compute for task in tasks)
-    overlap = min(overlap, total_transfer - min(task.transfer for task in tasks),
-                  total_compute - min(task.compute for task in tasks))
+    overlap = min(
+        overlap,
+        total_transfer - min(task.transfer for task in tasks),
+        total_compute - min(task.compute for task in tasks),
+    )
     return total_transfer + total_compute - overlap
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +47,10 @@ def check_size(field: str, value: int, bytes_each: int, what: str) -> None:
     if estimate > GENERATOR_MEMORY_LIMIT:
         largest = GENERATOR_MEMORY_LIMIT // bytes_each
         raise InvalidInstanceError(
-            field, f"{value} {what} would take about {estimate / 2**30:.3g} GiB (about {bytes_each} bytes each); "
-                   f"the generators stop at {GENERATOR_MEMORY_LIMIT / 2**30:.3g} GiB, i.e. at most {largest} {what}")
+            field,
+            f"{value} {what} would take about {estimate / 2**30:.3g} GiB (about {bytes_each} bytes each); "
+            f"the generators stop at {GENERATOR_MEMORY_LIMIT / 2**30:.3g} GiB, i.e. at most {largest} {what}",
+        )
 
 
 #: Bytes per generated task: a Task and its dict, three numpy values each way, and its JSON record.
@@ -71,11 +74,17 @@ def capacity_for(memory: list[int], memory_factor: Any) -> int:
     """⌈memory_factor · max m⌉, or Σ m for ``"unlimited"`` (or None)."""
     if memory_factor is None or memory_factor == "unlimited":
         return int(sum(memory))
-    if isinstance(memory_factor, bool) or not isinstance(memory_factor, (int, float)) or not math.isfinite(memory_factor):
+    if (
+        isinstance(memory_factor, bool)
+        or not isinstance(memory_factor, (int, float))
+        or not math.isfinite(memory_factor)
+    ):
         raise InvalidInstanceError("memory_factor", f"must be a number >= 1 or 'unlimited', got {memory_factor!r}")
     if memory_factor < 1:
-        raise InvalidInstanceError("memory_factor", f"must be >= 1 (below, the largest task never fits), got {memory_factor}")
-    return int(math.ceil(memory_factor * max(memory) - 1e-9))
+        raise InvalidInstanceError(
+            "memory_factor", f"must be >= 1 (below, the largest task never fits), got {memory_factor}"
+        )
+    return math.ceil(memory_factor * max(memory) - 1e-9)
 
 
 def _build(family: str, seed: int, n: int, params: dict, transfer, compute, memory, time_unit: str | None) -> Instance:
@@ -95,7 +104,12 @@ def _build(family: str, seed: int, n: int, params: dict, transfer, compute, memo
 
 
 def generate_uniform(
-    *, seed: int = 0, n: int = 20, memory_factor: Any = 2.0, max_transfer: int = 100, max_compute: int = 100,
+    *,
+    seed: int = 0,
+    n: int = 20,
+    memory_factor: Any = 2.0,
+    max_transfer: int = 100,
+    max_compute: int = 100,
     max_memory: int = 100,
 ) -> Instance:
     """Independent uniform integers: c in [1, max_transfer], p in [1, max_compute], m in [1, max_memory]."""
@@ -106,12 +120,19 @@ def generate_uniform(
     transfer = rng.integers(1, max_transfer + 1, n)
     compute = rng.integers(1, max_compute + 1, n)
     memory = rng.integers(1, max_memory + 1, n)
-    params = dict(memory_factor=memory_factor, max_transfer=max_transfer, max_compute=max_compute, max_memory=max_memory)
+    params = dict(
+        memory_factor=memory_factor, max_transfer=max_transfer, max_compute=max_compute, max_memory=max_memory
+    )
     return _build("uniform", seed, n, params, transfer, compute, memory, None)
 
 
 def generate_correlated(
-    *, seed: int = 0, n: int = 20, memory_factor: Any = 2.0, max_transfer: int = 100, max_compute: int = 100,
+    *,
+    seed: int = 0,
+    n: int = 20,
+    memory_factor: Any = 2.0,
+    max_transfer: int = 100,
+    max_compute: int = 100,
     bytes_per_time_unit: int = 1000,
 ) -> Instance:
     """Memory proportional to transfer time: m = bytes_per_time_unit · c.
@@ -128,8 +149,12 @@ def generate_correlated(
     transfer = rng.integers(1, max_transfer + 1, n)
     compute = rng.integers(1, max_compute + 1, n)
     memory = transfer * bytes_per_time_unit
-    params = dict(memory_factor=memory_factor, max_transfer=max_transfer, max_compute=max_compute,
-                  bytes_per_time_unit=bytes_per_time_unit)
+    params = dict(
+        memory_factor=memory_factor,
+        max_transfer=max_transfer,
+        max_compute=max_compute,
+        bytes_per_time_unit=bytes_per_time_unit,
+    )
     return _build("correlated", seed, n, params, transfer, compute, memory, None)
 
 
@@ -212,7 +237,9 @@ def _units(first_line: str, file: str) -> tuple[str, str]:
     if time_unit not in _TIME_FACTORS:
         raise FormatError(f"{file}: line 1: time_unit must be one of {', '.join(_TIME_FACTORS)}, got {time_unit!r}")
     if memory_unit not in _MEMORY_FACTORS:
-        raise FormatError(f"{file}: line 1: memory_unit must be one of {', '.join(_MEMORY_FACTORS)}, got {memory_unit!r}")
+        raise FormatError(
+            f"{file}: line 1: memory_unit must be one of {', '.join(_MEMORY_FACTORS)}, got {memory_unit!r}"
+        )
     return time_unit, memory_unit
 
 
@@ -229,7 +256,50 @@ def _scaled(text: str, factor: float, file: str, line: int, column: str, what: s
             f"{file}: line {line}: column {column}: {text} is not a whole number of {what}; "
             "import with a finer unit (--option time_unit=ns)"
         )
-    return int(round(scaled))
+    return round(scaled)
+
+
+def _read_lines(path: str | Path, file: str) -> list[str]:
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise FormatError(f"{file}: no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise FormatError(f"{file}: cannot read: {error}") from None
+    if not lines:
+        raise FormatError(f"{file}: empty file")
+    return lines
+
+
+@dataclass(frozen=True)
+class _CsvTasks:
+    """The task columns of a CSV trace, converted to integer times and bytes."""
+
+    names: list[str]
+    transfer: list[int]
+    compute: list[int]
+    memory: list[int]
+
+
+def _task_rows(lines: list[str], file: str, time_factor: float, time_unit: str, memory_factor: int) -> _CsvTasks:
+    """The rows after the header (line 2); blank lines and ``#`` comments are skipped."""
+    rows = list(csv.reader(lines[1:]))
+    if not rows or [cell.strip() for cell in rows[0]] != ["name", "transfer", "compute", "memory"]:
+        raise FormatError(f"{file}: line 2: header must be 'name,transfer,compute,memory'")
+    tasks = _CsvTasks([], [], [], [])
+    for offset, row in enumerate(rows[1:]):
+        line = offset + 3
+        if not row or (row[0].startswith("#")):
+            continue
+        if len(row) != 4:
+            raise FormatError(f"{file}: line {line}: expected 4 columns, got {len(row)}")
+        tasks.names.append(row[0].strip())
+        tasks.transfer.append(_scaled(row[1], time_factor, file, line, "transfer", time_unit))
+        tasks.compute.append(_scaled(row[2], time_factor, file, line, "compute", time_unit))
+        tasks.memory.append(_scaled(row[3], memory_factor, file, line, "memory", "bytes"))
+    if not tasks.names:
+        raise FormatError(f"{file}: no task rows")
+    return tasks
 
 
 def import_csv(
@@ -260,45 +330,37 @@ def import_csv(
         Instance name (default: the file's stem).
     """
     file = str(path)
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise FormatError(f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise FormatError(f"{file}: cannot read: {error}") from None
-    if not lines:
-        raise FormatError(f"{file}: empty file")
+    lines = _read_lines(path, file)
     file_time_unit, memory_unit = _units(lines[0], file)
     target_unit = time_unit or file_time_unit
     if target_unit not in _TIME_FACTORS:
         raise FormatError(f"{file}: option time_unit must be one of {', '.join(_TIME_FACTORS)}, got {target_unit!r}")
     time_factor = _TIME_FACTORS[file_time_unit] / _TIME_FACTORS[target_unit]
-    rows = list(csv.reader(lines[1:]))
-    if not rows or [cell.strip() for cell in rows[0]] != ["name", "transfer", "compute", "memory"]:
-        raise FormatError(f"{file}: line 2: header must be 'name,transfer,compute,memory'")
-    names, transfer, compute, memory = [], [], [], []
-    for offset, row in enumerate(rows[1:]):
-        line = offset + 3
-        if not row or (row[0].startswith("#")):
-            continue
-        if len(row) != 4:
-            raise FormatError(f"{file}: line {line}: expected 4 columns, got {len(row)}")
-        names.append(row[0].strip())
-        transfer.append(_scaled(row[1], time_factor, file, line, "transfer", target_unit))
-        compute.append(_scaled(row[2], time_factor, file, line, "compute", target_unit))
-        memory.append(_scaled(row[3], _MEMORY_FACTORS[memory_unit], file, line, "memory", "bytes"))
-    if not names:
-        raise FormatError(f"{file}: no task rows")
+    tasks = _task_rows(lines, file, time_factor, target_unit, _MEMORY_FACTORS[memory_unit])
     if capacity is None and memory_factor is None:
-        raise InvalidInstanceError("capacity", "give the device memory: --option capacity=BYTES or memory_factor=X", file)
+        raise InvalidInstanceError(
+            "capacity", "give the device memory: --option capacity=BYTES or memory_factor=X", file
+        )
     if capacity is not None and memory_factor is not None:
         raise InvalidInstanceError("capacity", "give capacity or memory_factor, not both", file)
     try:
-        total = capacity if capacity is not None else capacity_for(memory, memory_factor)
+        total = capacity if capacity is not None else capacity_for(tasks.memory, memory_factor)
         return Instance.create(
-            transfer, compute, memory, total, names=names, name=name or Path(path).stem, time_unit=target_unit,
-            source={"importer": "csv", "file": Path(path).name, "sha256": file_sha256(path),
-                    "capacity": capacity, "memory_factor": memory_factor, "time_unit": target_unit},
+            tasks.transfer,
+            tasks.compute,
+            tasks.memory,
+            total,
+            names=tasks.names,
+            name=name or Path(path).stem,
+            time_unit=target_unit,
+            source={
+                "importer": "csv",
+                "file": Path(path).name,
+                "sha256": file_sha256(path),
+                "capacity": capacity,
+                "memory_factor": memory_factor,
+                "time_unit": target_unit,
+            },
         )
     except InvalidInstanceError as error:
         raise error.in_file(file) from None

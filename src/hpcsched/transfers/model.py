@@ -7,28 +7,20 @@ device memory from the start of its transfer to the end of its computation
 (half-open interval ``[s_i, t_i + p_i)``). Device memory is ``capacity`` M.
 The objective is the makespan ``max_i t_i + p_i``.
 
-Modelling choices where the specification leaves room
------------------------------------------------------
-* Times are non-negative integers in the instance's ``time_unit``; memory is
-  a positive integer number of bytes. Start times of a solution are
-  non-negative integers too (every method here produces integer schedules:
-  with integer data an optimal integer schedule exists).
-* Task names must be unique (they are what a plot or a trace refers to).
-* A task with ``m_i > M`` is *legal* data: the file reads fine and every
-  method answers INFEASIBLE naming the task (see `require_fits`). Rejecting it
-  while reading would hide an infeasible trace behind a parse error.
-* Operations of length zero occupy no time on their machine: the validator
-  treats the empty interval ``[x, x)`` as overlapping nothing (this is also
-  what CP-SAT's NoOverlap does with zero-size intervals).
-* The validator is written from the definition and shares no code with the
-  simulator (`hpcsched.transfers.simulate`) or the formulations.
+The modelling choices where the specification leaves room (integer times,
+unique names, ``m_i > M`` as legal data that every method answers
+INFEASIBLE, zero-length operations overlapping nothing) are listed in
+docs/transfers.md. The validator is written from the definition and shares
+no code with the simulator (`hpcsched.transfers.simulate`) or the
+formulations.
 """
 
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from ..core.errors import InfeasibleError, InvalidInstanceError
 from ..core.fields import (
@@ -98,12 +90,8 @@ def _checked_task(raw: Any, path: str) -> Task:
 def _check_total_time(tasks: tuple[Task, ...]) -> None:
     """Refuse instances whose total time Σ (c_i + p_i) exceeds 2^53 (`LARGEST_INTEGER`).
 
-    Every method's schedule ends by Σ (c_i + p_i) (the back-to-back schedule
-    is feasible and the simulator never does worse), so with this limit every
-    start time a method writes stays a legal integer of a solution file
-    (at most 2^53), exact in a double (evaluate, the MILP) and far from int64
-    overflow (CP-SAT). Each time alone was already limited to 2^53, but two
-    of them could make a schedule that the solution reader then refused.
+    Every method's schedule ends by Σ (c_i + p_i), so every start time stays a
+    legal, exact integer of a solution file (see docs/transfers.md).
     """
     total = 0
     for index, task in enumerate(tasks):
@@ -162,7 +150,6 @@ class Instance:
         object.__setattr__(self, "capacity", require_int(self.capacity, "data.capacity", minimum=1))
         object.__setattr__(self, "source", dict(self.source))
 
-    # -- construction -------------------------------------------------------
     @classmethod
     def create(
         cls,
@@ -175,7 +162,7 @@ class Instance:
         name: str = "transfers",
         time_unit: str | None = None,
         source: Mapping[str, Any] | None = None,
-    ) -> "Instance":
+    ) -> Instance:
         """An instance from parallel lists (names default to ``t0, t1, ...``)."""
         n = len(transfer)
         if len(compute) != n:
@@ -185,15 +172,11 @@ class Instance:
         names = list(names) if names is not None else [f"t{i}" for i in range(n)]
         if len(names) != n:
             raise InvalidInstanceError("data.tasks", f"names has {len(names)} entries, transfer has {n}")
-        tasks = tuple(
-            {"name": names[i], "transfer": transfer[i], "compute": compute[i], "memory": memory[i]} for i in range(n)
-        )
+        tasks = tuple(Task(names[i], transfer[i], compute[i], memory[i]) for i in range(n))
         return cls(name=name, tasks=tasks, capacity=capacity, time_unit=time_unit, source=dict(source or {}))
 
     @classmethod
-    def from_data(
-        cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None
-    ) -> "Instance":
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None) -> Instance:
         """The instance described by the ``data`` section of a file."""
         data = require_dict(data, "data")
         unknown = set(data) - {"capacity", "tasks"}
@@ -208,12 +191,10 @@ class Instance:
         return {
             "capacity": self.capacity,
             "tasks": [
-                {"name": t.name, "transfer": t.transfer, "compute": t.compute, "memory": t.memory}
-                for t in self.tasks
+                {"name": t.name, "transfer": t.transfer, "compute": t.compute, "memory": t.memory} for t in self.tasks
             ],
         }
 
-    # -- convenience --------------------------------------------------------
     @property
     def n(self) -> int:
         """Number of tasks."""
@@ -280,13 +261,11 @@ class Solution:
             object.__setattr__(self, field_name, checked)
 
     @classmethod
-    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+    def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         """The solution described by the ``solution`` section of a file."""
         data = require_dict(data, "solution")
         n = instance.n
-        transfer_start = int_list(
-            require_key(data, "transfer_start", ""), "transfer_start", minimum=0, length=n
-        )
+        transfer_start = int_list(require_key(data, "transfer_start", ""), "transfer_start", minimum=0, length=n)
         compute_start = int_list(require_key(data, "compute_start", ""), "compute_start", minimum=0, length=n)
         return cls(transfer_start, compute_start)
 
@@ -302,7 +281,7 @@ def _memory_levels(instance: Instance, solution: Solution) -> list[tuple[int, in
     and one allocated at x are never counted together.
     """
     deltas: dict[int, int] = {}
-    for task, start, compute_start in zip(instance.tasks, solution.transfer_start, solution.compute_start):
+    for task, start, compute_start in zip(instance.tasks, solution.transfer_start, solution.compute_start, strict=True):
         end = compute_start + task.compute
         if end <= start:  # empty holding interval: holds nothing
             continue
@@ -325,8 +304,8 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     = Σ (t_i − s_i − c_i), the time data sits on the device before use;
     ``memory_utilisation`` = ∫held / (M · makespan).
     """
-    ends = [t + task.compute for t, task in zip(solution.compute_start, instance.tasks)]
-    makespan = max(ends + [s + task.transfer for s, task in zip(solution.transfer_start, instance.tasks)])
+    ends = [t + task.compute for t, task in zip(solution.compute_start, instance.tasks, strict=True)]
+    makespan = max(ends + [s + task.transfer for s, task in zip(solution.transfer_start, instance.tasks, strict=True)])
     levels = _memory_levels(instance, solution)
     peak = max((level for _, level in levels), default=0)
     area = sum(level * (levels[k + 1][0] - time) for k, (time, level) in enumerate(levels[:-1]))
@@ -342,7 +321,10 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
         "device_busy": float(device_busy),
         "device_idle": float(makespan - device_busy),
         "total_wait": float(
-            sum(t - s - task.transfer for s, t, task in zip(solution.transfer_start, solution.compute_start, instance.tasks))
+            sum(
+                t - s - task.transfer
+                for s, t, task in zip(solution.transfer_start, solution.compute_start, instance.tasks, strict=True)
+            )
         ),
         "memory_utilisation": area / (instance.capacity * makespan) if makespan > 0 else 0.0,
     }
@@ -386,13 +368,13 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
             )
         ]
     violations: list[Violation] = []
-    for i, (s, t) in enumerate(zip(solution.transfer_start, solution.compute_start)):
+    for i, (s, t) in enumerate(zip(solution.transfer_start, solution.compute_start, strict=True)):
         if s < 0 or t < 0:
             violations.append(Violation("negative-start", f"task {i} starts before time 0 (s={s}, t={t})"))
     tasks = instance.tasks
     violations += _overlaps([(s, s + tasks[i].transfer, i) for i, s in enumerate(solution.transfer_start)], "link")
     violations += _overlaps([(t, t + tasks[i].compute, i) for i, t in enumerate(solution.compute_start)], "device")
-    for i, (s, t) in enumerate(zip(solution.transfer_start, solution.compute_start)):
+    for i, (s, t) in enumerate(zip(solution.transfer_start, solution.compute_start, strict=True)):
         if t < s + tasks[i].transfer:
             violations.append(
                 Violation(
@@ -415,4 +397,3 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
 def makespan_of(instance: Instance, solution: Solution) -> int:
     """The integer makespan (`evaluate`'s objective as an int)."""
     return int(evaluate(instance, solution)["objective"])
-

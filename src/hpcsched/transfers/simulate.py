@@ -27,7 +27,7 @@ This module is used by the heuristics and the brute force. The validator in
 from __future__ import annotations
 
 import heapq
-from typing import Sequence
+from collections.abc import Sequence
 
 from .model import Instance, Solution
 

@@ -31,7 +31,7 @@ from .simulate import Simulator, flow_shop_starts, johnson_order
 def _peak_memory(instance: Instance, transfer_start: list[int], compute_start: list[int]) -> int:
     """Largest held total of a schedule (releases before allocations at equal times)."""
     events = []
-    for task, s, t in zip(instance.tasks, transfer_start, compute_start):
+    for task, s, t in zip(instance.tasks, transfer_start, compute_start, strict=True):
         if t + task.compute > s:
             events.append((s, 1, task.memory))
             events.append((t + task.compute, 0, -task.memory))
@@ -66,7 +66,9 @@ def johnson(instance: Instance, /, *, time_limit: float, seed: int, params: None
     if peak <= instance.capacity:
         solution = Solution(tuple(transfer_start), tuple(compute_start))
         return Result(
-            status=Status.OPTIMAL, objective=makespan_of(instance, solution), bound=lower,
+            status=Status.OPTIMAL,
+            objective=makespan_of(instance, solution),
+            bound=lower,
             solution=solution,
             notes=(f"memory not binding (peak {peak} <= {instance.capacity}): optimum = LB_johnson = {lower}",),
         )
@@ -76,7 +78,10 @@ def johnson(instance: Instance, /, *, time_limit: float, seed: int, params: None
     bound = bounds.best(instance)
     status = Status.OPTIMAL if objective <= bound else Status.FEASIBLE
     return Result(
-        status=status, objective=objective, bound=bound, solution=repaired,
+        status=status,
+        objective=objective,
+        bound=bound,
+        solution=repaired,
         notes=(f"memory binding (Johnson peak {peak} > {instance.capacity}): repaired by the simulator",),
     )
 
@@ -106,8 +111,9 @@ def sequential(instance: Instance, /, *, time_limit: float, seed: int, params: N
     """
     require_fits(instance)
     if not is_sequential(instance):
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=("two tasks fit in memory together: not the sequential case",))
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=("two tasks fit in memory together: not the sequential case",)
+        )
     transfer_start: list[int] = []
     compute_start: list[int] = []
     clock = 0
@@ -116,6 +122,10 @@ def sequential(instance: Instance, /, *, time_limit: float, seed: int, params: N
         compute_start.append(clock + task.transfer)
         clock += task.transfer + task.compute
     total = sum(t.transfer + t.compute for t in instance.tasks)
-    return Result(status=Status.OPTIMAL, objective=clock, bound=total,
-                  solution=Solution(tuple(transfer_start), tuple(compute_start)),
-                  notes=("no two tasks fit together: C = sum(c + p)",))
+    return Result(
+        status=Status.OPTIMAL,
+        objective=clock,
+        bound=total,
+        solution=Solution(tuple(transfer_start), tuple(compute_start)),
+        notes=("no two tasks fit together: C = sum(c + p)",),
+    )

@@ -64,8 +64,9 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     require_fits(instance)
     params = params or BruteForceParams()
     if instance.n > params.max_n:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"n = {instance.n} > {params.max_n}: (n!)^2 order pairs is too many",))
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=(f"n = {instance.n} > {params.max_n}: (n!)^2 order pairs is too many",)
+        )
     deadline = Deadline.after(time_limit)
     simulator = Simulator(instance)
     lower = bounds.best(instance) if params.stop_at_bound else -math.inf
@@ -88,7 +89,12 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     assert best_pair is not None  # σ = π never deadlocks once every task fits
     solution = simulator.schedule(*best_pair)
     if timed_out:
-        return Result(status=Status.FEASIBLE, objective=best_value, bound=bounds.best(instance),
-                      solution=solution, notes=("time limit before all order pairs were tried",))
+        return Result(
+            status=Status.FEASIBLE,
+            objective=best_value,
+            bound=bounds.best(instance),
+            solution=solution,
+            notes=("time limit before all order pairs were tried",),
+        )
     note = "stopped at the lower bound" if stopped_early else f"all {len(orders) ** 2} order pairs tried"
     return Result(status=Status.OPTIMAL, objective=best_value, bound=best_value, solution=solution, notes=(note,))

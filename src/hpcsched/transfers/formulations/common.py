@@ -69,15 +69,24 @@ def proven_by_bound(instance: Instance, warm: WarmStart) -> Result | None:
     lower = bounds.best(instance)
     if warm.makespan > lower:
         return None
-    return Result(status=Status.OPTIMAL, objective=warm.makespan, bound=lower, solution=warm.solution,
-                  notes=(f"the warm-start schedule of {warm.name} meets the lower bound {lower}: no solve needed",))
+    return Result(
+        status=Status.OPTIMAL,
+        objective=warm.makespan,
+        bound=lower,
+        solution=warm.solution,
+        notes=(f"the warm-start schedule of {warm.name} meets the lower bound {lower}: no solve needed",),
+    )
 
 
 def out_of_time(instance: Instance, warm: WarmStart, notes: Sequence[str], phase: str) -> Result:
     """The warm-start schedule (FEASIBLE) with `bounds.best`, when the limit passes before the backend ends."""
-    return Result(status=Status.FEASIBLE, objective=warm.makespan, bound=bounds.best(instance),
-                  solution=warm.solution,
-                  notes=(*notes, f"time limit reached while {phase}: returning the warm-start schedule of {warm.name}"))
+    return Result(
+        status=Status.FEASIBLE,
+        objective=warm.makespan,
+        bound=bounds.best(instance),
+        solution=warm.solution,
+        notes=(*notes, f"time limit reached while {phase}: returning the warm-start schedule of {warm.name}"),
+    )
 
 
 def retimed(instance: Instance, transfer_start: list[int], compute_start: list[int]) -> Solution:
@@ -160,8 +169,9 @@ def finish(
     if not outcome.has_solution or starts is None:
         if fallback is None or status is not Status.TIME_LIMIT_NO_SOLUTION:
             status = status if status is not Status.OPTIMAL else Status.ERROR
-            return Result(status=status, bound=bound, solver=outcome.backend,
-                          notes=(*notes, f"backend: {outcome.message}"))
+            return Result(
+                status=status, bound=bound, solver=outcome.backend, notes=(*notes, f"backend: {outcome.message}")
+            )
         solution, status = fallback, Status.FEASIBLE
         notes.append("backend found no incumbent in time: returning the heuristic schedule of the horizon")
     else:
@@ -173,5 +183,11 @@ def finish(
     if status is Status.FEASIBLE and bound is not None and objective <= bound:
         status = Status.OPTIMAL
         notes.append("objective meets the lower bound")
-    return Result(status=status, objective=objective, bound=bound, solution=solution,
-                  solver=outcome.backend, notes=(*notes, f"backend: {outcome.message}"))
+    return Result(
+        status=status,
+        objective=objective,
+        bound=bound,
+        solution=solution,
+        solver=outcome.backend,
+        notes=(*notes, f"backend: {outcome.message}"),
+    )

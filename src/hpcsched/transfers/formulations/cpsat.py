@@ -11,6 +11,7 @@ definition lets an empty operation overlap nothing). The options
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -116,12 +117,14 @@ class CpsatModel:
 
     def starts(self, outcome: Outcome) -> Starts:
         assert outcome.value is not None
-        return ([int(outcome.value(v)) for v in self.transfer_start],
-                [int(outcome.value(v)) for v in self.compute_start])
+        return (
+            [int(outcome.value(v)) for v in self.transfer_start],
+            [int(outcome.value(v)) for v in self.compute_start],
+        )
 
 
 class _CpsatBuilder:
-    """Builds the model with every start in [0, horizon] and C in [lowest, horizon], one method per constraint family."""
+    """The model with every start in [0, horizon] and C in [lowest, horizon], one method per constraint family."""
 
     def __init__(self, instance: Instance, horizon: int, lowest: int, params: CpsatParams):
         self.instance, self.horizon, self.lowest, self.params = instance, horizon, lowest, params
@@ -179,7 +182,7 @@ class _CpsatBuilder:
 
     def _symmetry(self) -> None:
         for group in identical_groups(self.instance):
-            for a, b in zip(group, group[1:], strict=False):
+            for a, b in itertools.pairwise(group):
                 self.model.add(self.transfer_start[a] <= self.transfer_start[b])
                 self.model.add(self.compute_start[a] <= self.compute_start[b])
 
@@ -189,8 +192,7 @@ class _CpsatBuilder:
             self.model.add_hint(self.transfer_start[i], hint.transfer_start[i])
             self.model.add_hint(self.compute_start[i], hint.compute_start[i])
             # a complete hint: CP-SAT repairs or ignores a partial one
-            self.model.add_hint(self.holding_time[i],
-                                hint.compute_start[i] + tasks[i].compute - hint.transfer_start[i])
+            self.model.add_hint(self.holding_time[i], hint.compute_start[i] + tasks[i].compute - hint.transfer_start[i])
         self.model.add_hint(makespan, makespan_of(self.instance, hint))
 
 
@@ -216,8 +218,14 @@ class _Run:
 
     def solve(self, built: CpsatModel, seconds: float) -> Outcome:
         params = self.params
-        return solve_cpsat(built.model, time_limit=seconds, workers=params.workers, seed=self.seed, log=params.log,
-                           parameters=params.parameters)
+        return solve_cpsat(
+            built.model,
+            time_limit=seconds,
+            workers=params.workers,
+            seed=self.seed,
+            log=params.log,
+            parameters=params.parameters,
+        )
 
     def finish(self, outcome: Outcome, built: CpsatModel) -> Result:
         starts = built.starts(outcome) if outcome.has_solution else None
@@ -297,8 +305,10 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
     """
     require_fits(instance)
     params = params or CpsatParams()
-    notes = [f"options: lower_bound={params.lower_bound}, warm_start={params.warm_start}, "
-             f"symmetry={params.symmetry}, conflicts={params.conflicts}, probe_seconds={params.probe_seconds}"]
+    notes = [
+        f"options: lower_bound={params.lower_bound}, warm_start={params.warm_start}, "
+        f"symmetry={params.symmetry}, conflicts={params.conflicts}, probe_seconds={params.probe_seconds}"
+    ]
     run = _Run(instance, params, seed, Deadline.after(time_limit), notes)
     if (settled := _warm_start(run, time_limit)) is not None:
         return settled

@@ -59,8 +59,15 @@ class DpParams:
 class _LabelSearch:
     """The layer loop of `dp` below ``upper``, stopped by ``deadline`` or the label budget."""
 
-    def __init__(self, instance: Instance, params: DpParams, deadline: Deadline, upper: int,
-                 incumbent_solution: Solution | None, notes: list[str]):
+    def __init__(
+        self,
+        instance: Instance,
+        params: DpParams,
+        deadline: Deadline,
+        upper: int,
+        incumbent_solution: Solution | None,
+        notes: list[str],
+    ):
         self.instance, self.params, self.deadline = instance, params, deadline
         self.upper, self.incumbent, self.notes = upper, incumbent_solution, notes
         self.placements = Placements(instance)
@@ -103,9 +110,13 @@ class _LabelSearch:
         if self.incumbent is None:
             return Result(status=Status.TIME_LIMIT_NO_SOLUTION, bound=bound, notes=(*self.notes, where))
         status = Status.OPTIMAL if self.upper <= bound else Status.FEASIBLE
-        return Result(status=status, objective=self.upper, bound=bound, solution=self.incumbent,
-                      notes=(*self.notes, f"{where} ({self.labels_seen} labels kept); "
-                                          "bound = least bound of the open labels"))
+        return Result(
+            status=status,
+            objective=self.upper,
+            bound=bound,
+            solution=self.incumbent,
+            notes=(*self.notes, f"{where} ({self.labels_seen} labels kept); bound = least bound of the open labels"),
+        )
 
     def _complete(self, layer: Layer) -> Result:
         notes = self.notes
@@ -115,11 +126,21 @@ class _LabelSearch:
             if self.incumbent is None:  # cannot happen: the one-after-the-other schedule is a simulator run below it
                 return Result(status=Status.ERROR, notes=(*notes, "no schedule found below Σ (c + p) + 1"))
             notes.append(f"no schedule below {self.upper}: the incumbent is optimal")
-            return Result(status=Status.OPTIMAL, objective=self.upper, bound=self.upper, solution=self.incumbent,
-                          notes=tuple(notes))
+            return Result(
+                status=Status.OPTIMAL,
+                objective=self.upper,
+                bound=self.upper,
+                solution=self.incumbent,
+                notes=tuple(notes),
+            )
         best = min(complete, key=lambda label: label.makespan)
-        return Result(status=Status.OPTIMAL, objective=best.makespan, bound=best.makespan,
-                      solution=schedule_of(self.instance, best), notes=tuple(notes))
+        return Result(
+            status=Status.OPTIMAL,
+            objective=best.makespan,
+            bound=best.makespan,
+            solution=schedule_of(self.instance, best),
+            notes=tuple(notes),
+        )
 
 
 def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams | None) -> Result:
@@ -155,15 +176,18 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
     require_fits(instance)
     params = params or DpParams()
     if instance.n > params.max_n:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"n = {instance.n} > max_n = {params.max_n}: the label sets grow like 2^n",))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(f"n = {instance.n} > max_n = {params.max_n}: the label sets grow like 2^n",),
+        )
     deadline = Deadline.after(time_limit)
     if params.warm_start:
         warm = incumbent(instance, warm_start_seconds(params.warm_start_seconds, time_limit), seed)
         if proven := proven_by_bound(instance, warm):
             return proven
-        search = _LabelSearch(instance, params, deadline, warm.makespan, warm.solution,
-                              [f"incumbent from {warm.name} ({warm.makespan})"])
+        search = _LabelSearch(
+            instance, params, deadline, warm.makespan, warm.solution, [f"incumbent from {warm.name} ({warm.makespan})"]
+        )
     else:
         # Running the tasks one after the other takes Σ (c + p), so the optimum is below this.
         upper = sum(instance.transfer) + sum(instance.compute) + 1

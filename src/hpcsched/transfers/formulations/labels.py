@@ -20,6 +20,7 @@ from ..simulate import johnson_order
 #: Key of a label's bucket: transferred set, computed set (bit masks), task whose transfer was placed last (-1: none).
 LabelKey = tuple[int, int, int]
 
+
 class Label(typing.NamedTuple):
     """A prefix of one simulator run: the operations placed so far, summarized.
 
@@ -36,7 +37,7 @@ class Label(typing.NamedTuple):
     releases: tuple[tuple[int, int], ...]  # (end, bytes) of placed computations still held at last_transfer_start
     waiting: int  # bytes of transferred tasks whose computation is not placed
     bound: int  # lower bound on the makespan of every completion
-    parent: "Label | None"
+    parent: Label | None
     operation: tuple[int, int, int] | None  # (0: transfer / 1: computation, task, start)
 
 
@@ -57,8 +58,12 @@ def _held(releases: typing.Sequence[tuple[int, int]], time: int) -> int:
 
 def dominates(first: Label, second: Label, waiting_tasks: list[int]) -> bool:
     """Whether every continuation of ``second`` does at least as well from ``first`` (same bucket)."""
-    if (first.link_free > second.link_free or first.last_transfer_start > second.last_transfer_start
-            or first.device_free > second.device_free or first.makespan > second.makespan):
+    if (
+        first.link_free > second.link_free
+        or first.last_transfer_start > second.last_transfer_start
+        or first.device_free > second.device_free
+        or first.makespan > second.makespan
+    ):
         return False
     if any(first.arrival[i] > second.arrival[i] for i in waiting_tasks):
         return False
@@ -109,8 +114,16 @@ class Placements:
             self._flow_shop[transferred] = cached
         return cached
 
-    def completion_bound(self, transferred: int, computed: int, link_free: int, last_transfer_start: int,
-                         device_free: int, makespan: int, arrival: tuple[int, ...]) -> int:
+    def completion_bound(
+        self,
+        transferred: int,
+        computed: int,
+        link_free: int,
+        last_transfer_start: int,
+        device_free: int,
+        makespan: int,
+        arrival: tuple[int, ...],
+    ) -> int:
         """Lower bound on every completion of a prefix: the largest of three relaxations.
 
         * The device still has to run every computation not placed, each no
@@ -180,11 +193,27 @@ class Placements:
             makespan = max(label.makespan, start + p[i])
             releases = tuple(sorted((*label.releases, (start + p[i], m[i]))))
             new_key = (transferred, computed | 1 << i, -1)
-            bound = self.completion_bound(transferred, new_key[1], label.link_free, label.last_transfer_start,
-                                          device_free, makespan, label.arrival)
-            yield new_key, label._replace(device_free=device_free, makespan=makespan, releases=releases,
-                                          waiting=label.waiting - m[i], bound=bound, parent=label,
-                                          operation=(1, i, start))
+            bound = self.completion_bound(
+                transferred,
+                new_key[1],
+                label.link_free,
+                label.last_transfer_start,
+                device_free,
+                makespan,
+                label.arrival,
+            )
+            yield (
+                new_key,
+                label._replace(
+                    device_free=device_free,
+                    makespan=makespan,
+                    releases=releases,
+                    waiting=label.waiting - m[i],
+                    bound=bound,
+                    parent=label,
+                    operation=(1, i, start),
+                ),
+            )
         for k in range(self.n):
             if transferred >> k & 1 or label.waiting + m[k] > capacity:
                 continue
@@ -200,14 +229,25 @@ class Placements:
                     start = end
                 held -= size
             link_free = start + c[k] if c[k] else label.link_free
-            arrival = label.arrival[:k] + (start + c[k],) + label.arrival[k + 1:]
+            arrival = (*label.arrival[:k], start + c[k], *label.arrival[k + 1 :])
             releases = tuple(r for r in label.releases if r[0] > start)
             new_key = (transferred | 1 << k, computed, k)
-            bound = self.completion_bound(new_key[0], computed, link_free, start, label.device_free,
-                                          label.makespan, arrival)
-            yield new_key, label._replace(link_free=link_free, last_transfer_start=start, arrival=arrival,
-                                          releases=releases, waiting=label.waiting + m[k], bound=bound,
-                                          parent=label, operation=(0, k, start))
+            bound = self.completion_bound(
+                new_key[0], computed, link_free, start, label.device_free, label.makespan, arrival
+            )
+            yield (
+                new_key,
+                label._replace(
+                    link_free=link_free,
+                    last_transfer_start=start,
+                    arrival=arrival,
+                    releases=releases,
+                    waiting=label.waiting + m[k],
+                    bound=bound,
+                    parent=label,
+                    operation=(0, k, start),
+                ),
+            )
 
 
 def insert(layer: dict[LabelKey, list[Label]], key: LabelKey, label: Label) -> None:
@@ -233,5 +273,3 @@ def schedule_of(instance: Instance, label: Label) -> Solution:
         (compute_start if kind else transfer_start)[task] = start
         current = current.parent
     return Solution(tuple(transfer_start), tuple(compute_start))
-
-

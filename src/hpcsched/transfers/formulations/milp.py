@@ -75,7 +75,7 @@ class _MilpBuilder:
     """The disjunctive MILP with big-M ``horizon``, one method per row family; checks ``deadline`` while it builds."""
 
     def __init__(self, instance: Instance, horizon: int, params: MilpParams, deadline: Deadline):
-        import pulp
+        import pulp  # type: ignore[import-untyped]  # PuLP ships no type information
 
         self.pulp = pulp
         self.instance, self.horizon, self.params, self.deadline = instance, horizon, params, deadline
@@ -107,10 +107,14 @@ class _MilpBuilder:
 
     def _starts_and_makespan(self) -> None:
         problem, horizon, tasks = self.problem, self.horizon, self.instance.tasks
-        self.s = [problem.add_variable(f"s{i}", 0, horizon - t.transfer - t.compute, cat="Integer")
-                  for i, t in enumerate(tasks)]
-        self.t = [problem.add_variable(f"t{i}", task.transfer, horizon - task.compute, cat="Integer")
-                  for i, task in enumerate(tasks)]
+        self.s = [
+            problem.add_variable(f"s{i}", 0, horizon - t.transfer - t.compute, cat="Integer")
+            for i, t in enumerate(tasks)
+        ]
+        self.t = [
+            problem.add_variable(f"t{i}", task.transfer, horizon - task.compute, cat="Integer")
+            for i, task in enumerate(tasks)
+        ]
         lowest = bounds.best(self.instance) if self.params.lower_bound else 0
         makespan = problem.add_variable("C", lowest, horizon)
         problem += makespan
@@ -196,16 +200,25 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     horizon = warm.makespan
     if params.lower_bound and (proven := proven_by_bound(instance, warm)):
         return proven
-    notes = [f"big-M = {horizon} from {warm.name}; options: lower_bound={params.lower_bound}, "
-             f"symmetry={params.symmetry}, conflicts={params.conflicts}"]
+    notes = [
+        f"big-M = {horizon} from {warm.name}; options: lower_bound={params.lower_bound}, "
+        f"symmetry={params.symmetry}, conflicts={params.conflicts}"
+    ]
     largest = max(horizon + 1, instance.capacity)
     if largest > MILP_LARGEST_COEFFICIENT:
         # HiGHS refuses a model with a coefficient or bound beyond 1e15 (PuLP then fails with an
         # IndexError); well before that its 1e-6 tolerances times the big-M exceed one time unit.
-        notes.append(f"big-M or capacity {largest} > {MILP_LARGEST_COEFFICIENT:.0e}: beyond the numerical range of "
-                     "the MILP backend, no solve; returning the warm-start schedule")
-        return Result(status=Status.FEASIBLE, objective=horizon, bound=bounds.best(instance),
-                      solution=warm.solution, notes=tuple(notes))
+        notes.append(
+            f"big-M or capacity {largest} > {MILP_LARGEST_COEFFICIENT:.0e}: beyond the numerical range of "
+            "the MILP backend, no solve; returning the warm-start schedule"
+        )
+        return Result(
+            status=Status.FEASIBLE,
+            objective=horizon,
+            bound=bounds.best(instance),
+            solution=warm.solution,
+            notes=tuple(notes),
+        )
     if deadline.expired():
         return out_of_time(instance, warm, notes, "warm-starting")
     try:
@@ -214,22 +227,33 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
         return out_of_time(instance, warm, notes, str(reached).split(" while ")[-1])
     if deadline.expired():
         return out_of_time(instance, warm, notes, "building the MILP")
-    outcome = solve_pulp(built.problem, backend=params.backend, time_limit=deadline.remaining(),
-                         threads=params.workers, seed=seed)
+    outcome = solve_pulp(
+        built.problem, backend=params.backend, time_limit=deadline.remaining(), threads=params.workers, seed=seed
+    )
     starts = None
     if outcome.has_solution:
         assert outcome.value is not None
         value = outcome.value
-        schedule = retimed(instance, [round(value(v)) for v in built.transfer_start],
-                           [round(value(v)) for v in built.compute_start])
+        schedule = retimed(
+            instance, [round(value(v)) for v in built.transfer_start], [round(value(v)) for v in built.compute_start]
+        )
         starts = (list(schedule.transfer_start), list(schedule.compute_start))
-    result = finish(instance, outcome, starts, params.lower_bound, notes, fallback=warm.solution,
-                    bound_slack=MILP_TOLERANCE * horizon)
+    result = finish(
+        instance,
+        outcome,
+        starts,
+        params.lower_bound,
+        notes,
+        fallback=warm.solution,
+        bound_slack=MILP_TOLERANCE * horizon,
+    )
     if result.status is Status.OPTIMAL and (
         result.bound is None or result.objective is None or result.objective > result.bound
     ):
         # the backend's optimum was within its tolerances of a schedule the re-timing could not match
-        result = replace(result, status=Status.FEASIBLE,
-                         notes=(*result.notes, "backend optimal, but its schedule re-timed exactly is "
-                                               "above the bound: FEASIBLE"))
+        result = replace(
+            result,
+            status=Status.FEASIBLE,
+            notes=(*result.notes, "backend optimal, but its schedule re-timed exactly is above the bound: FEASIBLE"),
+        )
     return result

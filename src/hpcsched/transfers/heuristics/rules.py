@@ -38,8 +38,14 @@ from ..simulate import Simulator, johnson_order
 
 PERMUTATION_NOTE = "permutation schedule: the device computes in transfer order"
 
-STATIC_METHODS = ("fifo", "johnson-blocking", "sort-transfer-asc", "sort-compute-desc", "sort-ratio-asc",
-                  "sort-gain-desc")
+STATIC_METHODS = (
+    "fifo",
+    "johnson-blocking",
+    "sort-transfer-asc",
+    "sort-compute-desc",
+    "sort-ratio-asc",
+    "sort-gain-desc",
+)
 DYNAMIC_METHODS = ("dynamic-johnson", "dynamic-largest-transfer", "dynamic-smallest-transfer", "dynamic-max-gain")
 
 
@@ -51,8 +57,9 @@ def order_result(instance: Instance, order: Sequence[int], notes: Sequence[str] 
     objective = makespan_of(instance, solution)
     status = Status.OPTIMAL if objective <= bound else Status.FEASIBLE
     extra = ("makespan equals the lower bound: optimal",) if status is Status.OPTIMAL else ()
-    return Result(status=status, objective=objective, bound=bound, solution=solution,
-                  notes=(PERMUTATION_NOTE, *notes, *extra))
+    return Result(
+        status=status, objective=objective, bound=bound, solution=solution, notes=(PERMUTATION_NOTE, *notes, *extra)
+    )
 
 
 # -- static orders ----------------------------------------------------------------
@@ -269,8 +276,9 @@ class Constructed(NamedTuple):
 
 def constructive_orders(instance: Instance) -> dict[str, list[int]]:
     """The transfer order of every static and dynamic rule, by method name."""
-    orders = {name: static_order(instance, "johnson" if name == "johnson-blocking" else name)
-              for name in STATIC_METHODS}
+    orders = {
+        name: static_order(instance, "johnson" if name == "johnson-blocking" else name) for name in STATIC_METHODS
+    }
     for name, priority in dynamic_priorities(instance).items():
         orders[name] = dynamic_order(instance, priority)
     return orders

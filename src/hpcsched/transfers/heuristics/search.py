@@ -33,8 +33,9 @@ NEH_MAX_N = 100  # NEH costs O(n^3) simulation steps; above this the start of a 
 NO_DEADLINE = Deadline(None)
 
 
-def _best_insertion(simulator: Simulator, sequence: list[int], task: int,
-                    deadline: Deadline = NO_DEADLINE) -> tuple[float, int] | None:
+def _best_insertion(
+    simulator: Simulator, sequence: list[int], task: int, deadline: Deadline = NO_DEADLINE
+) -> tuple[float, int] | None:
     """Least simulated makespan of `sequence` with `task` inserted, and its first position.
 
     None when `deadline` passes before every position is scored: one
@@ -45,7 +46,7 @@ def _best_insertion(simulator: Simulator, sequence: list[int], task: int,
     for position in range(len(sequence) + 1):
         if deadline.expired():
             return None
-        value = simulator.makespan(sequence[:position] + [task] + sequence[position:])
+        value = simulator.makespan([*sequence[:position], task, *sequence[position:]])
         if value < best_value:
             best_value, best_position = value, position
     return best_value, best_position
@@ -60,7 +61,8 @@ def neh_order(instance: Instance, deadline: Deadline = NO_DEADLINE) -> tuple[lis
     for count, task in enumerate(candidates):
         if deadline.expired():
             return sequence + candidates[count:], [
-                f"time limit: {instance.n - count} tasks appended without insertion search"]
+                f"time limit: {instance.n - count} tasks appended without insertion search"
+            ]
         inserted = _best_insertion(simulator, sequence, task)
         assert inserted is not None  # no deadline inside one insertion
         sequence.insert(inserted[1], task)
@@ -162,8 +164,9 @@ def ils(instance: Instance, /, *, time_limit: float, seed: int, params: IlsParam
             current_value = simulator.makespan(current)
             evaluations += 1
             since_improvement = 0
-    return order_result(instance, best_order,
-                        (f"started from {start.name} ({start.makespan}); {evaluations} evaluations; seed {seed}",))
+    return order_result(
+        instance, best_order, (f"started from {start.name} ({start.makespan}); {evaluations} evaluations; seed {seed}",)
+    )
 
 
 @dataclass(frozen=True)
@@ -206,8 +209,9 @@ class SearchOutcome:
     notes: tuple[str, ...]
 
 
-def iterated_greedy_search(instance: Instance, deadline: Deadline, seed: int,
-                           params: IteratedGreedyParams) -> SearchOutcome:
+def iterated_greedy_search(
+    instance: Instance, deadline: Deadline, seed: int, params: IteratedGreedyParams
+) -> SearchOutcome:
     """The search of `iterated_greedy` (also the warm start of the exact methods)."""
     simulator = Simulator(instance)
     lower = bounds.best(instance)
@@ -237,12 +241,14 @@ def iterated_greedy_search(instance: Instance, deadline: Deadline, seed: int,
             current, current_value = trial, trial_value
             if current_value < best_value:
                 best_order, best_value, since_best = current, current_value, 0
-    return SearchOutcome(best_order, best_value,
-                         (f"started from {start_name} ({value}); {iterations} iterations; seed {seed}",))
+    return SearchOutcome(
+        best_order, best_value, (f"started from {start_name} ({value}); {iterations} iterations; seed {seed}",)
+    )
 
 
-def iterated_greedy(instance: Instance, /, *, time_limit: float, seed: int,
-                    params: IteratedGreedyParams | None) -> Result:
+def iterated_greedy(
+    instance: Instance, /, *, time_limit: float, seed: int, params: IteratedGreedyParams | None
+) -> Result:
     """Iterated greedy (Ruiz and Stützle 2007, EJOR 177(3)) over transfer orders.
 
     Each iteration removes ``destroy`` random tasks from the current order
@@ -282,8 +288,9 @@ def iterated_greedy(instance: Instance, /, *, time_limit: float, seed: int,
     return order_result(instance, found.order, found.notes)
 
 
-def _destroy_and_rebuild(simulator: Simulator, order: list[int], destroy: int, rng: np.random.Generator,
-                         deadline: Deadline) -> tuple[list[int], int] | None:
+def _destroy_and_rebuild(
+    simulator: Simulator, order: list[int], destroy: int, rng: np.random.Generator, deadline: Deadline
+) -> tuple[list[int], int] | None:
     """Iterated greedy's step: `destroy` random tasks out, each back at its best position.
 
     Returns the new order and its makespan, or None when `deadline` passes.
