@@ -485,7 +485,8 @@ def solved(
             for name, found in findings.items():
                 for line in found:
                     console.print(f"{name}: {line}", highlight=False, soft_wrap=True, markup=False)
-            console.print(f"checked {len(wanted)} entries of {table_path}: {len(findings)} with contradictions", highlight=False)
+            console.print(f"checked {len(wanted)} entries of {table_path}: {len(findings)} with contradictions",
+                          highlight=False, soft_wrap=True)
         if findings:
             raise typer.Exit(EXIT_BAD_INPUT)
         return

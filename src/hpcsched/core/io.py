@@ -334,14 +334,64 @@ def _validators(problem: Problem) -> tuple[Any, Any]:
 
     schema = instance_schema(problem)
     full = jsonschema.Draft202012Validator(schema, format_checker=None)
-    try:
-        import fastjsonschema
+    fast = None
+    draft7 = as_draft7(schema)
+    if draft7 is not None:
+        try:
+            import fastjsonschema
 
-        fast = fastjsonschema.compile(schema)
-    except Exception:  # a keyword fastjsonschema does not compile: jsonschema alone
-        fast = None
+            fast = fastjsonschema.compile(draft7)
+        except Exception:  # not installed, or a schema it does not compile: jsonschema alone
+            fast = None
     _VALIDATORS[problem.name] = (problem.data_schema, fast, full)
     return fast, full
+
+
+#: Keywords that mean the same in draft 7 (what fastjsonschema implements) and in 2020-12.
+_DRAFT7_KEYWORDS = frozenset({
+    "$schema", "title", "description", "default", "examples", "type", "enum", "const", "properties",
+    "patternProperties", "additionalProperties", "required", "minProperties", "maxProperties", "propertyNames",
+    "items", "minItems", "maxItems", "uniqueItems", "contains", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern", "anyOf", "oneOf", "allOf", "not",
+    "if", "then", "else",
+})
+
+
+def as_draft7(schema: Any) -> Any:
+    """``schema`` (2020-12) in draft 7, what fastjsonschema implements, or None
+    when it uses a keyword without a draft-7 equivalent here (fastjsonschema
+    would silently ignore it, so such a schema is checked by jsonschema alone).
+
+    ``prefixItems`` becomes draft 7's tuple form of ``items`` (and a 2020-12
+    ``items`` beside it, ``additionalItems``)."""
+    if isinstance(schema, bool):
+        return schema
+    if not isinstance(schema, dict) or not set(schema) <= _DRAFT7_KEYWORDS | {"prefixItems"}:
+        return None
+    if isinstance(schema.get("items"), list):  # a tuple in draft 7, not a 2020-12 schema
+        return None
+    converted: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$schema":
+            continue
+        if key in ("properties", "patternProperties"):
+            children = {name: as_draft7(child) for name, child in value.items()}
+            if any(child is None for child in children.values()):
+                return None
+            converted[key] = children
+        elif key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+            children = [as_draft7(child) for child in value]
+            if any(child is None for child in children):
+                return None
+            converted["items" if key == "prefixItems" else key] = children
+        elif key in ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"):
+            child = as_draft7(value)
+            if child is None:
+                return None
+            converted["additionalItems" if key == "items" and "prefixItems" in schema else key] = child
+        else:
+            converted[key] = value
+    return converted
 
 
 def json_path(parts: Any) -> str:
