@@ -1,15 +1,16 @@
 """Benchmarks of the transfers methods: proven size ladder, heuristic gaps, dynamic-rule scaling, local searches.
 
 Run from the repository root, e.g.
-    PYTHONPATH=src python benchmarks/transfers/run.py ladder --time-limit 20 --seeds 0
-    PYTHONPATH=src python benchmarks/transfers/run.py gaps
-    PYTHONPATH=src python benchmarks/transfers/run.py scaling --n 100000
-    PYTHONPATH=src python benchmarks/transfers/run.py frontier --factors 1.5 --ladder 8 10 12 --seeds 0 1 2 3 4
-    PYTHONPATH=src python benchmarks/transfers/run.py search --factors 1.5 2 --ladder 15 30 50 100 --ils-time 6
+    python benchmarks/transfers/run.py ladder --time-limit 20 --seeds 0
+    python benchmarks/transfers/run.py gaps
+    python benchmarks/transfers/run.py scaling --n 100000
+    python benchmarks/transfers/run.py frontier --factors 1.5 --ladder 8 10 12 --seeds 0 1 2 3 4
+    python benchmarks/transfers/run.py search --factors 1.5 2 --ladder 15 30 50 100 --ils-time 6
 
 Each part writes a CSV and a markdown table into --out (default
-benchmarks/transfers/results/). Every method is called through `run_method`,
-so every solution is validated and every objective recomputed.
+benchmarks/transfers/results/). Every method is called through `hpcsched.solve`,
+so every solution is validated and every objective recomputed. The protocol
+and the current tables are in README.md next to this script.
 
 ladder
     Uniform instances (c, p, m uniform in 1..100), memory 1.5x, 2x and 5x
@@ -29,7 +30,7 @@ gaps
     bound of the two, so the gap shown is an upper bound).
 scaling
     The four dynamic rules at large n (uniform and HF-like, memory 2x),
-    wall-clock through run_method (validation included).
+    wall-clock through hpcsched.solve (validation included).
 frontier
     How often, and by how much, the optimum lies above every lower bound
     (`bounds.best`): uniform instances at each memory of --factors (the
@@ -46,13 +47,12 @@ search
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import statistics
 import time
 from pathlib import Path
 
-from hpcsched.core.registry import run_method
+import hpcsched
 from hpcsched.core.result import Status
 from hpcsched.transfers import HEURISTIC_METHODS, bounds
 from hpcsched.transfers.generate import GENERATORS
@@ -67,39 +67,11 @@ VARIANTS = {
     "cpsat +symmetry": ("cpsat", dict(lower_bound=False, conflicts=False, symmetry=True, warm_start=False)),
     "cpsat +warm": ("cpsat", dict(lower_bound=False, conflicts=False, symmetry=False, warm_start=True)),
     "cpsat all": ("cpsat", dict(lower_bound=True, conflicts=True, symmetry=True, warm_start=True)),
-    "cpsat default": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True)),
+    "cpsat default": ("cpsat", dict()),
     "milp plain": ("milp", dict(lower_bound=False, conflicts=False, symmetry=False)),
     "milp all": ("milp", dict(lower_bound=True, conflicts=True, symmetry=True)),
-    # round 2: the same defaults with the round-1 bounds only (no overlap bound), and CP-SAT
-    # with its two workers spent on lower-bounding subsolvers instead of default_lp + LNS
-    "cpsat default round-1 bounds": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True)),
-    "milp all round-1 bounds": ("milp", dict(lower_bound=True, conflicts=True, symmetry=True)),
-    "cpsat default lb-workers": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True,
-                                               parameters={"subsolvers": ["max_lp", "objective_lb_search"]})),
-    # round 3: half of a 30 s limit spent in the warm start's ILS instead of 20 %
-    "cpsat default ils 15 s": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True,
-                                             warm_start_seconds=15.0)),
-    "cpsat default +probe": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True,
-                                           probe_seconds=None)),
-    # round 4: both CP-SAT workers on large neighbourhood search (no default_lp tree search);
-    # with the bound in the makespan's domain a schedule at the bound is still proven optimal
-    "cpsat default lns-only": ("cpsat", dict(lower_bound=True, conflicts=False, symmetry=True, warm_start=True,
-                                             parameters={"use_lns_only": True})),
-    # round 5: the dynamic program (warm start with ILS, then a search below the incumbent)
     "dp": ("dp", dict()),
 }
-ROUND_1_BOUNDS = ("johnson", "memory", "clique")
-
-
-@contextlib.contextmanager
-def bounds_restricted_to(names):
-    """Make `bounds.best` (used by every method) the max of the named bounds only."""
-    original = bounds.all_bounds
-    bounds.all_bounds = lambda instance: {k: v for k, v in original(instance).items() if k in names}
-    try:
-        yield
-    finally:
-        bounds.all_bounds = original
 
 
 def write(rows: list[dict], out: Path, stem: str, table: str) -> None:
@@ -125,9 +97,7 @@ def ladder(args) -> None:
                 proven = 0
                 for seed in args.seeds:
                     instance = GENERATORS["uniform"](seed=seed, n=n, memory_factor=factor)
-                    restrict = bounds_restricted_to(ROUND_1_BOUNDS) if "round-1" in variant else contextlib.nullcontext()
-                    with restrict:
-                        result = run_method(instance, method, time_limit=args.time_limit, **options)
+                    result = hpcsched.solve(instance, method, time_limit=args.time_limit, **options)
                     rows.append(dict(variant=variant, factor=factor, n=n, seed=seed, status=result.status.value,
                                      objective=result.objective, bound=result.bound,
                                      runtime_s=round(result.runtime_s, 2)))
@@ -171,15 +141,15 @@ def gaps(args) -> None:
                 instance = GENERATORS[family](seed=seed, n=args.n, memory_factor=factor)
                 # the reference is a proven optimum when CP-SAT or, failing it, the dynamic program
                 # proves one within the limit; otherwise the best proven bound of the two
-                references = [run_method(instance, "cpsat", time_limit=args.time_limit)]
+                references = [hpcsched.solve(instance, "cpsat", time_limit=args.time_limit)]
                 if references[0].status is not Status.OPTIMAL:
-                    references.append(run_method(instance, "dp", time_limit=args.time_limit))
+                    references.append(hpcsched.solve(instance, "dp", time_limit=args.time_limit))
                 optimal = [r for r in references if r.status is Status.OPTIMAL]
                 proven = bool(optimal)
                 value = optimal[0].objective if proven else max(r.bound for r in references if r.bound is not None)
                 reference_by = optimal[0].method if proven else "bound"
                 for method in HEURISTIC_METHODS:
-                    result = run_method(instance, method, time_limit=args.ils_time)
+                    result = hpcsched.solve(instance, method, time_limit=args.ils_time)
                     rows.append(dict(family=family, factor=factor, seed=seed, method=method, proven=proven,
                                      reference=value, reference_by=reference_by, objective=result.objective,
                                      gap=(result.objective - value) / value, runtime_s=round(result.runtime_s, 3)))
@@ -203,7 +173,7 @@ def scaling(args) -> None:
         instance = GENERATORS[family](seed=0, n=args.n, memory_factor=2)
         for method in DYNAMIC_METHODS:
             started = time.perf_counter()
-            result = run_method(instance, method)
+            result = hpcsched.solve(instance, method)
             rows.append(dict(family=family, n=args.n, method=method, status=result.status.value,
                              objective=result.objective, gap_to_bound=result.gap,
                              method_s=round(result.runtime_s, 2), total_s=round(time.perf_counter() - started, 2)))
@@ -228,7 +198,7 @@ def frontier(args) -> None:
     rows = []
     for factor, n, seed, instance in uniform_instances(args):
         lower = bounds.best(instance)
-        result = run_method(instance, "dp", time_limit=args.time_limit)
+        result = hpcsched.solve(instance, "dp", time_limit=args.time_limit)
         proven = result.status is Status.OPTIMAL
         rows.append(dict(factor=factor, n=n, seed=seed, bound=lower, status=result.status.value,
                          objective=result.objective, dp_bound=result.bound,
@@ -261,7 +231,7 @@ def search(args) -> None:
     for factor, n, seed, instance in uniform_instances(args):
         lower = bounds.best(instance)
         for method in methods:
-            result = run_method(instance, method, time_limit=args.ils_time, seed=seed)
+            result = hpcsched.solve(instance, method, time_limit=args.ils_time, seed=seed)
             rows.append(dict(factor=factor, n=n, seed=seed, method=method, bound=lower,
                              objective=result.objective, status=result.status.value,
                              above=(result.objective - lower) / lower, runtime_s=round(result.runtime_s, 2)))
