@@ -105,3 +105,16 @@ def test_dot_reader_errors(tmp_path):
     path.write_text("digraph g {\n a -> b;\n b -> a;\n}\n")
     with pytest.raises(InvalidInstanceError, match="cycle"):
         import_dot(path)
+
+
+def test_plots_of_both_questions(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")  # the test's own backend choice; plot_solution never sets one
+    from hpcsched.treemem import generate_parallel_tree, save_plot
+
+    for instance, method in ((generate_harpoon(k=2, big=10), "liu-optimal"),
+                             (generate_parallel_tree(seed=1, n=6), "par-inner-first-capped")):
+        result = run_method(instance, method, problem="treemem")
+        save_plot(instance, result.solution, tmp_path / f"{method}.png")
+        assert (tmp_path / f"{method}.png").stat().st_size > 0

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from .bounds import memreq
-from .model import Instance, Solution, memory_profile
+from .model import Instance, Solution, memory_levels, memory_profile
 
 
 def plot_solution(instance: Instance, solution: Solution, ax: Any = None, **options: Any) -> Any:
     """Memory profile of the traversal (step by step) on ``ax`` (a new figure when None); returns the Axes.
+
+    A parallel schedule is drawn as the memory held over time against M.
 
     Never calls ``matplotlib.use``: the caller's backend is kept.
     """
@@ -17,6 +19,8 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None, **opti
 
     if ax is None:
         _, ax = plt.subplots(figsize=options.get("figsize", (8, 3)))
+    if solution.order is None:
+        return _plot_schedule(instance, solution, ax)
     index = {node.name: i for i, node in enumerate(instance.nodes)}
     profile = memory_profile(instance, [index[name] for name in solution.order])
     ax.step(range(len(profile)), profile, where="mid", label="memory during the step")
@@ -26,6 +30,21 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None, **opti
     ax.set_xlabel("step (position in the order)")
     ax.set_ylabel("memory")
     ax.set_title(instance.name)
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def _plot_schedule(instance: Instance, solution: Solution, ax: Any) -> Any:
+    """Memory held over time by a parallel schedule, against M."""
+    start = [solution.start[node.name] for node in instance.nodes]  # type: ignore[index]
+    levels = memory_levels(instance, start)
+    times = [t for t, _ in levels]
+    held = [h for _, h in levels]
+    ax.step(times, held, where="post", label="memory held")
+    ax.axhline(instance.memory or 0, color="tab:red", linestyle="--", linewidth=1, label=f"M = {instance.memory}")
+    ax.set_xlabel("time")
+    ax.set_ylabel("memory")
+    ax.set_title(f"{instance.name} (p = {instance.processors})")
     ax.legend(loc="best", fontsize="small")
     return ax
 
