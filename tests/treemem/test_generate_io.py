@@ -108,9 +108,6 @@ def test_dot_reader_errors(tmp_path):
 
 
 def test_plots_of_both_questions(tmp_path):
-    import matplotlib
-
-    matplotlib.use("Agg")  # the test's own backend choice; plot_solution never sets one
     from hpcsched.treemem import generate_parallel_tree, save_plot
 
     for instance, method in ((generate_harpoon(k=2, big=10), "liu-optimal"),
