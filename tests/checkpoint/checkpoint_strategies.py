@@ -20,7 +20,7 @@ def small_chains(draw, max_length: int = 4, max_size: int = 4, transients: bool 
         btmp = draw(st.lists(st.integers(0, 1), min_size=L + 1, max_size=L + 1))
     else:
         ftmp, btmp = [0] * L, [0] * (L + 1)
-    probe = Instance.create(fw, bw, x, xbar, 10**6, ftmp=ftmp, btmp=btmp)
+    probe = Instance.create(fw, bw, x, xbar, 10**12, ftmp=ftmp, btmp=btmp)
     low, high = memory_lower_bound(probe), store_all_peak(probe)
     memory = draw(st.integers(low, max(low, high)))
     return probe.with_memory(memory, name=f"random-L{L}")

@@ -91,3 +91,15 @@ def test_single_forward_lp_is_tighter_than_the_trivial_bound_somewhere():
     instance = unit(10, 5)
     assert bounds.single_forward_lp(instance) > bounds.compute_time(instance) + 1
     assert bounds.single_forward_lp(instance) <= persistent_dp(instance).time
+
+
+@settings(max_examples=15)
+@given(small_chains(max_length=8, max_size=10**6, transients=False))
+def test_rounded_dp_and_every_heuristic_stay_valid_and_above_the_bound(instance):
+    # sizes up to 1e6 bytes force slot rounding in the DP (30 slots): every answer still validates
+    bound = bounds.best(instance)
+    for method, options in (("dp", {"slots": 30}), *((name, {}) for name in HEURISTIC_METHODS)):
+        result = hpcsched.solve(instance, method, time_limit=60, **options)
+        assert result.status is not Status.ERROR, (method, result.notes)
+        if result.status.has_solution:
+            assert result.objective >= bound
