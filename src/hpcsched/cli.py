@@ -140,6 +140,21 @@ def friendly_errors(command: Callable[..., Any]) -> Callable[..., Any]:
 PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
 
 
+def _draw(problem: Any, instance: Any, solution: Any, path: Path) -> None:
+    """Draw ``solution`` with the problem's ``plot_solution(instance, solution, ax=None) -> Axes``
+    and save the figure to ``path`` (written atomically, or through a link, FIFO or ``-``)."""
+    import inspect
+
+    from .plotting import save_axes
+
+    with atomic_output(path) as temporary:
+        if "ax" in inspect.signature(problem.plot).parameters:
+            ax = problem.plot(instance, solution)
+            save_axes(ax, temporary, format=path.suffix.lstrip(".").lower() or None)
+        else:  # a plugin's plotter that still writes the file itself
+            problem.plot(instance, solution, temporary)
+
+
 def _check_plot_path(plot: Path) -> None:
     """Refuse a ``--plot`` path matplotlib cannot write, before any solving."""
     if plot.suffix.lower() not in PLOT_SUFFIXES:
@@ -252,8 +267,7 @@ def solve(
     if plot is not None:
         if result.solution is None:
             _fail(f"{plot}: nothing to plot, {name} returned no solution ({result.status})")
-        with atomic_output(plot) as temporary:
-            problem.plot(instance, result.solution, temporary)
+        _draw(problem, instance, result.solution, plot)
     if result.status.value == "ERROR":
         raise typer.Exit(EXIT_BAD_INPUT)  # a failed run, not a usage error
 

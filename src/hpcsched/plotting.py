@@ -59,10 +59,14 @@ def gantt(ax: Axes, bars: Iterable[Bar], lanes: Sequence[str], *, time_unit: str
     return ax
 
 
-def save_axes(ax: Axes, path: str | Path) -> None:
-    """Save the figure holding ``ax`` to ``path`` (suffix one of `IMAGE_SUFFIXES`) and close it."""
+def save_axes(ax: Axes, path: str | Path, *, format: str | None = None) -> None:
+    """Save the figure holding ``ax`` to ``path`` and close it.
+
+    ``format`` (``"png"``, ``"pdf"``, ``"svg"``, ...) is needed when ``path``
+    has no telling suffix, e.g. a temporary file.
+    """
     import matplotlib.pyplot as plt
 
     figure = ax.get_figure()
-    figure.savefig(path, dpi=150)
+    figure.savefig(path, dpi=150, format=format)
     plt.close(figure)

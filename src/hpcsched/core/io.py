@@ -637,11 +637,6 @@ def read_solution(path: str | os.PathLike, instance: Any) -> Any:
         raise InvalidSolutionError(f"solution.{error.field}", error.reason, file) from None
 
 
-def result_status(document: dict[str, Any]) -> Status:
-    """The Status recorded in a solution document."""
-    return Status(document["status"])
-
-
 class atomic_output:
     """Context manager giving a temporary path whose content goes to ``path`` on success.
 

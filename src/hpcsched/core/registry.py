@@ -651,8 +651,3 @@ def check_result(problem: Problem, instance: Any, result: Result) -> Result:
         notes.append("the proven bound meets the objective: OPTIMAL")
         status = Status.OPTIMAL
     return result.replace(status=status, objective=objective, bound=bound, kpis=kpis, notes=tuple(notes))
-
-
-def run_methods(instance: Any, names: Iterable[str], **kwargs: Any) -> list[Result]:
-    """`run_method` for each name in turn."""
-    return [run_method(instance, name, **kwargs) for name in names]
