@@ -21,7 +21,7 @@ with ``fpgaLatency`` (accelerator time), ``size`` (bytes), ``colorClass``
 * M = ``memory`` bytes if given, else floor(``memory_fraction`` x
   maxSizePerFPGA); K = ``gpus``.
 
-Generators (``numpy.random.default_rng(seed)`` only)
+Generators (``numpy.random.default_rng(seed)`` only; ``n`` = ``nodes``, for ``hpcsched generate --n``)
 ----------------------------------------------------
 * `generate_training`: a layered forward/backward training DAG (a backward
   node per forward node, edges mirrored, each forward activation feeding its
@@ -144,7 +144,7 @@ def _memory_for(total: int, gpus: int, slack: float) -> int:
     return max(1, int(math.ceil(slack * total / gpus)))
 
 
-def generate_training(*, seed: int = 0, nodes: int = 200, gpus: int = 4, max_width: int = 4,
+def generate_training(*, seed: int = 0, n: int | None = None, nodes: int = 200, gpus: int = 4, max_width: int = 4,
                       memory_slack: float = 1.3, memory_model: str = "static", colocate: bool = True) -> Instance:
     """A forward/backward training DAG of about ``nodes`` nodes (forward layers, a loss, mirrored backward).
 
@@ -158,7 +158,7 @@ def generate_training(*, seed: int = 0, nodes: int = 200, gpus: int = 4, max_wid
     node and its backward node share a group (as the real graphs'
     colorClass). M = ⌈``memory_slack`` x Σ(w + s) / K⌉.
     """
-    nodes = _int_option(nodes, "nodes", 3, MAX_GENERATED_NODES)
+    nodes = _int_option(nodes if n is None else n, "nodes", 3, MAX_GENERATED_NODES)
     gpus = _int_option(gpus, "gpus", 1, 4096)
     max_width = _int_option(max_width, "max_width", 1, 10**6)
     memory_slack = _number_option(memory_slack, "memory_slack", 0.0, 1e6)
@@ -213,7 +213,7 @@ def generate_training(*, seed: int = 0, nodes: int = 200, gpus: int = 4, max_wid
                                                   "colocate": colocate}})
 
 
-def generate_random(*, seed: int = 0, nodes: int = 6, gpus: int = 2, edge_probability: float = 0.3,
+def generate_random(*, seed: int = 0, n: int | None = None, nodes: int = 6, gpus: int = 2, edge_probability: float = 0.3,
                     max_time: int = 9, max_transfer: int = 5, memory_slack: float = 1.5,
                     memory_model: str = "static", groups: int = 0) -> Instance:
     """A random DAG (edges u -> v with u < v, each with ``edge_probability``), small integer data.
@@ -222,7 +222,7 @@ def generate_random(*, seed: int = 0, nodes: int = 6, gpus: int = 2, edge_probab
     Σ(w + s) / K⌉, at least the largest node; ``groups`` > 0 puts the first
     2·groups nodes in pairs.
     """
-    nodes = _int_option(nodes, "nodes", 1, 100_000)
+    nodes = _int_option(nodes if n is None else n, "nodes", 1, 100_000)
     gpus = _int_option(gpus, "gpus", 1, 4096)
     rng = np.random.default_rng(seed)
     time = [int(t) for t in rng.integers(0, max_time + 1, size=nodes)]
@@ -243,10 +243,10 @@ def generate_random(*, seed: int = 0, nodes: int = 6, gpus: int = 2, edge_probab
                                                   "groups": groups}})
 
 
-def generate_chain(*, seed: int = 0, nodes: int = 12, gpus: int = 3, max_time: int = 20, max_transfer: int = 6,
+def generate_chain(*, seed: int = 0, n: int | None = None, nodes: int = 12, gpus: int = 3, max_time: int = 20, max_transfer: int = 6,
                    memory_slack: float = 1.2) -> Instance:
     """A layer chain v0 -> v1 -> ... with random times, weights and transfers (static memory)."""
-    nodes = _int_option(nodes, "nodes", 1, MAX_GENERATED_NODES)
+    nodes = _int_option(nodes if n is None else n, "nodes", 1, MAX_GENERATED_NODES)
     gpus = _int_option(gpus, "gpus", 1, 4096)
     rng = np.random.default_rng(seed)
     time = [int(t) for t in rng.integers(1, max_time + 1, size=nodes)]
