@@ -98,9 +98,18 @@ def ladder(args) -> None:
                 for seed in args.seeds:
                     instance = GENERATORS["uniform"](seed=seed, n=n, memory_factor=factor)
                     result = hpcsched.solve(instance, method, time_limit=args.time_limit, **options)
-                    rows.append(dict(variant=variant, factor=factor, n=n, seed=seed, status=result.status.value,
-                                     objective=result.objective, bound=result.bound,
-                                     runtime_s=round(result.runtime_s, 2)))
+                    rows.append(
+                        dict(
+                            variant=variant,
+                            factor=factor,
+                            n=n,
+                            seed=seed,
+                            status=result.status.value,
+                            objective=result.objective,
+                            bound=result.bound,
+                            runtime_s=round(result.runtime_s, 2),
+                        )
+                    )
                     print(rows[-1], flush=True)
                     proven += result.status is Status.OPTIMAL
                 climbing = climbing and proven > 0
@@ -109,15 +118,20 @@ def ladder(args) -> None:
                 elif not args.every_rung:
                     break
             summary[(variant, factor)] = largest
-    lines = [f"Largest n proven optimal within {args.time_limit:g} s (seeds {args.seeds}; ladder {args.ladder}; "
-             "a rung counts when at least one seed is proven)\n",
-             "| variant | " + " | ".join(f"{f:g}x max m" for f in args.factors) + " |",
-             "|---|" + "---|" * len(args.factors)]
+    lines = [
+        f"Largest n proven optimal within {args.time_limit:g} s (seeds {args.seeds}; ladder {args.ladder}; "
+        "a rung counts when at least one seed is proven)\n",
+        "| variant | " + " | ".join(f"{f:g}x max m" for f in args.factors) + " |",
+        "|---|" + "---|" * len(args.factors),
+    ]
     for variant in args.variants:
         lines.append(f"| {variant} | " + " | ".join(str(summary[(variant, f)]) for f in args.factors) + " |")
-    lines += ["", f"Seeds proven optimal per rung (of {len(args.seeds)})\n",
-              "| variant | memory | " + " | ".join(f"n = {n}" for n in args.ladder) + " |",
-              "|---|---|" + "---|" * len(args.ladder)]
+    lines += [
+        "",
+        f"Seeds proven optimal per rung (of {len(args.seeds)})\n",
+        "| variant | memory | " + " | ".join(f"n = {n}" for n in args.ladder) + " |",
+        "|---|---|" + "---|" * len(args.ladder),
+    ]
     for factor in args.factors:
         for variant in args.variants:
             cells = []
@@ -125,11 +139,17 @@ def ladder(args) -> None:
                 runs = [r for r in rows if r["variant"] == variant and r["factor"] == factor and r["n"] == n]
                 cells.append(f"{sum(r['status'] == Status.OPTIMAL.value for r in runs)}" if runs else "–")
             lines.append(f"| {variant} | {factor:g}x | " + " | ".join(cells) + " |")
-    lines += ["", "Per rung: objective / bound (status, seconds) of each run\n",
-              "| variant | memory | n | seed | objective | bound | status | time (s) |", "|---|---|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "Per rung: objective / bound (status, seconds) of each run\n",
+        "| variant | memory | n | seed | objective | bound | status | time (s) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        lines.append(f"| {r['variant']} | {r['factor']:g}x | {r['n']} | {r['seed']} | {r['objective']} | {r['bound']} | "
-                     f"{r['status']} | {r['runtime_s']} |")
+        lines.append(
+            f"| {r['variant']} | {r['factor']:g}x | {r['n']} | {r['seed']} | {r['objective']} | {r['bound']} | "
+            f"{r['status']} | {r['runtime_s']} |"
+        )
     write(rows, args.out, "ladder", "\n".join(lines) + "\n")
 
 
@@ -150,20 +170,36 @@ def gaps(args) -> None:
                 reference_by = optimal[0].method if proven else "bound"
                 for method in HEURISTIC_METHODS:
                     result = hpcsched.solve(instance, method, time_limit=args.ils_time)
-                    rows.append(dict(family=family, factor=factor, seed=seed, method=method, proven=proven,
-                                     reference=value, reference_by=reference_by, objective=result.objective,
-                                     gap=(result.objective - value) / value, runtime_s=round(result.runtime_s, 3)))
+                    rows.append(
+                        dict(
+                            family=family,
+                            factor=factor,
+                            seed=seed,
+                            method=method,
+                            proven=proven,
+                            reference=value,
+                            reference_by=reference_by,
+                            objective=result.objective,
+                            gap=(result.objective - value) / value,
+                            runtime_s=round(result.runtime_s, 3),
+                        )
+                    )
                 print(family, factor, seed, reference_by, value, flush=True)
-    lines = [f"Heuristic gap to the optimum (CP-SAT, else dp; n = {args.n}, four families x memory 1, 1.5, 2, 5 x seeds "
-             f"{args.seeds}: {len(rows) // len(HEURISTIC_METHODS)} instances, "
-             f"{sum(r['proven'] for r in rows) // len(HEURISTIC_METHODS)} proven within {args.time_limit:g} s; "
-             "unproven ones use the best bound, so their gap is an upper bound)\n",
-             "| heuristic | mean gap | worst gap | optimal (gap 0) | mean time (s) |", "|---|---|---|---|---|"]
+    lines = [
+        f"Heuristic gap to the optimum (CP-SAT, else dp; n = {args.n}, four families x memory 1, 1.5, 2, 5 x seeds "
+        f"{args.seeds}: {len(rows) // len(HEURISTIC_METHODS)} instances, "
+        f"{sum(r['proven'] for r in rows) // len(HEURISTIC_METHODS)} proven within {args.time_limit:g} s; "
+        "unproven ones use the best bound, so their gap is an upper bound)\n",
+        "| heuristic | mean gap | worst gap | optimal (gap 0) | mean time (s) |",
+        "|---|---|---|---|---|",
+    ]
     for method in HEURISTIC_METHODS:
         mine = [r for r in rows if r["method"] == method]
         values = [r["gap"] for r in mine]
-        lines.append(f"| {method} | {100 * statistics.mean(values):.2f}% | {100 * max(values):.2f}% | "
-                     f"{sum(v <= 1e-12 for v in values)}/{len(values)} | {statistics.mean(r['runtime_s'] for r in mine):.3f} |")
+        lines.append(
+            f"| {method} | {100 * statistics.mean(values):.2f}% | {100 * max(values):.2f}% | "
+            f"{sum(v <= 1e-12 for v in values)}/{len(values)} | {statistics.mean(r['runtime_s'] for r in mine):.3f} |"
+        )
     write(rows, args.out, "gaps", "\n".join(lines) + "\n")
 
 
@@ -174,12 +210,24 @@ def scaling(args) -> None:
         for method in DYNAMIC_METHODS:
             started = time.perf_counter()
             result = hpcsched.solve(instance, method)
-            rows.append(dict(family=family, n=args.n, method=method, status=result.status.value,
-                             objective=result.objective, gap_to_bound=result.gap,
-                             method_s=round(result.runtime_s, 2), total_s=round(time.perf_counter() - started, 2)))
+            rows.append(
+                dict(
+                    family=family,
+                    n=args.n,
+                    method=method,
+                    status=result.status.value,
+                    objective=result.objective,
+                    gap_to_bound=result.gap,
+                    method_s=round(result.runtime_s, 2),
+                    total_s=round(time.perf_counter() - started, 2),
+                )
+            )
             print(rows[-1], flush=True)
-    lines = [f"Dynamic rules at n = {args.n} (memory 2x max m), seconds on this machine\n",
-             "| family | rule | makespan / bound | method (s) | with validation (s) |", "|---|---|---|---|---|"]
+    lines = [
+        f"Dynamic rules at n = {args.n} (memory 2x max m), seconds on this machine\n",
+        "| family | rule | makespan / bound | method (s) | with validation (s) |",
+        "|---|---|---|---|---|",
+    ]
     for r in rows:
         ratio = 1 / (1 - r["gap_to_bound"]) if r["gap_to_bound"] is not None else float("nan")
         lines.append(f"| {r['family']} | {r['method']} | {ratio:.4f} | {r['method_s']} | {r['total_s']} |")
@@ -200,27 +248,45 @@ def frontier(args) -> None:
         lower = bounds.best(instance)
         result = hpcsched.solve(instance, "dp", time_limit=args.time_limit)
         proven = result.status is Status.OPTIMAL
-        rows.append(dict(factor=factor, n=n, seed=seed, bound=lower, status=result.status.value,
-                         objective=result.objective, dp_bound=result.bound,
-                         above=(result.objective - lower) / lower if proven else None,
-                         runtime_s=round(result.runtime_s, 2)))
+        rows.append(
+            dict(
+                factor=factor,
+                n=n,
+                seed=seed,
+                bound=lower,
+                status=result.status.value,
+                objective=result.objective,
+                dp_bound=result.bound,
+                above=(result.objective - lower) / lower if proven else None,
+                runtime_s=round(result.runtime_s, 2),
+            )
+        )
         print(rows[-1], flush=True)
-    lines = [f"Optimum against bounds.best (uniform, dp within {args.time_limit:g} s, seeds {args.seeds})\n",
-             "| memory | n | proven | optimum = bound | optimum above bound | mean / max excess of those above | unproven |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"Optimum against bounds.best (uniform, dp within {args.time_limit:g} s, seeds {args.seeds})\n",
+        "| memory | n | proven | optimum = bound | optimum above bound | mean / max excess of those above | unproven |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for factor in args.factors:
         for n in args.ladder:
             mine = [r for r in rows if r["factor"] == factor and r["n"] == n]
             proven = [r for r in mine if r["above"] is not None]
             above = [r["above"] for r in proven if r["above"] > 0]
             excess = f"{100 * statistics.mean(above):.1f}% / {100 * max(above):.1f}%" if above else "–"
-            lines.append(f"| {factor:g}x | {n} | {len(proven)}/{len(mine)} | {len(proven) - len(above)} | {len(above)} | "
-                         f"{excess} | {len(mine) - len(proven)} |")
-    lines += ["", "| memory | n | seed | bounds.best | objective | dp bound | status | time (s) |",
-              "|---|---|---|---|---|---|---|---|"]
+            lines.append(
+                f"| {factor:g}x | {n} | {len(proven)}/{len(mine)} | {len(proven) - len(above)} | {len(above)} | "
+                f"{excess} | {len(mine) - len(proven)} |"
+            )
+    lines += [
+        "",
+        "| memory | n | seed | bounds.best | objective | dp bound | status | time (s) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in rows:
-        lines.append(f"| {r['factor']:g}x | {r['n']} | {r['seed']} | {r['bound']} | {r['objective']} | {r['dp_bound']} | "
-                     f"{r['status']} | {r['runtime_s']} |")
+        lines.append(
+            f"| {r['factor']:g}x | {r['n']} | {r['seed']} | {r['bound']} | {r['objective']} | {r['dp_bound']} | "
+            f"{r['status']} | {r['runtime_s']} |"
+        )
     write(rows, args.out, "frontier", "\n".join(lines) + "\n")
 
 
@@ -232,25 +298,42 @@ def search(args) -> None:
         lower = bounds.best(instance)
         for method in methods:
             result = hpcsched.solve(instance, method, time_limit=args.ils_time, seed=seed)
-            rows.append(dict(factor=factor, n=n, seed=seed, method=method, bound=lower,
-                             objective=result.objective, status=result.status.value,
-                             above=(result.objective - lower) / lower, runtime_s=round(result.runtime_s, 2)))
+            rows.append(
+                dict(
+                    factor=factor,
+                    n=n,
+                    seed=seed,
+                    method=method,
+                    bound=lower,
+                    objective=result.objective,
+                    status=result.status.value,
+                    above=(result.objective - lower) / lower,
+                    runtime_s=round(result.runtime_s, 2),
+                )
+            )
             print(rows[-1], flush=True)
-    lines = [f"Local searches at {args.ils_time:g} s each (uniform, seeds {args.seeds}): mean / worst excess over "
-             "bounds.best, instances where the schedule meets the bound (proven optimal), and how often iterated "
-             "greedy is better / equal / worse than ILS\n",
-             "| memory | n | " + " | ".join(methods) + " | meets the bound (" + " / ".join(methods) + ") | IG vs ILS |",
-             "|---|---|" + "---|" * len(methods) + "---|---|"]
+    lines = [
+        f"Local searches at {args.ils_time:g} s each (uniform, seeds {args.seeds}): mean / worst excess over "
+        "bounds.best, instances where the schedule meets the bound (proven optimal), and how often iterated "
+        "greedy is better / equal / worse than ILS\n",
+        "| memory | n | " + " | ".join(methods) + " | meets the bound (" + " / ".join(methods) + ") | IG vs ILS |",
+        "|---|---|" + "---|" * len(methods) + "---|---|",
+    ]
     for factor in args.factors:
         for n in args.ladder:
             mine = {m: [r for r in rows if r["factor"] == factor and r["n"] == n and r["method"] == m] for m in methods}
-            cells = [f"{100 * statistics.mean(r['above'] for r in mine[m]):.2f}% / "
-                     f"{100 * max(r['above'] for r in mine[m]):.2f}%" for m in methods]
+            cells = [
+                f"{100 * statistics.mean(r['above'] for r in mine[m]):.2f}% / "
+                f"{100 * max(r['above'] for r in mine[m]):.2f}%"
+                for m in methods
+            ]
             met = " / ".join(str(sum(r["status"] == Status.OPTIMAL.value for r in mine[m])) for m in methods)
-            pairs = list(zip(mine["iterated-greedy"], mine["ils"]))
-            duel = (f"{sum(a['objective'] < b['objective'] for a, b in pairs)} / "
-                    f"{sum(a['objective'] == b['objective'] for a, b in pairs)} / "
-                    f"{sum(a['objective'] > b['objective'] for a, b in pairs)}")
+            pairs = list(zip(mine["iterated-greedy"], mine["ils"], strict=True))
+            duel = (
+                f"{sum(a['objective'] < b['objective'] for a, b in pairs)} / "
+                f"{sum(a['objective'] == b['objective'] for a, b in pairs)} / "
+                f"{sum(a['objective'] > b['objective'] for a, b in pairs)}"
+            )
             lines.append(f"| {factor:g}x | {n} | " + " | ".join(cells) + f" | {met} | {duel} |")
     write(rows, args.out, "search", "\n".join(lines) + "\n")
 
@@ -265,8 +348,11 @@ def main() -> None:
     parser.add_argument("--ladder", type=int, nargs="+", default=[10, 15, 20, 30, 50, 75, 100, 150, 200])
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     parser.add_argument("--milp-max-n", type=int, default=100)
-    parser.add_argument("--every-rung", action="store_true",
-                        help="run every rung even after a failure (the largest proven n still stops at the first failure)")
+    parser.add_argument(
+        "--every-rung",
+        action="store_true",
+        help="run every rung even after a failure (the largest proven n still stops at the first failure)",
+    )
     parser.add_argument("--n", type=int, default=None)
     parser.add_argument("--ils-time", type=float, default=2.0)
     args = parser.parse_args()

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hpcsched import solve
+from hpcsched import solve, validate
 from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.fields import LARGEST_INTEGER
 from hpcsched.core.result import Status
-from hpcsched.transfers import Instance, Solution, validate
+from hpcsched.transfers import Instance, Solution
 from hpcsched.transfers.generate import generate_uniform
 
 EXACT = ("cpsat", "milp", "dp", "brute-force")

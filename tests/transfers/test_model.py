@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-from hpcsched import solve
+from hpcsched import evaluate, solve
 from hpcsched.core.errors import FormatError, InvalidInstanceError, InvalidSolutionError
 from hpcsched.core.io import read_instance, read_solution, write_instance, write_solution
 from hpcsched.core.result import Status
-from hpcsched.transfers import HEURISTIC_METHODS, Instance, Solution, evaluate
+from hpcsched.transfers import HEURISTIC_METHODS, Instance, Solution
 
 GOOD = {
     "capacity": 10,

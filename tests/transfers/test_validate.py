@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hpcsched.transfers import Instance, Solution, validate
+from hpcsched import validate
+from hpcsched.transfers import Instance, Solution
 
 # Two tasks; M = 10 fits both together only if m_a + m_b <= 10.
 A_B = Instance.create([2, 3], [4, 1], [6, 4], 10, names=["a", "b"])

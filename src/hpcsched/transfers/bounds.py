@@ -27,7 +27,7 @@ order differs from their transfer order, and all are integers (the data are).
   when every p > 0 the last computation overlaps no transfer, so the overlap
   is also ≤ Σ c − min c and ≤ Σ p − min p. It beats Johnson's bound when
   memory is tight (1x max m), not when the link or the device alone is the
-  bottleneck. (Proof and algorithm in the docstring.)
+  bottleneck. (Proof in docs/transfers.md.)
 """
 
 from __future__ import annotations
@@ -82,33 +82,15 @@ def clique_bound(instance: Instance) -> int:
 def overlap_bound(instance: Instance) -> int:
     """LB_overlap = Σ c + Σ p − (largest possible link/device overlap).
 
-    Proof. Let L be the union of the transfer intervals T_j and D that of
-    the computation intervals P_i of a feasible schedule of makespan C. Both
-    lie in [0, C]; the T_j are disjoint and so are the P_i, so |L| = Σ c,
-    |D| = Σ p and C ≥ |L ∪ D| = Σ c + Σ p − |L ∩ D|, with
-    |L ∩ D| = Σ_{i,j} x_ij, x_ij = |P_i ∩ T_j|. Constraints on x:
+    The overlap is at most a transportation problem's value (computation i
+    may run beside transfer j only if m_i + m_j ≤ M), solved in O(n log n)
+    by the nested-prefix greedy `max_overlap`, and at most Σ c − min c and
+    Σ p − min p.
 
-    * Σ_j x_ij ≤ p_i and Σ_i x_ij ≤ c_j (disjoint intervals);
-    * x_ij = 0 when m_i + m_j > M: P_i ⊆ R_i and T_j ⊆ R_j, and two such
-      tasks never hold memory at the same time (for i = j, x_ii = 0 anyway
-      since t_i ≥ s_i + c_i; dropping that constraint only relaxes);
-    * if every c > 0: the transfer f that starts first overlaps no
-      computation (a task i computing before s_f + c_f would need
-      t_i ≥ s_i + c_i with s_i ≥ s_f + c_f for i ≠ f), so
-      |L ∩ D| ≤ Σ c − c_f ≤ Σ c − min c; trivially true when min c = 0;
-    * if every p > 0: the computation l that starts last overlaps no
-      transfer (a transfer j running at τ ∈ P_l has t_j ≥ s_j + c_j > τ > t_l,
-      impossible for a computation starting no later than t_l), so
-      |L ∩ D| ≤ Σ p − min p; trivially true when min p = 0.
-
-    The first two constraints define a transportation problem whose value
-    bounds the overlap. The compatibility graph is a threshold graph:
-    computation i may meet the transfers with m_j ≤ M − m_i, a prefix of
-    the tasks sorted by memory, and these prefixes are nested. With nested
-    neighbourhoods the greedy that serves the computations from the smallest
-    prefix to the largest, each taking as much as is left in its prefix, is
-    a maximum flow (every unit a computation takes is also available to every
-    later one, so no exchange can increase the total). O(n log n).
+    Notes
+    -----
+    The proof (and why the greedy is a maximum flow on this threshold graph)
+    is in docs/transfers.md, "The overlap bound".
     """
     tasks = instance.tasks
     by_memory = sorted(tasks, key=lambda task: task.memory)
