@@ -5,8 +5,14 @@ from __future__ import annotations
 from hpcsched.burstbuffer import Application, Instance, Platform
 
 
-def single(app: Application, *, bandwidth: float = 10.0, capacity: float = 50.0, granule: float = 10.0,
-           objective: str = "sharing") -> Instance:
+def single(
+    app: Application,
+    *,
+    bandwidth: float = 10.0,
+    capacity: float = 50.0,
+    granule: float = 10.0,
+    objective: str = "sharing",
+) -> Instance:
     return Instance("t", Platform(bandwidth, capacity, granule), (app,), objective)
 
 

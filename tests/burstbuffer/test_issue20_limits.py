@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from hpcsched.burstbuffer import Application, Instance, Platform, Solution, generate_periodic, validate
+import hpcsched.core.deadline as deadline_module
+from hpcsched import solve
+from hpcsched.burstbuffer import Application, Instance, Platform, Solution, generate_periodic, simulate, validate
+from hpcsched.burstbuffer.formulations.sizing import SizingModelBuilder
 from hpcsched.core.errors import InvalidInstanceError
-from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 
 BIG = float(2**52)
@@ -21,8 +22,12 @@ BIG = float(2**52)
 def extreme_instances(draw):
     count = draw(st.integers(1, 2))
     value = st.sampled_from([1.0, 3.0, BIG])
-    apps = tuple(Application(f"a{k}", draw(st.sampled_from([0.0, BIG])), draw(st.integers(1, 2)), draw(value),
-                             draw(value), draw(value)) for k in range(count))
+    apps = tuple(
+        Application(
+            f"a{k}", draw(st.sampled_from([0.0, BIG])), draw(st.integers(1, 2)), draw(value), draw(value), draw(value)
+        )
+        for k in range(count)
+    )
     granule = draw(value)
     platform = Platform(draw(value), granule * draw(st.integers(count, 3 * count)), granule)
     try:
@@ -42,7 +47,7 @@ def test_reader_refuses_a_timeline_doubles_cannot_resolve():
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(extreme_instances())
 def test_solutions_of_extreme_instances_survive_the_file_round_trip(instance):
-    result = run_method(instance, time_limit=20)
+    result = solve(instance, time_limit=20)
     assert result.status is not Status.ERROR, result.notes
     if result.solution is not None:
         text = json.loads(json.dumps(result.solution.to_data()))
@@ -54,24 +59,73 @@ def test_generator_refuses_a_size_it_cannot_allocate_with_the_figure():
         generate_periodic(seed=0, n=100_000_000_000)
 
 
-@pytest.mark.parametrize(("method", "objective"), [("sharing-dp", "sharing"), ("sharing-milp", "sharing"),
-                                                   ("sizing-static-lp", "sizing-static")])
+@pytest.mark.parametrize(
+    ("method", "objective"),
+    [("sharing-dp", "sharing"), ("sharing-milp", "sharing"), ("sizing-static-lp", "sizing-static")],
+)
 def test_a_tiny_time_limit_ends_promptly_without_raising(method, objective):
     instance = generate_periodic(seed=1, n=6, granules=16, objective=objective)
-    result = run_method(instance, method, time_limit=1e-6)
+    result = solve(instance, method, time_limit=1e-6)
     assert result.status in (Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION), (result.status, result.notes)
 
 
+class FakeClock:
+    """A monotonic clock that advances one second each time it is read (the deadline's only clock)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def large(objective):
+    return generate_periodic(seed=2, n=40, granules=200, iterations=(5, 20), objective=objective)
+
+
+@pytest.mark.parametrize("method", ["sharing-dp", "sharing-milp"])
+def test_the_bisection_checks_the_deadline_inside_a_drain_table(monkeypatch, method):
+    # Issue 20 leftover: one bisection step tabulates K (N + 1) single-application bisections (up to 64
+    # recurrence passes over the whole table) without looking at the clock; on 40 x 201 cells it ran
+    # 8-12 s for a 5 s limit. With a clock that advances 1 s per read, a 5 s limit now stops the first
+    # table after a handful of passes (a check before each), deterministically.
+    passes = []
+    original = simulate._elapsed
+
+    def counted(rate, volume, compute, iterations, size, drain):
+        if size.size > 1:  # table passes (the greedy fallback evaluates one cell at a time)
+            passes.append(size.size)
+        return original(rate, volume, compute, iterations, size, drain)
+
+    monkeypatch.setattr(simulate, "_elapsed", counted)
+    monkeypatch.setattr(deadline_module, "time", FakeClock())
+    result = solve(large("sharing"), method, time_limit=5)
+    assert result.status is Status.FEASIBLE, result.notes  # the greedy incumbent, honestly not OPTIMAL
+    assert "time limit reached during the bisection" in result.notes
+    assert len(passes) <= 6, len(passes)
+
+
+def test_the_sizing_model_build_checks_the_deadline(monkeypatch):
+    # The rule-built Pyomo model (about 40 x 2,000 rows here) was built whole before the first look at
+    # the clock; its rules now look every ROWS_PER_CHECK rows.
+    rows = []
+    original = SizingModelBuilder._balance
+    monkeypatch.setattr(SizingModelBuilder, "_balance", lambda self, m, k, j: rows.append(1) or original(self, m, k, j))
+    monkeypatch.setattr(deadline_module, "time", FakeClock())
+    result = solve(large("sizing-static"), "sizing-static-lp", time_limit=5)
+    assert result.status is Status.TIME_LIMIT_NO_SOLUTION, result.notes
+    assert "building the sizing model" in result.notes[0]
+    assert 0 < len(rows) <= 5 * 256, len(rows)
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(reason="known gap (issue 20 item 3): one bisection step tabulates K (N + 1) single-application "
-                          "bisections and the Pyomo sizing model is built by rules, neither checks the deadline "
-                          "inside; measured 8-12 s for a 5 s limit on 2 loaded cores", strict=False)
-@pytest.mark.parametrize(("method", "objective"), [("sharing-dp", "sharing"), ("sharing-milp", "sharing"),
-                                                   ("sizing-static-lp", "sizing-static")])
-def test_exact_methods_hold_their_time_limit_on_a_large_instance(method, objective):
-    instance = generate_periodic(seed=2, n=40, granules=200, iterations=(5, 20), objective=objective)
-    limit = 5.0
-    started = time.monotonic()
-    result = run_method(instance, method, time_limit=limit)
-    assert time.monotonic() - started <= 1.2 * limit + 2, result.notes
-    assert result.status is not Status.ERROR
+@pytest.mark.parametrize(
+    ("method", "objective"),
+    [("sharing-dp", "sharing"), ("sharing-milp", "sharing"), ("sizing-static-lp", "sizing-static")],
+)
+def test_exact_methods_end_cleanly_under_a_limit_on_a_large_instance(method, objective):
+    # the real clock: whatever the machine's load, the method ends with an answer or an honest
+    # TIME_LIMIT_NO_SOLUTION, never an error (the deterministic tests above check where it stops)
+    result = solve(large(objective), method, time_limit=5.0)
+    assert result.status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION), result.notes

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from hpcsched.burstbuffer import Application, DrainSchedule, Instance, Platform, Solution, evaluate, validate
-from hpcsched.burstbuffer.fluid import simulate
+from hpcsched.burstbuffer.model.fluid import simulate
 from hpcsched.core.errors import FormatError, InvalidInstanceError
 from hpcsched.core.io import read_instance, write_instance
 
@@ -36,7 +36,7 @@ def test_static_partition_one_granule_short_throttles():
     kpis = evaluate(single(APP), Solution.static([4], [5.0]))
     assert kpis["max_dilation"] == pytest.approx(44.0 / 40.0, rel=1e-12)
     trace = simulate(single(APP), Solution.static([4], [5.0]))
-    assert [s for s in trace.segments[0] if s[2] == "throttled"][0] == pytest.approx((18.0, 22.0, "throttled"))
+    assert next(s for s in trace.segments[0] if s[2] == "throttled") == pytest.approx((18.0, 22.0, "throttled"))
 
 
 def test_dynamic_pair_by_hand():
@@ -59,18 +59,19 @@ def test_drain_policy_changes_contents_not_completions(policy):
     assert not trace.violations, trace.violations
     # the per-application contents add up to the aggregate occupancy at every event
     assert max(sum(row) for row in trace.contents) == pytest.approx(trace.peak_occupancy, rel=1e-9)
-    for row, reference in zip(trace.contents, base.contents):
+    for row, reference in zip(trace.contents, base.contents, strict=False):
         assert sum(row) == pytest.approx(sum(reference), rel=1e-9, abs=1e-9)
 
 
-@pytest.mark.parametrize("policy, bookkeeping", [("equal", "_equal_share_contents"),
-                                                 ("proportional", "_proportional_contents")])
+@pytest.mark.parametrize(
+    "policy, bookkeeping", [("equal", "_equal_share_contents"), ("proportional", "_proportional_contents")]
+)
 def test_negative_contents_are_a_violation(monkeypatch, policy, bookkeeping):
     # what the policy test above relies on: contents going negative are reported, not hidden by the clamp
-    import hpcsched.burstbuffer.fluid as fluid
+    import hpcsched.burstbuffer.model.dynamic_events as events
 
-    original = getattr(fluid, bookkeeping)
-    monkeypatch.setattr(fluid, bookkeeping, lambda *args: [c - 5.0 for c in original(*args)])
+    original = getattr(events, bookkeeping)
+    monkeypatch.setattr(events, bookkeeping, lambda *args: [c - 5.0 for c in original(*args)])
     apps = (Application("a", 0.0, 2, 3.0, 60.0, 12.0), Application("b", 2.0, 3, 1.0, 30.0, 9.0))
     trace = simulate(Instance("p", Platform(8.0, 40.0, 5.0), apps), Solution.dynamic(40.0, policy))
     assert "occupancy" in {v.rule for v in trace.violations}
@@ -129,8 +130,10 @@ def test_feasible_solutions_have_no_violation():
 
 
 def good_data():
-    return {"platform": {"pfs_bandwidth": 10.0, "capacity": 50.0, "granule": 10.0},
-            "applications": [{"name": "x", "release": 0, "iterations": 2, "compute": 10, "volume": 100, "rate": 10}]}
+    return {
+        "platform": {"pfs_bandwidth": 10.0, "capacity": 50.0, "granule": 10.0},
+        "applications": [{"name": "x", "release": 0, "iterations": 2, "compute": 10, "volume": 100, "rate": 10}],
+    }
 
 
 @pytest.mark.parametrize(
@@ -169,8 +172,15 @@ def test_bad_solution_names_the_field():
     with pytest.raises(InvalidInstanceError, match="allocation"):
         Solution.from_data({"allocation": "elastic"}, instance=instance)
     with pytest.raises(InvalidInstanceError, match="times"):
-        Solution.from_data({"allocation": "static", "granules": [1], "drain_rates": [1.0],
-                            "drain_schedule": {"times": [0, 0], "rates": [[1.0]]}}, instance=instance)
+        Solution.from_data(
+            {
+                "allocation": "static",
+                "granules": [1],
+                "drain_rates": [1.0],
+                "drain_schedule": {"times": [0, 0], "rates": [[1.0]]},
+            },
+            instance=instance,
+        )
 
 
 def test_unknown_solution_keys_are_refused():
@@ -182,8 +192,15 @@ def test_unknown_solution_keys_are_refused():
         Solution.from_data({"allocation": "dynamic", "capacity": 50.0, "granules": [1]}, instance=instance)
     assert error.value.field == "granules"
     with pytest.raises(InvalidInstanceError) as error:
-        Solution.from_data({"allocation": "static", "granules": [1], "drain_rates": [1.0],
-                            "drain_schedule": {"times": [0, 1], "rates": [[1.0]], "rate": 2}}, instance=instance)
+        Solution.from_data(
+            {
+                "allocation": "static",
+                "granules": [1],
+                "drain_rates": [1.0],
+                "drain_schedule": {"times": [0, 1], "rates": [[1.0]], "rate": 2},
+            },
+            instance=instance,
+        )
     assert error.value.field == "drain_schedule.rate"
 
 
@@ -240,13 +257,13 @@ def test_proportional_contents_match_a_numerical_integration():
     instance = Instance("p", Platform(8.0, 100.0, 10.0), apps)
     trace = simulate(instance, Solution.dynamic(100.0, "proportional"))
     step, now, contents = 1e-4, 0.0, [0.0, 0.0]
-    checkpoints = {round(t, 6): row for t, row in zip(trace.times, trace.contents) if 0 < t < 9}
+    checkpoints = {round(t, 6): row for t, row in zip(trace.times, trace.contents, strict=False) if 0 < t < 9}
     seen = 0
     while now < 9:
         inflow = [12.0 if now < 5 else 0.0, 9.0 if 2 <= now < 2 + 30 / 9 else 0.0]
         total = sum(contents)
         drain = [8.0 * c / total if total > 1e-12 else 0.0 for c in contents]
-        contents = [max(0.0, c + (a - d) * step) for c, a, d in zip(contents, inflow, drain)]
+        contents = [max(0.0, c + (a - d) * step) for c, a, d in zip(contents, inflow, drain, strict=False)]
         now += step
         for t, row in checkpoints.items():
             if abs(now - t) < step / 2:

@@ -16,9 +16,50 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..core.errors import InfeasibleError
 from .model import Instance
-from .simulate import dilations
-from .special_cases import dynamic_backlog
+from .simulate import dilations, nominal_bursts
+
+
+def check_load(instance: Instance) -> None:
+    """Raise InfeasibleError when the long-run I/O load exceeds the PFS bandwidth.
+
+    Over a long horizon the buffer cannot absorb more than B per second on
+    average: with sum_k v_k/T_k > B some application must be slowed down,
+    whatever the buffer size.
+    """
+    total = sum(app.io_rate for app in instance.applications)
+    bandwidth = instance.platform.pfs_bandwidth
+    if total > bandwidth * (1 + 1e-12):
+        heaviest = max(instance.applications, key=lambda app: app.io_rate)
+        raise InfeasibleError(
+            f"I/O load sum_k v_k/T_k = {total:.6g} B/s exceeds the PFS bandwidth B = {bandwidth:.6g} B/s "
+            f"(load {total / bandwidth:.4f} > 1; heaviest: {heaviest.name} at {heaviest.io_rate:.6g} B/s): "
+            "no buffer size avoids slowdown in the long run"
+        )
+
+
+def dynamic_backlog(instance: Instance) -> tuple[float, float]:
+    """Maximum backlog of the nominal fluid queue and the instant it is reached (Reich's formula).
+
+    This is S*_dyn, the least shared buffer with no slowdown (the optimum of
+    ``sizing-dynamic``, proof in ``docs/burstbuffer.md``) and a lower bound
+    for ``sizing-static``.
+    """
+    _, starts, ends, rates = nominal_bursts(instance)
+    times = np.concatenate([starts, ends])
+    deltas = np.concatenate([rates, -rates])
+    order = np.argsort(times, kind="stable")
+    times, deltas = times[order], deltas[order]
+    inflow = np.cumsum(deltas)  # aggregate rate on [times[i], times[i+1])
+    lengths = np.diff(times)
+    net = (inflow[:-1] - instance.platform.pfs_bandwidth) * lengths
+    cumulative = np.concatenate([[0.0], np.cumsum(net)])
+    backlog = cumulative - np.minimum.accumulate(cumulative)
+    best = int(np.argmax(backlog))
+    return float(max(backlog[best], 0.0)), float(times[best])
 
 
 def single_application_bound(instance: Instance) -> float:

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..core.errors import InvalidInstanceError
 from ..core.fields import require_int, require_list, require_number, require_str
-from .model import Application, Instance, OBJECTIVES, Platform
-from .special_cases import dynamic_backlog
+from .bounds import dynamic_backlog
+from .model import OBJECTIVES, Application, Instance, Platform
 
 GB = 1e9
 CORES_PER_NODE = 4
@@ -55,7 +55,9 @@ PLATFORMS: dict[str, tuple[float, float | None]] = {
 }
 
 
-def profile_application(profile: str, *, name: str | None = None, release: float = 0.0, iterations: int = 1) -> Application:
+def profile_application(
+    profile: str, *, name: str | None = None, release: float = 0.0, iterations: int = 1
+) -> Application:
     """An Application from one of the `PROFILES` (rate from the per-node assumption)."""
     compute, volume, cores = PROFILES[profile]
     nodes = cores // CORES_PER_NODE
@@ -77,8 +79,10 @@ def check_size(field: str, value: int, bytes_each: int, what: str) -> None:
     if estimate > GENERATOR_MEMORY_LIMIT:
         largest = GENERATOR_MEMORY_LIMIT // bytes_each
         raise InvalidInstanceError(
-            field, f"{value} {what} would take about {estimate / 2**30:.3g} GiB (about {bytes_each} bytes each); "
-                   f"the generators stop at {GENERATOR_MEMORY_LIMIT / 2**30:.3g} GiB, i.e. at most {largest} {what}")
+            field,
+            f"{value} {what} would take about {estimate / 2**30:.3g} GiB (about {bytes_each} bytes each); "
+            f"the generators stop at {GENERATOR_MEMORY_LIMIT / 2**30:.3g} GiB, i.e. at most {largest} {what}",
+        )
 
 
 #: Bytes per generated application (an Application, its JSON record) and per nominal burst (the
@@ -89,8 +93,13 @@ BYTES_PER_APPLICATION, BYTES_PER_BURST = 1000, 64
 def _range(value, field: str, *, integer: bool = False, minimum: float = 0.0) -> tuple:
     """A [low, high] parameter pair, checked."""
     pair = require_list(value, field, length=2)
-    check = require_int if integer else require_number
-    low, high = (check(x, f"{field}[{i}]", minimum=minimum) for i, x in enumerate(pair))
+    values: list[float] = [
+        require_int(x, f"{field}[{i}]", minimum=int(minimum))
+        if integer
+        else require_number(x, f"{field}[{i}]", minimum=minimum)
+        for i, x in enumerate(pair)
+    ]
+    low, high = values
     if low > high:
         raise InvalidInstanceError(field, f"low {low} > high {high}")
     return low, high
@@ -119,9 +128,19 @@ def _finish(apps, *, name, bandwidth, capacity, capacity_fraction, granules, obj
     return Instance(name, Platform(bandwidth, capacity, granule), tuple(apps), objective, source)
 
 
-def generate_mix(*, seed: int = 0, n: int = 4, platform: str = "intrepid", horizon: float = 2000.0,
-                 max_iterations: int = 40, capacity: float | None = None, capacity_fraction: float = 0.5,
-                 granules: int = 32, objective: str = "sharing", profiles: list[str] | None = None) -> Instance:
+def generate_mix(
+    *,
+    seed: int = 0,
+    n: int = 4,
+    platform: str = "intrepid",
+    horizon: float = 2000.0,
+    max_iterations: int = 40,
+    capacity: float | None = None,
+    capacity_fraction: float = 0.5,
+    granules: int = 32,
+    objective: str = "sharing",
+    profiles: list[str] | None = None,
+) -> Instance:
     """A random mix of ``n`` application profiles with random offsets on a named platform."""
     platform = require_str(platform, "platform", choices=tuple(PLATFORMS))
     n = require_int(n, "n", minimum=1)
@@ -148,18 +167,50 @@ def generate_mix(*, seed: int = 0, n: int = 4, platform: str = "intrepid", horiz
         release = float(rng.uniform(0, template.period))
         apps.append(profile_application(profile, name=f"{profile}-{k}", release=release, iterations=iterations))
     bandwidth = PLATFORMS[platform][0]
-    params = dict(n=int(n), platform=platform, horizon=horizon, max_iterations=max_iterations, capacity=capacity,
-                  capacity_fraction=capacity_fraction, granules=granules, objective=objective, profiles=profiles)
-    source = {"generator": "burstbuffer.mix", "params": params, "seed": int(seed),
-              "node_injection_bytes_per_s": NODE_INJECTION, "cores_per_node": CORES_PER_NODE}
-    return _finish(apps, name=f"mix-{platform}-{n}-s{seed}", bandwidth=bandwidth, capacity=capacity,
-                   capacity_fraction=capacity_fraction, granules=granules, objective=objective, source=source)
+    params = dict(
+        n=int(n),
+        platform=platform,
+        horizon=horizon,
+        max_iterations=max_iterations,
+        capacity=capacity,
+        capacity_fraction=capacity_fraction,
+        granules=granules,
+        objective=objective,
+        profiles=profiles,
+    )
+    source = {
+        "generator": "burstbuffer.mix",
+        "params": params,
+        "seed": int(seed),
+        "node_injection_bytes_per_s": NODE_INJECTION,
+        "cores_per_node": CORES_PER_NODE,
+    }
+    return _finish(
+        apps,
+        name=f"mix-{platform}-{n}-s{seed}",
+        bandwidth=bandwidth,
+        capacity=capacity,
+        capacity_fraction=capacity_fraction,
+        granules=granules,
+        objective=objective,
+        source=source,
+    )
 
 
-def generate_periodic(*, seed: int = 0, n: int = 4, load: float = 0.8, bandwidth: float = 10 * GB,
-                      io_fraction: tuple[float, float] = (0.05, 0.3), period: tuple[float, float] = (50.0, 500.0),
-                      iterations: tuple[int, int] = (2, 6), capacity: float | None = None,
-                      capacity_fraction: float = 0.5, granules: int = 16, objective: str = "sharing") -> Instance:
+def generate_periodic(
+    *,
+    seed: int = 0,
+    n: int = 4,
+    load: float = 0.8,
+    bandwidth: float = 10 * GB,
+    io_fraction: tuple[float, float] = (0.05, 0.3),
+    period: tuple[float, float] = (50.0, 500.0),
+    iterations: tuple[int, int] = (2, 6),
+    capacity: float | None = None,
+    capacity_fraction: float = 0.5,
+    granules: int = 16,
+    objective: str = "sharing",
+) -> Instance:
     """Synthetic periodic applications whose long-run I/O load sum_k (v_k/T_k) / B equals ``load``.
 
     Each application gets a share of ``load * B`` as its nominal I/O rate
@@ -190,9 +241,26 @@ def generate_periodic(*, seed: int = 0, n: int = 4, load: float = 0.8, bandwidth
         count = int(rng.integers(iterations[0], iterations[1] + 1))
         release = float(rng.uniform(0, length))
         apps.append(Application(f"app{k}", release, count, compute, volume, rate, 1))
-    params = dict(n=int(n), load=load, bandwidth=bandwidth, io_fraction=list(io_fraction), period=list(period),
-                  iterations=list(iterations), capacity=capacity, capacity_fraction=capacity_fraction,
-                  granules=granules, objective=objective)
+    params = dict(
+        n=int(n),
+        load=load,
+        bandwidth=bandwidth,
+        io_fraction=list(io_fraction),
+        period=list(period),
+        iterations=list(iterations),
+        capacity=capacity,
+        capacity_fraction=capacity_fraction,
+        granules=granules,
+        objective=objective,
+    )
     source = {"generator": "burstbuffer.periodic", "params": params, "seed": int(seed)}
-    return _finish(apps, name=f"periodic-{n}-load{load}-s{seed}", bandwidth=bandwidth, capacity=capacity,
-                   capacity_fraction=capacity_fraction, granules=granules, objective=objective, source=source)
+    return _finish(
+        apps,
+        name=f"periodic-{n}-load{load}-s{seed}",
+        bandwidth=bandwidth,
+        capacity=capacity,
+        capacity_fraction=capacity_fraction,
+        granules=granules,
+        objective=objective,
+        source=source,
+    )

@@ -8,7 +8,7 @@ Granule splits (N = floor(S/G) granules):
 * ``greedy-marginal``: one granule at a time to the currently most dilated
   application (dilations from the per-application recurrence).
 
-Each takes the drain policy as option ``drain``:
+Each takes the drain policy as option ``drain_policy``:
 
 * ``"proportional"`` (default): d_k = B (v_k/T_k) / sum_j (v_j/T_j), the PFS
   reserved in proportion to the nominal I/O rates;
@@ -32,21 +32,59 @@ Baselines:
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
+from ..core.params import at_least
 from ..core.result import Result, Status
 from . import bounds
 from .model import Instance, Solution
 from .simulate import dilations
 
-PROBLEM = "burstbuffer"
-DRAINS = ("proportional", "even")
+#: Drain policies of the static heuristics (reserved rates), see the module docstring.
+StaticDrainPolicy = Literal["proportional", "even"]
+#: Drain policies of a dynamic (shared) buffer, see ``docs/burstbuffer.md``.
+DynamicDrainPolicy = Literal["proportional", "fifo", "equal"]
 
 
-def _not_sharing(instance: Instance, method: str) -> Result | None:
+@dataclass(frozen=True)
+class SplitParams:
+    """Options of the static sharing heuristics.
+
+    Attributes
+    ----------
+    drain_policy
+        ``"proportional"`` (B in proportion to the nominal I/O rates) or
+        ``"even"`` (drain one burst over the next compute phase).
+    """
+
+    drain_policy: StaticDrainPolicy = "proportional"
+
+
+@dataclass(frozen=True)
+class DynamicReferenceParams:
+    """Options of ``dynamic-reference``.
+
+    Attributes
+    ----------
+    drain_policy
+        Whose data leaves the shared buffer first (changes contents, not completions).
+    capacity
+        Bytes of the shared buffer (default: the platform's S).
+    """
+
+    drain_policy: DynamicDrainPolicy = "proportional"
+    capacity: float | None = None
+
+    def __post_init__(self) -> None:
+        at_least("capacity", self.capacity, 0.0)
+
+
+def _not_sharing(instance: Instance) -> Result | None:
     if instance.objective != "sharing":
-        return Result(PROBLEM, method, Status.NOT_APPLICABLE, notes=(f"objective is {instance.objective!r}, not 'sharing'",))
+        return Result(status=Status.NOT_APPLICABLE, notes=(f"objective is {instance.objective!r}, not 'sharing'",))
     return None
 
 
@@ -69,73 +107,134 @@ def water_fill(total: float, caps: list[float]) -> list[float]:
     return shares
 
 
-def drain_rates(instance: Instance, drain: str = "proportional") -> list[float]:
+def drain_rates(instance: Instance, drain_policy: StaticDrainPolicy = "proportional") -> list[float]:
     """Reserved drain rates of a drain policy (see module docstring)."""
     bandwidth = instance.platform.pfs_bandwidth
     apps = instance.applications
-    if drain == "proportional":
+    if drain_policy == "proportional":
         weights = [app.io_rate for app in apps]
         return [bandwidth * w / sum(weights) for w in weights]
-    if drain == "even":
-        wanted = [app.rate if app.compute <= 0 else min(app.rate, app.volume / app.compute) for app in apps]
-        scale = min(1.0, bandwidth / sum(wanted))
-        return [d * scale for d in wanted]
-    raise ValueError(f"drain must be one of {', '.join(DRAINS)}, got {drain!r}")
+    wanted = [app.rate if app.compute <= 0 else min(app.rate, app.volume / app.compute) for app in apps]
+    scale = min(1.0, bandwidth / sum(wanted))
+    return [d * scale for d in wanted]
 
 
 def largest_remainder(weights: list[float], total: int) -> list[int]:
     """Integers proportional to ``weights`` summing to ``total`` (Hamilton's method)."""
     quotas = [total * w / sum(weights) for w in weights]
-    counts = [int(math.floor(q)) for q in quotas]
+    counts = [math.floor(q) for q in quotas]
     order = sorted(range(len(weights)), key=lambda k: (-(quotas[k] - counts[k]), k))
     for k in order[: total - sum(counts)]:
         counts[k] += 1
     return counts
 
 
-def _result(instance: Instance, method: str, granules: list[int], drains: list[float], note: str) -> Result:
-    return Result(PROBLEM, method, Status.FEASIBLE, solution=Solution.static(granules, drains),
-                  bound=bounds.best(instance), notes=(note,))
+def _result(instance: Instance, granules: list[int], drains: list[float], note: str) -> Result:
+    return Result(
+        status=Status.FEASIBLE, solution=Solution.static(granules, drains), bound=bounds.best(instance), notes=(note,)
+    )
 
 
-def _split(instance: Instance, method: str, weights: list[float], drain: str) -> Result:
-    refused = _not_sharing(instance, method)
+def _split(instance: Instance, weights: list[float], params: SplitParams | None) -> Result:
+    policy = (params or SplitParams()).drain_policy
+    refused = _not_sharing(instance)
     if refused:
         return refused
     granules = largest_remainder(weights, instance.platform.granules)
-    return _result(instance, method, granules, drain_rates(instance, drain), f"drain policy: {drain}")
+    return _result(instance, granules, drain_rates(instance, policy), f"drain policy: {policy}")
 
 
-def equal_split(instance: Instance, *, time_limit=None, seed=0, drain: str = "proportional", **options) -> Result:
-    """Equal granule split, drain rates by policy."""
-    return _split(instance, "equal-split", [1.0] * instance.num_applications, drain)
+def equal_split(instance: Instance, /, *, time_limit: float, seed: int, params: SplitParams | None) -> Result:
+    """Equal granule split, drain rates by policy.
+
+    Parameters
+    ----------
+    instance
+        An instance with objective ``sharing`` (else NOT_APPLICABLE).
+    time_limit, seed
+        Unused (one pass).
+    params
+        `SplitParams` (``drain_policy``).
+
+    Returns
+    -------
+    Result
+        FEASIBLE static allocation, bound `bounds.best`.
+    """
+    return _split(instance, [1.0] * instance.num_applications, params)
 
 
-def proportional_volume(instance: Instance, *, time_limit=None, seed=0, drain: str = "proportional", **options) -> Result:
-    """Granules in proportion to the burst volume v_k."""
-    return _split(instance, "proportional-volume", [app.volume for app in instance.applications], drain)
+def proportional_volume(instance: Instance, /, *, time_limit: float, seed: int, params: SplitParams | None) -> Result:
+    """Granules in proportion to the burst volume v_k.
+
+    Parameters
+    ----------
+    instance
+        An instance with objective ``sharing`` (else NOT_APPLICABLE).
+    time_limit, seed
+        Unused (one pass).
+    params
+        `SplitParams` (``drain_policy``).
+
+    Returns
+    -------
+    Result
+        FEASIBLE static allocation, bound `bounds.best`.
+    """
+    return _split(instance, [app.volume for app in instance.applications], params)
 
 
-def proportional_rate(instance: Instance, *, time_limit=None, seed=0, drain: str = "proportional", **options) -> Result:
-    """Granules in proportion to the nominal I/O rate v_k / T_k."""
-    return _split(instance, "proportional-rate", [app.io_rate for app in instance.applications], drain)
+def proportional_rate(instance: Instance, /, *, time_limit: float, seed: int, params: SplitParams | None) -> Result:
+    """Granules in proportion to the nominal I/O rate v_k / T_k.
+
+    Parameters
+    ----------
+    instance
+        An instance with objective ``sharing`` (else NOT_APPLICABLE).
+    time_limit, seed
+        Unused (one pass).
+    params
+        `SplitParams` (``drain_policy``).
+
+    Returns
+    -------
+    Result
+        FEASIBLE static allocation, bound `bounds.best`.
+    """
+    return _split(instance, [app.io_rate for app in instance.applications], params)
 
 
-def greedy_marginal(instance: Instance, *, time_limit=None, seed=0, drain: str = "proportional", **options) -> Result:
-    """Next granule to the currently most dilated application."""
-    refused = _not_sharing(instance, "greedy-marginal")
+def greedy_marginal(instance: Instance, /, *, time_limit: float, seed: int, params: SplitParams | None) -> Result:
+    """Next granule to the currently most dilated application.
+
+    Parameters
+    ----------
+    instance
+        An instance with objective ``sharing`` (else NOT_APPLICABLE).
+    time_limit, seed
+        Unused (one pass).
+    params
+        `SplitParams` (``drain_policy``).
+
+    Returns
+    -------
+    Result
+        FEASIBLE static allocation, bound `bounds.best`.
+    """
+    policy = (params or SplitParams()).drain_policy
+    refused = _not_sharing(instance)
     if refused:
         return refused
-    drains = drain_rates(instance, drain)
+    drains = drain_rates(instance, policy)
     granules, _ = greedy_granules(instance, drains)
-    return _result(instance, "greedy-marginal", granules, drains, f"drain policy: {drain}")
+    return _result(instance, granules, drains, f"drain policy: {policy}")
 
 
 def greedy_granules(instance: Instance, drains: list[float]) -> tuple[list[int], float]:
     """Give each granule in turn to the most dilated application; the granules and the max dilation."""
     granule = instance.platform.granule
     granules = [0] * instance.num_applications
-    current = [float(dilations(app, 0.0, d)) for app, d in zip(instance.applications, drains)]
+    current = [float(dilations(app, 0.0, d)) for app, d in zip(instance.applications, drains, strict=True)]
     for _ in range(instance.platform.granules):
         k = int(np.argmax(current))
         granules[k] += 1
@@ -143,25 +242,61 @@ def greedy_granules(instance: Instance, drains: list[float]) -> tuple[list[int],
     return granules, max(current)
 
 
-def no_burst_buffer(instance: Instance, *, time_limit=None, seed=0, **options) -> Result:
-    """No buffer: writes go to the PFS at max-min fair reserved rates."""
-    refused = _not_sharing(instance, "no-burst-buffer")
+def no_burst_buffer(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """No buffer: writes go to the PFS at max-min fair reserved rates.
+
+    Parameters
+    ----------
+    instance
+        An instance with objective ``sharing`` (else NOT_APPLICABLE).
+    time_limit, seed, params
+        Unused (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE static allocation with no granule, bound `bounds.best`.
+    """
+    refused = _not_sharing(instance)
     if refused:
         return refused
     drains = water_fill(instance.platform.pfs_bandwidth, [app.rate for app in instance.applications])
-    return _result(instance, "no-burst-buffer", [0] * instance.num_applications, drains, "B shared max-min fairly")
+    return _result(instance, [0] * instance.num_applications, drains, "B shared max-min fairly")
 
 
-def dynamic_reference(instance: Instance, *, time_limit=None, seed=0, drain_policy: str = "proportional",
-                      capacity: float | None = None, **options) -> Result:
-    """Dynamic sharing of the whole buffer (reference, outside the static solution space)."""
-    refused = _not_sharing(instance, "dynamic-reference")
+def dynamic_reference(
+    instance: Instance, /, *, time_limit: float, seed: int, params: DynamicReferenceParams | None
+) -> Result:
+    """Dynamic sharing of the whole buffer (reference, outside the static solution space).
+
+    Parameters
+    ----------
+    instance
+        An instance with objective ``sharing`` (else NOT_APPLICABLE).
+    time_limit, seed
+        Unused.
+    params
+        `DynamicReferenceParams` (``drain_policy``, ``capacity``).
+
+    Returns
+    -------
+    Result
+        FEASIBLE dynamic allocation; its bound is that of dynamic sharing of
+        that capacity (`bounds.dynamic_bound`), not of the static problem.
+    """
+    params = params or DynamicReferenceParams()
+    refused = _not_sharing(instance)
     if refused:
         return refused
-    size = instance.platform.capacity if capacity is None else float(capacity)
+    size = instance.platform.capacity if params.capacity is None else float(params.capacity)
     # the bound of what this method solves: dynamic sharing of `size` bytes, not the static problem
     # (whose bound uses N G <= S of room and which a dynamic buffer may legitimately beat)
-    return Result(PROBLEM, "dynamic-reference", Status.FEASIBLE, solution=Solution.dynamic(size, drain_policy),
-                  bound=bounds.dynamic_bound(instance, size),
-                  notes=("dynamic allocation: outside the static solution space of 'sharing'; "
-                         "a reference that may beat the static optimum",))
+    return Result(
+        status=Status.FEASIBLE,
+        solution=Solution.dynamic(size, params.drain_policy),
+        bound=bounds.dynamic_bound(instance, size),
+        notes=(
+            "dynamic allocation: outside the static solution space of 'sharing'; "
+            "a reference that may beat the static optimum",
+        ),
+    )

@@ -14,15 +14,31 @@ partition at the start of each phase):
 `completion_times` evaluates the recurrence vectorized over numpy arrays of
 sizes and drain rates (so a whole column of the sharing tables costs one
 pass), stopping early once the state repeats (periodic regime). The event
-simulator of ``fluid.py`` (the validator) is independent of this code; the
+simulator of ``model/fluid.py`` (the validator) is independent of this code; the
 tests check that both agree.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from .model import Application
+from ..core.deadline import Deadline
+from .model import Application, Instance
+
+
+def nominal_bursts(instance: Instance) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Nominal bursts (no slowdown) as arrays ``(application, start, end, rate)``."""
+    owners, starts, ends, rates = [], [], [], []
+    for k, app in enumerate(instance.applications):
+        j = np.arange(app.iterations)
+        begin = app.release + j * app.period + app.compute
+        owners.append(np.full(app.iterations, k))
+        starts.append(begin)
+        ends.append(begin + app.burst_time)
+        rates.append(np.full(app.iterations, app.rate))
+    return np.concatenate(owners), np.concatenate(starts), np.concatenate(ends), np.concatenate(rates)
 
 
 def _elapsed(rate, volume, compute, iterations, size, drain) -> np.ndarray:
@@ -40,7 +56,14 @@ def _elapsed(rate, volume, compute, iterations, size, drain) -> np.ndarray:
     iteration = 0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         while active.size:
-            r, v, w, n, S, d = rate[active], volume[active], compute[active], iterations[active], size[active], drain[active]
+            r, v, w, n, S, d = (
+                rate[active],
+                volume[active],
+                compute[active],
+                iterations[active],
+                size[active],
+                drain[active],
+            )
             c = np.maximum(content - d * w, 0.0)
             slow = d < r
             fill_time = np.where(slow, (S - c) / np.where(slow, r - d, 1.0), np.inf)
@@ -82,13 +105,23 @@ def completion_times(app: Application, size, drain) -> np.ndarray:
     shape = size.shape
     flat_size, flat_drain = size.ravel().copy(), drain.ravel().copy()
     ones = np.ones(flat_size.shape)
-    elapsed = _elapsed(app.rate * ones, app.volume * ones, app.compute * ones, app.iterations * ones,
-                       flat_size, flat_drain)
+    elapsed = _elapsed(
+        app.rate * ones, app.volume * ones, app.compute * ones, app.iterations * ones, flat_size, flat_drain
+    )
     return app.release + elapsed.reshape(shape)
 
 
-def drain_table_brackets(apps, sizes, target: float, *, low=None, high=None,
-                         precision: float = 1e-12, steps: int = 64) -> tuple[np.ndarray, np.ndarray]:
+def drain_table_brackets(
+    apps: Sequence[Application],
+    sizes,
+    target: float,
+    *,
+    low=None,
+    high=None,
+    precision: float = 1e-12,
+    steps: int = 64,
+    deadline: Deadline | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Bracket the least drain meeting ``target`` for every application and size at once.
 
     Parameters
@@ -105,16 +138,25 @@ def drain_table_brackets(apps, sizes, target: float, *, low=None, high=None,
         passes the tables of its current bounds, so late steps start narrow.
     precision
         Stop when ``high - low <= precision * r_k``.
+    deadline
+        Checked before every bisection step over the whole table (a step
+        costs one recurrence pass over K x len(sizes) cells).
 
     Returns
     -------
     (low, high)
         ``high`` meets the target, ``low`` misses it unless it is 0 and 0 meets it.
+
+    Raises
+    ------
+    TimeLimitReached
+        When ``deadline`` passes before the brackets are tight.
     """
+    deadline = deadline or Deadline(None)
     sizes = np.asarray(sizes, dtype=float)
     shape = (len(apps), sizes.size)
 
-    def column(values):
+    def column(values: list[float]) -> np.ndarray:
         return np.repeat(np.asarray(values, dtype=float)[:, None], sizes.size, axis=1).ravel()
 
     rate = column([a.rate for a in apps])
@@ -126,17 +168,30 @@ def drain_table_brackets(apps, sizes, target: float, *, low=None, high=None,
     limit = target * (1 + 1e-13) * nominal
     low = np.zeros(size.shape) if low is None else np.array(low, dtype=float).ravel()
     high = rate.copy() if high is None else np.array(high, dtype=float).ravel()
+    deadline.check("tabulating the least drain rates")
     at_zero = np.flatnonzero(low <= 0)
     if at_zero.size:
-        ok = _elapsed(rate[at_zero], volume[at_zero], compute[at_zero], iterations[at_zero], size[at_zero],
-                      np.zeros(at_zero.size)) <= limit[at_zero]
+        ok = (
+            _elapsed(
+                rate[at_zero],
+                volume[at_zero],
+                compute[at_zero],
+                iterations[at_zero],
+                size[at_zero],
+                np.zeros(at_zero.size),
+            )
+            <= limit[at_zero]
+        )
         high[at_zero[ok]] = 0.0
     open_ = np.flatnonzero(high - low > precision * rate)
     for _ in range(steps):
         if not open_.size:
             break
+        deadline.check("tabulating the least drain rates")
         middle = 0.5 * (low[open_] + high[open_])
-        ok = _elapsed(rate[open_], volume[open_], compute[open_], iterations[open_], size[open_], middle) <= limit[open_]
+        ok = (
+            _elapsed(rate[open_], volume[open_], compute[open_], iterations[open_], size[open_], middle) <= limit[open_]
+        )
         high[open_] = np.where(ok, middle, high[open_])
         low[open_] = np.where(ok, low[open_], middle)
         open_ = open_[high[open_] - low[open_] > precision * rate[open_]]
@@ -146,32 +201,3 @@ def drain_table_brackets(apps, sizes, target: float, *, low=None, high=None,
 def dilations(app: Application, size, drain) -> np.ndarray:
     """Dilation (completion - release) / nominal time for each (size, drain)."""
     return (completion_times(app, size, drain) - app.release) / app.nominal_time
-
-
-def min_drain_bracket(app: Application, sizes, target: float, *, steps: int = 64) -> tuple[np.ndarray, np.ndarray]:
-    """Bracket the least constant drain rate that keeps ``app``'s dilation <= ``target``.
-
-    Dilation is non-increasing in the drain rate, and ``d = r`` gives
-    dilation 1, so bisection on ``[0, r]`` applies.
-
-    Returns
-    -------
-    (low, high)
-        Arrays over ``sizes``: ``high`` achieves the target (checked by the
-        recurrence), ``low`` does not unless it is 0 (then ``low == high == 0``).
-    """
-    sizes = np.asarray(sizes, dtype=float)
-    limit = target * (1 + 1e-13)
-    low = np.zeros(sizes.shape)
-    high = np.full(sizes.shape, app.rate)
-    zero_ok = dilations(app, sizes, low) <= limit
-    high = np.where(zero_ok, 0.0, high)
-    for _ in range(steps):
-        middle = 0.5 * (low + high)
-        ok = dilations(app, sizes, middle) <= limit
-        high = np.where(ok, middle, high)
-        low = np.where(ok, low, middle)
-        if np.all(high - low <= 1e-15 * app.rate):
-            break
-    low = np.where(zero_ok, 0.0, low)
-    return low, high

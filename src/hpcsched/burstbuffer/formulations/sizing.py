@@ -1,0 +1,310 @@
+"""Static sizing with no slowdown: the LP/MILP over elementary intervals (``sizing-static-lp``, Pyomo on HiGHS).
+
+With no slowdown every application follows its nominal timeline, so its
+inflow is known. Cut time at every nominal burst start and end: on each
+elementary interval j (length l_j) the inflow i_kj of every application is
+constant. Variables: x_kj >= 0 bytes drained from partition k during j,
+c_kj >= 0 the content of k at the start of j, g_k granules of k.
+Constraints: c_k,j+1 = c_kj + i_kj l_j - x_kj; sum_k x_kj <= B l_j;
+c_kj <= G g_k. Minimize sum_k g_k. With integral g_k it is a small MILP
+(K integers) whose optimum is the least number of granules; with real g_k
+it is the LP of the spec, whose value S*_stat (bytes, `static_size_lp`) is
+the price-of-static numerator. Volumes are scaled by the largest burst for
+the solver (said in notes).
+
+Notes
+-----
+Why the LP is exact for any drain schedule: ``docs/burstbuffer.md``,
+section "Why the sizing methods are exact".
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...core.deadline import Deadline, TimeLimitReached
+from ...core.result import Result, Status
+from ...solvers.outcome import Outcome
+from ..bounds import check_load, dynamic_backlog
+from ..model import DrainSchedule, Instance, Solution
+from ..simulate import nominal_bursts
+from ..special_cases import SizingParams
+
+#: Rows built between two looks at the clock while the Pyomo model is built.
+ROWS_PER_CHECK = 256
+
+
+def _checked(rule: Callable[..., Any], deadline: Deadline, phase: str) -> Callable[..., Any]:
+    """``rule`` that looks at the deadline every `ROWS_PER_CHECK` rows (Pyomo builds rows by calling it)."""
+    calls = 0
+
+    def wrapped(*index: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        if calls % ROWS_PER_CHECK == 0:
+            deadline.check(phase)
+        return rule(*index)
+
+    return wrapped
+
+
+@dataclass(frozen=True)
+class NominalIntervals:
+    """The elementary intervals of the nominal timeline and each application's inflow on them."""
+
+    times: np.ndarray
+    lengths: np.ndarray
+    inflow: np.ndarray  # (K, intervals), bytes/s
+    first_interval: list[int]  # the interval of each application's first burst
+    unit: float  # bytes per solver unit (the largest burst)
+
+    @classmethod
+    def of(cls, instance: Instance) -> NominalIntervals:
+        owners, starts, ends, _ = nominal_bursts(instance)
+        times = np.unique(np.concatenate([starts, ends]))
+        lengths = np.diff(times)
+        count = instance.num_applications
+        inflow = np.zeros((count, len(lengths)))
+        for k, s, e in zip(owners, starts, ends, strict=True):
+            first, last = np.searchsorted(times, s), np.searchsorted(times, e)
+            inflow[k, first:last] = instance.applications[k].rate
+        first_interval = [int(np.searchsorted(times, starts[owners == k].min())) for k in range(count)]
+        unit = max(app.volume for app in instance.applications)  # solver scaling
+        return cls(times, lengths, inflow, first_interval, unit)
+
+
+@dataclass(frozen=True)
+class SizingModel:
+    """The Pyomo model and what is needed to read a drain schedule back from it."""
+
+    model: Any
+    intervals: NominalIntervals
+    drained_index: list[tuple[int, int]]
+
+
+class SizingModelBuilder:
+    """Builds the sizing LP (real g_k) or MILP (integer g_k), one method per row family."""
+
+    def __init__(self, instance: Instance, deadline: Deadline) -> None:
+        self.instance, self.deadline = instance, deadline
+        self.intervals = NominalIntervals.of(instance)
+        count, last = instance.num_applications, len(self.intervals.lengths)
+        first = self.intervals.first_interval
+        self.drained_index = [(k, j) for k in range(count) for j in range(first[k], last)]
+        self.content_index = [(k, j) for k in range(count) for j in range(first[k], last + 1)]
+        self.granule = instance.platform.granule / self.intervals.unit
+        self.bandwidth = instance.platform.pfs_bandwidth / self.intervals.unit
+
+    def build(self, granular: bool) -> SizingModel:
+        import pyomo.environ as pyo  # type: ignore[import-untyped]  # Pyomo ships no type information
+
+        count = self.instance.num_applications
+        model = pyo.ConcreteModel()
+        model.drained = pyo.Var(self.drained_index, within=pyo.NonNegativeReals)
+        model.content = pyo.Var(self.content_index, within=pyo.NonNegativeReals)
+        model.granules = pyo.Var(range(count), within=pyo.NonNegativeIntegers if granular else pyo.NonNegativeReals)
+        by_interval: dict[int, list[int]] = {}
+        for k, j in self.drained_index:
+            by_interval.setdefault(j, []).append(k)
+        phase = "building the sizing model"
+        model.start_empty = pyo.Constraint(range(count), rule=_checked(self._start_empty, self.deadline, phase))
+        model.balance = pyo.Constraint(self.drained_index, rule=_checked(self._balance, self.deadline, phase))
+        model.partition = pyo.Constraint(self.content_index, rule=_checked(self._partition, self.deadline, phase))
+        model.pfs = pyo.Constraint(
+            sorted(by_interval), rule=_checked(lambda m, j: self._pfs(m, j, by_interval[j]), self.deadline, phase)
+        )
+        model.size = pyo.Objective(expr=sum(model.granules[k] for k in range(count)), sense=pyo.minimize)
+        self.deadline.check(phase)
+        return SizingModel(model, self.intervals, self.drained_index)
+
+    def _start_empty(self, m: Any, k: int) -> Any:
+        return m.content[k, self.intervals.first_interval[k]] == 0
+
+    def _balance(self, m: Any, k: int, j: int) -> Any:
+        intervals = self.intervals
+        return (
+            m.content[k, j + 1]
+            == m.content[k, j] + intervals.inflow[k, j] * intervals.lengths[j] / intervals.unit - m.drained[k, j]
+        )
+
+    def _partition(self, m: Any, k: int, j: int) -> Any:
+        return m.content[k, j] <= self.granule * m.granules[k]
+
+    def _pfs(self, m: Any, j: int, owners: list[int]) -> Any:
+        return sum(m.drained[k, j] for k in owners) <= self.bandwidth * self.intervals.lengths[j]
+
+
+def _value(outcome: Outcome, variable: Any) -> float:
+    assert outcome.value is not None  # only called on outcomes with a solution
+    return float(outcome.value(variable))
+
+
+def static_size_lp(instance: Instance, *, time_limit: float | None = None) -> float:
+    """S*_stat in bytes: the LP with real partition sizes (the spec's price-of-static numerator).
+
+    Raises
+    ------
+    InfeasibleError
+        When the long-run I/O load exceeds B.
+    RuntimeError
+        When the LP was not solved to optimality within ``time_limit``.
+    """
+    from ...solvers.pyomo import solve_pyomo
+
+    check_load(instance)
+    deadline = Deadline.after(time_limit)
+    built = SizingModelBuilder(instance, deadline).build(granular=False)
+    outcome = solve_pyomo(built.model, time_limit=deadline.remaining())
+    if outcome.status is not Status.OPTIMAL or outcome.objective is None:
+        raise RuntimeError(f"static sizing LP not solved to optimality: {outcome.message}")
+    return float(outcome.objective) * instance.platform.granule
+
+
+def _schedule_solution(instance: Instance, built: SizingModel, outcome: Outcome, granules: list[int]) -> Solution:
+    """The static allocation read from a solved sizing model, with the given granule counts."""
+    count = instance.num_applications
+    bandwidth = instance.platform.pfs_bandwidth
+    intervals = built.intervals
+    rates = np.zeros((count, len(intervals.lengths)))
+    for k, j in built.drained_index:
+        rates[k, j] = max(0.0, _value(outcome, built.model.drained[k, j])) * intervals.unit / intervals.lengths[j]
+    totals = rates.sum(axis=0)
+    over = totals > bandwidth
+    rates[:, over] *= bandwidth / totals[over]  # solver tolerance must not over-reserve the PFS
+    weights = [app.io_rate for app in instance.applications]
+    after = [bandwidth * w / sum(weights) for w in weights]  # drains what is left after the last burst
+    schedule = DrainSchedule(
+        tuple(float(t) for t in intervals.times), tuple(tuple(float(x) for x in row) for row in rates)
+    )
+    return Solution.static(granules, after, schedule)
+
+
+class StaticSizing:
+    """One run of ``sizing-static-lp``: the LP, then (when rounding does not prove it) the MILP."""
+
+    def __init__(self, instance: Instance, deadline: Deadline, seed: int) -> None:
+        self.instance, self.deadline, self.seed = instance, deadline, seed
+        self.granule = instance.platform.granule
+        self.started = time.perf_counter()
+        self.notes: list[str] = []
+        self.builder = SizingModelBuilder(instance, deadline)
+
+    def _result(self, status: Status, granules: list[int], bound: float, solution: Solution, solver: str) -> Result:
+        return Result(
+            status=status,
+            objective=sum(granules) * self.granule,
+            bound=bound,
+            solution=solution,
+            notes=tuple(self.notes),
+            solver=solver,
+            runtime_s=time.perf_counter() - self.started,
+        )
+
+    def run(self) -> Result:
+        from ...solvers.pyomo import solve_pyomo
+
+        lower_dynamic = dynamic_backlog(self.instance)[0]
+        self.deadline.check("sweeping the nominal backlog")
+        built = self.builder.build(granular=False)
+        outcome = solve_pyomo(built.model, time_limit=self.deadline.remaining(), seed=self.seed)
+        unit = built.intervals.unit
+        self.notes = [
+            f"volumes scaled by {unit:.6g} bytes for the solver",
+            f"{len(built.intervals.lengths)} elementary intervals",
+        ]
+        if outcome.status is not Status.OPTIMAL or outcome.objective is None:
+            return Result(status=outcome.status, notes=(*self.notes, f"LP: {outcome.message}"), solver=outcome.backend)
+        count = self.instance.num_applications
+        continuous = float(outcome.objective)
+        self.notes.append(f"LP with real partitions: S*_stat = {continuous * self.granule:.6g} bytes")
+        rounded = [max(0, math.ceil(_value(outcome, built.model.granules[k]) - 1e-9)) for k in range(count)]
+        lower_granules = math.ceil(continuous - 1e-9)
+        rounded_solution = _schedule_solution(self.instance, built, outcome, rounded)
+        rounded_bound = max(lower_granules * self.granule, lower_dynamic)
+        if sum(rounded) <= lower_granules:
+            self.notes.append("rounded LP partitions meet ceil(LP / G): optimal without branching")
+            return self._result(Status.OPTIMAL, rounded, rounded_bound, rounded_solution, outcome.backend)
+        return self._milp(rounded, rounded_solution, rounded_bound, lower_granules, lower_dynamic, outcome.backend)
+
+    def _milp(
+        self,
+        rounded: list[int],
+        rounded_solution: Solution,
+        rounded_bound: float,
+        lower_granules: int,
+        lower_dynamic: float,
+        lp_backend: str,
+    ) -> Result:
+        """The same model with integer g_k; the rounded LP answer stands when it does not improve in time."""
+        from ...solvers.pyomo import solve_pyomo
+
+        built = None
+        if not self.deadline.expired():
+            try:
+                built = self.builder.build(granular=True)
+            except TimeLimitReached:
+                built = None
+        if built is None or self.deadline.expired():
+            self.notes.append("time limit reached before the MILP with integer granules")
+            return self._result(Status.FEASIBLE, rounded, rounded_bound, rounded_solution, lp_backend)
+        milp = solve_pyomo(built.model, time_limit=self.deadline.remaining(), seed=self.seed)
+        self.notes.append(f"MILP with integer granules: {milp.message}")
+        count = self.instance.num_applications
+        if not milp.has_solution or sum(round(_value(milp, built.model.granules[k])) for k in range(count)) > sum(
+            rounded
+        ):
+            # the rounded LP partitions are a valid answer; ceil(LP / G) is a proven bound
+            self.notes.append("answer: LP partitions rounded up (MILP did not improve them in time)")
+            return self._result(Status.FEASIBLE, rounded, rounded_bound, rounded_solution, milp.backend)
+        granules = [round(_value(milp, built.model.granules[k])) for k in range(count)]
+        solution = _schedule_solution(self.instance, built, milp, granules)
+        bound = lower_granules * self.granule
+        if milp.bound is not None:
+            bound = max(bound, math.ceil(milp.bound - 1e-6) * self.granule)  # sum of integers: round the dual bound up
+        return self._result(milp.status, granules, max(bound, lower_dynamic), solution, milp.backend)
+
+
+def lp(instance: Instance, /, *, time_limit: float, seed: int, params: SizingParams | None) -> Result:
+    """Least static buffer (whole granules) with no slowdown: LP/MILP over elementary intervals (Pyomo, HiGHS).
+
+    The LP with real partition sizes is solved first: rounding each size up
+    to whole granules keeps its drain schedule feasible, and ceil(LP / G) is a
+    lower bound on the granule count; when both meet, that is the optimum.
+    Otherwise the MILP with integer g_k settles it.
+
+    Parameters
+    ----------
+    instance
+        An instance with objective ``sizing-static`` (else NOT_APPLICABLE).
+    time_limit
+        Seconds for the whole method, both model builds included (checked
+        every `ROWS_PER_CHECK` rows).
+    seed
+        Passed to HiGHS.
+    params
+        `SizingParams` (``allow_overload``).
+
+    Returns
+    -------
+    Result
+        OPTIMAL when proven, else FEASIBLE with the rounded LP partitions and
+        the bound max(ceil(LP / G) G, S*_dyn); TIME_LIMIT_NO_SOLUTION when the
+        LP did not finish.
+    """
+    params = params or SizingParams()
+    if instance.objective != "sizing-static":
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(
+                f"objective is {instance.objective!r}; set data.objective to 'sizing-static' (Instance.with_objective)",
+            ),
+        )
+    if not params.allow_overload:
+        check_load(instance)
+    return StaticSizing(instance, Deadline.after(time_limit), seed).run()
