@@ -169,3 +169,16 @@ def test_generators_are_seeded():
     assert generate_chain(seed=4) == generate_chain(seed=4)
     assert generate_training(seed=4, nodes=51) == generate_training(seed=4, nodes=51)
     assert generate_training(seed=4, nodes=51) != generate_training(seed=5, nodes=51)
+
+
+@settings(max_examples=15)
+@given(small_instances(max_n=6, memory_model=None))
+def test_cpsat_lns_is_valid_and_never_below_the_optimum(instance):
+    exact = run_method(instance, "cpsat", time_limit=600, **PROOF)
+    result = run_method(instance, "cpsat-lns", time_limit=600, workers=1, max_iterations=3, neighbourhood=3,
+                        iteration_deterministic_time=1.0)
+    assert result.status is not Status.ERROR, result.notes
+    if result.status.has_solution:
+        assert result.objective >= exact.objective
+        if result.status is Status.OPTIMAL:
+            assert result.objective == exact.objective

@@ -42,6 +42,7 @@ PROBLEM = register_problem(
 )
 
 PROBLEM.add_method("cpsat", formulations.cpsat, kind="exact", params=formulations.CpSatParams)
+PROBLEM.add_method("cpsat-lns", formulations.cpsat_lns, kind="heuristic", params=formulations.LnsParams)
 PROBLEM.add_method("milp", formulations.milp, kind="exact", params=formulations.MilpParams)
 PROBLEM.add_method("brute-force", formulations.brute_force, kind="brute-force")
 PROBLEM.add_method("single-gpu", special_cases.single_gpu, kind="special")
@@ -56,11 +57,12 @@ PROBLEM.add_method("one-gpu", heuristics.one_gpu, kind="baseline")
 #: Method names by role (tests and benchmarks).
 EXACT_METHODS = ("cpsat", "milp", "brute-force")
 SPECIAL_METHODS = ("single-gpu", "chain-cuts", "pipeline-split")
-HEURISTIC_METHODS = heuristics.HEURISTIC_METHODS
+HEURISTIC_METHODS = heuristics.HEURISTIC_METHODS  # cpsat-lns (a CP-SAT search) is listed apart
+LNS_METHODS = ("cpsat-lns",)
 BASELINE_METHODS = heuristics.BASELINE_METHODS
 
 __all__ = [
-    "BASELINE_METHODS", "DATA_SCHEMA", "EXACT_METHODS", "HEURISTIC_METHODS", "Instance", "Node", "PROBLEM",
+    "BASELINE_METHODS", "DATA_SCHEMA", "EXACT_METHODS", "HEURISTIC_METHODS", "Instance", "LNS_METHODS", "Node", "PROBLEM",
     "SPECIAL_METHODS", "Solution", "bounds", "evaluate", "generate_chain", "generate_random", "generate_training",
     "import_dnn", "lower_bound", "plot_solution", "save_plot", "validate",
 ]

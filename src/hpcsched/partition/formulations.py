@@ -18,7 +18,7 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from ..core.deadline import Deadline
+from ..core.deadline import Deadline, TimeLimitReached
 from ..core.params import at_least, positive
 from ..core.result import Result, Status
 from ..solvers import cpsat as cpsat_backend
@@ -27,7 +27,7 @@ from ..taskgraph import predecessors, topological_order
 from . import bounds
 from .heuristics import heft, pardnn
 from .model import Instance, Solution, evaluate
-from .simulate import fits_memory, retime, unit_index, units
+from .simulate import retime, unit_index, units
 
 #: Largest n and K brute force accepts.
 BRUTE_FORCE_MAX_NODES = 7
@@ -209,12 +209,57 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
                           notes=("the heuristic incumbent meets the lower bound",), solver=cpsat_backend.version())
     else:
         horizon = sum(times) + sum(edge.delay for edge in instance.edges)
+    model, x, start, end = _build_model(instance, horizon, lower, deadline)
+    if params.hint and start_solution is not None:
+        hinted = canonical(instance, start_solution)
+        for v in range(n):
+            model.add_hint(start[v], hinted.start[v])
+            for g in range(gpus):
+                model.add_hint(x[v][g], hinted.gpu[v] == g)
+    outcome = cpsat_backend.solve_cpsat(model, time_limit=deadline.remaining(), deterministic_time=params.deterministic_time,
+                                        workers=params.workers, seed=seed)
+    bound = max(lower, math.floor(outcome.bound + 1e-9)) if outcome.bound is not None else lower
+    note = f"CP-SAT {outcome.message}, deterministic time {getattr(outcome, 'deterministic_time', 0.0):.2f}"
+    if outcome.status is Status.ERROR:  # a model CP-SAT refuses is our bug: say so, do not hide it behind the hint
+        return Result(status=Status.ERROR, solver=outcome.backend, notes=(note,))
+    if outcome.has_solution:
+        gpu_of = [next(g for g in range(gpus) if outcome.value(x[v][g])) for v in range(n)]
+        solution = Solution(tuple(gpu_of), tuple(int(outcome.value(start[v])) for v in range(n)))
+        if start_solution is not None and evaluate(instance, start_solution)["objective"] < evaluate(instance, solution)["objective"]:
+            solution = start_solution  # pragma: no cover - the hinted incumbent is never worse in practice
+        return Result(status=outcome.status, solution=solution, bound=bound, solver=outcome.backend, notes=(note,))
+    if outcome.status is Status.INFEASIBLE and start_solution is None:
+        from ..core.errors import InfeasibleError
+
+        raise InfeasibleError(f"CP-SAT proved that no schedule respects pins, colocation and {instance.memory_model} "
+                              f"memory within Σp + Σc = {horizon}, which is no restriction (see cpsat's docstring)")
+    if start_solution is not None:
+        return Result(status=Status.FEASIBLE, solution=start_solution, bound=bound, solver=outcome.backend,
+                      notes=(f"{note}: the heuristic incumbent is returned",))
+    return Result(status=Status.TIME_LIMIT_NO_SOLUTION, bound=None, solver=outcome.backend, notes=(note,))
+
+
+
+def canonical(instance: Instance, solution: Solution) -> Solution:
+    """The same schedule with GPUs relabelled by first use in node order (what the symmetry breaking keeps), unless pins forbid."""
+    if any(node.pin is not None for node in instance.nodes):
+        return solution
+    label: dict[int, int] = {}
+    for g in solution.gpu:
+        label.setdefault(g, len(label))
+    return Solution(tuple(label[g] for g in solution.gpu), solution.start)
+
+
+def _build_model(instance: Instance, horizon: int, lower: int, deadline: Deadline, fixed: dict[int, int] | None = None):
+    """The CP-SAT model of `cpsat` (its docstring); ``fixed`` (node -> GPU) restricts it for the LNS (no symmetry breaking then)."""
+    n, gpus = instance.n, instance.gpus
+    nodes, times = instance.nodes, instance.times
     model = cpsat_backend.new_model()
     x = [[model.new_bool_var(f"x{v}_{g}") for g in range(gpus)] for v in range(n)]
     start = [model.new_int_var(0, horizon, f"S{v}") for v in range(n)]
     end = [start[v] + times[v] for v in range(n)]
     per_gpu_intervals: list[list] = [[] for _ in range(gpus)]
-    symmetric = all(node.pin is None for node in nodes)
+    symmetric = fixed is None and all(node.pin is None for node in nodes)
     for v in range(n):
         if v % 64 == 0:
             deadline.check("building the CP-SAT model")
@@ -222,6 +267,8 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
         model.add(start[v] + times[v] <= horizon)
         if nodes[v].pin is not None:
             model.add(x[v][nodes[v].pin] == 1)
+        if fixed is not None and v in fixed:
+            model.add(x[v][fixed[v]] == 1)
         if symmetric:
             for g in range(v + 1, gpus):
                 model.add(x[v][g] == 0)
@@ -256,32 +303,7 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     makespan = model.new_int_var(lower, horizon, "makespan")
     model.add_max_equality(makespan, end)
     model.minimize(makespan)
-    if params.hint and start_solution is not None:
-        for v in range(n):
-            model.add_hint(start[v], start_solution.start[v])
-            for g in range(gpus):
-                model.add_hint(x[v][g], start_solution.gpu[v] == g)
-    outcome = cpsat_backend.solve_cpsat(model, time_limit=deadline.remaining(), deterministic_time=params.deterministic_time,
-                                        workers=params.workers, seed=seed)
-    bound = max(lower, math.floor(outcome.bound + 1e-9)) if outcome.bound is not None else lower
-    note = f"CP-SAT {outcome.message}, deterministic time {getattr(outcome, 'deterministic_time', 0.0):.2f}"
-    if outcome.status is Status.ERROR:  # a model CP-SAT refuses is our bug: say so, do not hide it behind the hint
-        return Result(status=Status.ERROR, solver=outcome.backend, notes=(note,))
-    if outcome.has_solution:
-        gpu_of = [next(g for g in range(gpus) if outcome.value(x[v][g])) for v in range(n)]
-        solution = Solution(tuple(gpu_of), tuple(int(outcome.value(start[v])) for v in range(n)))
-        if start_solution is not None and evaluate(instance, start_solution)["objective"] < evaluate(instance, solution)["objective"]:
-            solution = start_solution  # pragma: no cover - the hinted incumbent is never worse in practice
-        return Result(status=outcome.status, solution=solution, bound=bound, solver=outcome.backend, notes=(note,))
-    if outcome.status is Status.INFEASIBLE and start_solution is None:
-        from ..core.errors import InfeasibleError
-
-        raise InfeasibleError(f"CP-SAT proved that no schedule respects pins, colocation and {instance.memory_model} "
-                              f"memory within Σp + Σc = {horizon}, which is no restriction (see cpsat's docstring)")
-    if start_solution is not None:
-        return Result(status=Status.FEASIBLE, solution=start_solution, bound=bound, solver=outcome.backend,
-                      notes=(f"{note}: the heuristic incumbent is returned",))
-    return Result(status=Status.TIME_LIMIT_NO_SOLUTION, bound=None, solver=outcome.backend, notes=(note,))
+    return model, x, start, end
 
 
 def _dynamic_memory(model, instance: Instance, x, start, end, split, horizon: int, deadline: Deadline) -> None:
@@ -471,3 +493,90 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
         return Result(status=Status.FEASIBLE, solution=start_solution, bound=bound, solver=outcome.backend,
                       notes=(f"HiGHS {outcome.message}: the heuristic incumbent is returned",))
     return Result(status=Status.TIME_LIMIT_NO_SOLUTION, solver=outcome.backend, notes=(outcome.message,))
+
+
+# --- CP-SAT large-neighbourhood search ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LnsParams:
+    """Options of cpsat-lns.
+
+    Attributes
+    ----------
+    workers
+        CP-SAT workers per sub-solve.
+    neighbourhood
+        Nodes set free per iteration (a window of a topological order, widened to whole colocation groups).
+    iteration_deterministic_time
+        CP-SAT ``max_deterministic_time`` of each sub-solve (the wall clock stops the whole search).
+    max_iterations
+        Sub-solves at most.
+    """
+
+    workers: int = 2
+    neighbourhood: int = 40
+    iteration_deterministic_time: float = 2.0
+    max_iterations: int = 10_000
+
+    def __post_init__(self):
+        at_least("workers", self.workers, 1)
+        at_least("neighbourhood", self.neighbourhood, 1)
+        positive("iteration_deterministic_time", self.iteration_deterministic_time)
+        at_least("max_iterations", self.max_iterations, 1)
+
+
+def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: LnsParams | None) -> Result:
+    """CP-SAT large-neighbourhood search seeded by the better of ParDNN-style and HEFT.
+
+    Each iteration frees the GPUs of a random window of ``neighbourhood``
+    consecutive nodes of a topological order (with their whole colocation
+    groups), keeps every other node on its GPU, and re-solves the full
+    `cpsat` model (all starts free) under a deterministic budget, hinted
+    with the incumbent and limited to its makespan; a better schedule
+    replaces it. A heuristic: FEASIBLE, OPTIMAL only when the incumbent
+    meets `bounds.best`; the bound reported is `bounds.best`.
+    """
+    import numpy as np
+
+    params = params or LnsParams()
+    deadline = Deadline.after(time_limit)
+    bounds.require_feasible(instance)
+    best = incumbent(instance, deadline.remaining())
+    if best is None:
+        return Result(status=Status.NOT_APPLICABLE, notes=("no heuristic schedule to start from",))
+    lower = bounds.best(instance)
+    best_value = int(evaluate(instance, best)["objective"])
+    rng = np.random.default_rng(seed)
+    order = topological_order(instance.n, instance.edges)
+    unit_list = units(instance)
+    owner = unit_index(instance, unit_list)
+    size = min(params.neighbourhood, instance.n)
+    iterations = improvements = 0
+    solver = cpsat_backend.version()
+    while iterations < params.max_iterations and best_value > lower and deadline.remaining() > 0:
+        first = int(rng.integers(0, instance.n - size + 1))
+        free = {u for v in order[first:first + size] for u in unit_list[owner[v]].members}
+        fixed = {v: best.gpu[v] for v in range(instance.n) if v not in free}
+        try:
+            model, x, start, end = _build_model(instance, best_value, lower, deadline, fixed)
+        except TimeLimitReached:  # the deadline while building: stop with the incumbent
+            break
+        for v in range(instance.n):
+            model.add_hint(start[v], best.start[v])
+            for g in range(instance.gpus):
+                model.add_hint(x[v][g], best.gpu[v] == g)
+        outcome = cpsat_backend.solve_cpsat(model, time_limit=deadline.remaining(),
+                                            deterministic_time=params.iteration_deterministic_time,
+                                            workers=params.workers, seed=seed + iterations)
+        iterations += 1
+        if outcome.has_solution:
+            candidate = Solution(tuple(next(g for g in range(instance.gpus) if outcome.value(x[v][g]))
+                                       for v in range(instance.n)),
+                                 tuple(int(outcome.value(start[v])) for v in range(instance.n)))
+            value = int(evaluate(instance, candidate)["objective"])
+            if value < best_value:
+                best, best_value, improvements = candidate, value, improvements + 1
+    status = Status.OPTIMAL if best_value <= lower else Status.FEASIBLE
+    return Result(status=status, solution=best, bound=lower, solver=solver,
+                  notes=(f"{iterations} sub-solves of {size} free nodes, {improvements} improvements",))
