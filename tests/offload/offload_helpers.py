@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import strategies as st
 
 from hpcsched.offload import Instance, memory_floors, no_offload_peak
 
@@ -37,3 +38,29 @@ def small_instance(forward, backward, activation, *, fraction=0.7, bandwidth=1.0
     floor = max(need for _, need in memory_floors(base))
     peak = no_offload_peak(base)
     return base.with_memory(floor + int(fraction * (peak - floor)))
+
+
+@st.composite
+def chains(draw, max_layers=4):
+    n = draw(st.integers(1, max_layers))
+    forward = draw(st.lists(st.integers(1, 6), min_size=n, max_size=n))
+    backward = draw(st.lists(st.integers(1, 8), min_size=n, max_size=n))
+    activation = draw(st.lists(st.integers(1, 12), min_size=n + 1, max_size=n + 1))
+    fraction = draw(st.sampled_from([0.0, 0.3, 0.7]))
+    bandwidth = draw(st.sampled_from([1.0, 2.0, 4.0]))
+    latency = draw(st.integers(0, 1))
+    duplex = draw(st.sampled_from(["full", "half"]))
+    return small_instance(forward, backward, activation, fraction=fraction, bandwidth=bandwidth,
+                          latency=latency, duplex=duplex)
+
+
+@st.composite
+def rough_chains(draw):
+    """Chains with zero durations and workspaces too (the edge cases of half-open residency)."""
+    n = draw(st.integers(2, 5))
+    times = st.lists(st.integers(0, 6), min_size=n, max_size=n)
+    spaces = st.lists(st.integers(0, 3), min_size=n, max_size=n)
+    return small_instance(draw(times), draw(times), draw(st.lists(st.integers(1, 12), min_size=n + 1, max_size=n + 1)),
+                          fraction=draw(st.sampled_from([0.0, 0.3, 0.7])), bandwidth=draw(st.sampled_from([1.0, 2.0])),
+                          latency=draw(st.integers(0, 1)), duplex=draw(st.sampled_from(["full", "half"])),
+                          workspace_forward=draw(spaces), workspace_backward=draw(spaces))

@@ -9,7 +9,8 @@ import pytest
 
 from hpcsched.core.errors import FormatError, InvalidInstanceError
 from hpcsched.core.io import file_sha256, read_instance
-from hpcsched.core.registry import get_problem, run_method
+from hpcsched import solve
+from hpcsched.core.registry import get_problem
 from hpcsched.core.result import Status
 from hpcsched.offload import import_pipedream, no_offload_peak
 from hpcsched.offload.generate import LINKS
@@ -57,7 +58,7 @@ def test_resnet50_skip_connections_are_counted(pipedream_dir):
 @pytest.mark.data
 def test_infeasible_imported_budget_is_reported(pipedream_dir):
     instance = import_pipedream(pipedream_dir / "vgg16.graph.txt", budget=0.2)
-    result = run_method(instance, "greedy-size")
+    result = solve(instance, "greedy-size")
     assert result.status is Status.INFEASIBLE and "needs at least" in result.notes[0]
 
 
@@ -96,7 +97,7 @@ def test_generators_are_seeded_and_feasible(family):
     generator = get_problem("offload").generators[family]
     first, again = generator(seed=4, n=15), generator(seed=4, n=15)
     assert first == again
-    result = run_method(first, "offload-all")
+    result = solve(first, "offload-all")
     assert result.status is Status.FEASIBLE
 
 
@@ -116,14 +117,14 @@ def test_solved_json_is_consistent_with_baselines():
         instance = read_instance(path)
         assert entry["bound"] >= instance.compute_time
         for method in ("offload-all", "vdnn-conv"):
-            result = run_method(instance, method)
+            result = solve(instance, method)
             assert result.objective >= entry["bound"], (path.name, method)
 
 
 def test_exact_method_reproduces_proven_optima():
     proven = [name for name, entry in SOLVED.items() if entry["status"] == "OPTIMAL" and name.startswith("gnmt")]
     for name in proven[:2]:
-        result = run_method(read_instance(INSTANCES / name), "cpsat", time_limit=10)
+        result = solve(read_instance(INSTANCES / name), "cpsat", time_limit=10)
         assert result.status is Status.OPTIMAL
         assert result.objective == SOLVED[name]["objective"]
 
@@ -133,7 +134,7 @@ def test_exact_method_reproduces_proven_optima():
 def test_default_cpsat_proves_vgg16_pcie3_within_60_s(name):
     # VGG16 proven optimal at every shipped budget by the default cpsat (3-5 s in solved.json since the
     # in-place ReLUs share their input's storage: 23 layers; before, 36 layers took 30-50 s at 60 %).
-    result = run_method(read_instance(INSTANCES / name), "cpsat", time_limit=60)
+    result = solve(read_instance(INSTANCES / name), "cpsat", time_limit=60)
     assert result.status is Status.OPTIMAL
     assert result.objective == SOLVED[name]["objective"] == SOLVED[name]["bound"]
 

@@ -7,14 +7,14 @@ import itertools
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from hpcsched.core.registry import run_method
+from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.offload import bounds, simulate, validate
 from hpcsched.offload.formulations import exact_timing, offload_set_search
 from hpcsched.offload.model import canonical_schedule, exchange_pairs, identical_classes
 
 from offload_helpers import small_instance
-from test_offload_methods import chains, rough_chains
+from offload_helpers import chains, rough_chains
 
 
 @st.composite
@@ -62,7 +62,7 @@ def test_canonical_schedule_is_valid_with_the_same_makespan(instance, rng):
         if schedule is not None:
             schedules.append(schedule)
     assume(schedules)
-    timed, _ = exact_timing(instance, set(schedules[0].offloaded), time_limit=5)
+    timed = exact_timing(instance, set(schedules[0].offloaded), time_limit=5).schedule
     schedules += [timed] if timed is not None else []
     for schedule in schedules:
         assert validate(instance, schedule) == []
@@ -81,19 +81,20 @@ def test_brute_force_optimum_has_a_canonical_offload_set(instance):
     # Brute force times every set; the best canonical set must reach its optimum (the lemma's claim
     # that exact methods may skip the others).  The full-resolution cpsat, which adds the
     # implications, must agree.
-    brute = run_method(instance, "brute-force")
+    brute = solve(instance, "brute-force")
     assume(brute.status is Status.OPTIMAL)
     best_canonical = None
     for size in range(len(instance.offloadable) + 1):
         for subset in itertools.combinations(instance.offloadable, size):
             if not is_canonical(instance, set(subset)):
                 continue
-            timed, proven = exact_timing(instance, set(subset), time_limit=5)
-            assert proven
+            timing = exact_timing(instance, set(subset), time_limit=5)
+            timed = timing.schedule
+            assert timing.proven
             if timed is not None and (best_canonical is None or makespan(instance, timed) < best_canonical):
                 best_canonical = makespan(instance, timed)
     assert best_canonical == brute.objective
-    warm = run_method(instance, "cpsat", time_limit=5)
+    warm = solve(instance, "cpsat", time_limit=5)
     assert warm.status is Status.OPTIMAL and warm.objective == brute.objective
 
 
@@ -135,7 +136,7 @@ def test_instant_relaxation_keeps_the_offload_sets_the_search_relies_on(instance
 def test_offload_set_search_with_and_without_exchange_proves_the_brute_force_optimum(instance):
     # Brute force knows nothing of the lemma; the search with it (the default) must still prove the
     # optimum, from above it, and the search without it too.
-    brute = run_method(instance, "brute-force")
+    brute = solve(instance, "brute-force")
     assume(brute.status is Status.OPTIMAL)
     optimum = int(brute.objective)
     upper = makespan(instance, simulate(instance, instance.offloadable))

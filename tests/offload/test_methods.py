@@ -6,38 +6,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hpcsched.core.registry import methods, run_method
+from hpcsched import solve
+from hpcsched.core.registry import methods
 from hpcsched.core.result import Status
 from hpcsched.offload import bounds, generate_random
 from hpcsched.offload.heuristics import dp_offload_set
 
-from offload_helpers import small_instance
-
-
-@st.composite
-def chains(draw, max_layers=4):
-    n = draw(st.integers(1, max_layers))
-    forward = draw(st.lists(st.integers(1, 6), min_size=n, max_size=n))
-    backward = draw(st.lists(st.integers(1, 8), min_size=n, max_size=n))
-    activation = draw(st.lists(st.integers(1, 12), min_size=n + 1, max_size=n + 1))
-    fraction = draw(st.sampled_from([0.0, 0.3, 0.7]))
-    bandwidth = draw(st.sampled_from([1.0, 2.0, 4.0]))
-    latency = draw(st.integers(0, 1))
-    duplex = draw(st.sampled_from(["full", "half"]))
-    return small_instance(forward, backward, activation, fraction=fraction, bandwidth=bandwidth,
-                          latency=latency, duplex=duplex)
-
-
-@st.composite
-def rough_chains(draw):
-    """Chains with zero durations and workspaces too (the edge cases of half-open residency)."""
-    n = draw(st.integers(2, 5))
-    times = st.lists(st.integers(0, 6), min_size=n, max_size=n)
-    spaces = st.lists(st.integers(0, 3), min_size=n, max_size=n)
-    return small_instance(draw(times), draw(times), draw(st.lists(st.integers(1, 12), min_size=n + 1, max_size=n + 1)),
-                          fraction=draw(st.sampled_from([0.0, 0.3, 0.7])), bandwidth=draw(st.sampled_from([1.0, 2.0])),
-                          latency=draw(st.integers(0, 1)), duplex=draw(st.sampled_from(["full", "half"])),
-                          workspace_forward=draw(spaces), workspace_backward=draw(spaces))
+from offload_helpers import chains, rough_chains, small_instance
 
 
 HEURISTICS = [m.name for m in methods("offload") if m.kind in ("heuristic", "baseline")]
@@ -50,19 +25,19 @@ def test_exact_methods_agree_with_brute_force(instance):
 
 
 def check_exact_methods_agree_with_brute_force(instance):
-    brute = run_method(instance, "brute-force")
+    brute = solve(instance, "brute-force")
     assert brute.status is Status.OPTIMAL, brute.notes
     optimum = brute.objective
     # The proof comes from the deterministic limit (one worker); the wall clock is only a safety net.
-    plain = run_method(instance, "cpsat-plain", time_limit=120, workers=1, deterministic_time=20)
-    warm = run_method(instance, "cpsat", time_limit=5)
+    plain = solve(instance, "cpsat-plain", time_limit=120, workers=1, deterministic_time=20)
+    warm = solve(instance, "cpsat", time_limit=5)
     assert plain.status is Status.OPTIMAL and plain.objective == optimum
     assert warm.status is Status.OPTIMAL and warm.objective == optimum
     assert bounds.best(instance) <= optimum
     lp = bounds.lp_bound(instance)
     assert lp is not None and lp <= optimum
     for name in HEURISTICS + ["milp-fixed-order"]:
-        result = run_method(instance, name, time_limit=0.3)
+        result = solve(instance, name, time_limit=0.3)
         assert result.status is not Status.ERROR, (name, result.notes)
         if result.status.has_solution:
             assert result.objective >= optimum, name
@@ -74,10 +49,10 @@ def check_exact_methods_agree_with_brute_force(instance):
 def test_exact_methods_agree_with_brute_force_with_zero_durations(instance):
     # Steps of zero duration (real traces have them) are where the half-open sweep sees nothing:
     # the validator, the simulator, the LP and CP-SAT must still agree on one definition.
-    brute = run_method(instance, "brute-force")
+    brute = solve(instance, "brute-force")
     if brute.status is Status.INFEASIBLE:
         for name in ["cpsat", "cpsat-plain"] + HEURISTICS:
-            assert run_method(instance, name, time_limit=0.3).status in (
+            assert solve(instance, name, time_limit=0.3).status in (
                 Status.INFEASIBLE, Status.NOT_APPLICABLE, Status.TIME_LIMIT_NO_SOLUTION), name
         return
     check_exact_methods_agree_with_brute_force(instance)
@@ -86,8 +61,8 @@ def test_exact_methods_agree_with_brute_force_with_zero_durations(instance):
 def test_fixed_order_milp_matches_cpsat_on_a_chain_where_order_is_free():
     # Homogeneous chain: all transfers are equal, so any order is as good as the fixed one.
     instance = small_instance([3] * 4, [5] * 4, [6] * 5, fraction=0.2, bandwidth=2.0)
-    exact = run_method(instance, "cpsat", time_limit=10)
-    milp = run_method(instance, "milp-fixed-order", time_limit=10)
+    exact = solve(instance, "cpsat", time_limit=10)
+    milp = solve(instance, "milp-fixed-order", time_limit=10)
     assert exact.status is Status.OPTIMAL
     # the fixed order is free here, so the restricted optimum is the optimum; OPTIMAL only if it meets bounds.best
     assert milp.status in (Status.OPTIMAL, Status.FEASIBLE) and milp.objective == exact.objective
@@ -97,45 +72,45 @@ def test_fixed_order_milp_matches_cpsat_on_a_chain_where_order_is_free():
 @given(chains(max_layers=4))
 def test_special_cases_agree_with_exact_inside_their_class(instance):
     roomy = instance.with_memory(10**9)
-    special = run_method(roomy, "no-offload-suffices")
+    special = solve(roomy, "no-offload-suffices")
     assert special.status is Status.OPTIMAL
-    assert special.objective == roomy.compute_time == run_method(roomy, "brute-force").objective
+    assert special.objective == roomy.compute_time == solve(roomy, "brute-force").objective
     import dataclasses
 
     free = dataclasses.replace(instance, bandwidth_out=None, bandwidth_in=None, latency=0)
-    zero = run_method(free, "zero-transfer")
+    zero = solve(free, "zero-transfer")
     assert zero.status is Status.OPTIMAL
-    assert zero.objective == run_method(free, "brute-force").objective == free.compute_time
-    outside = run_method(instance, "zero-transfer")
+    assert zero.objective == solve(free, "brute-force").objective == free.compute_time
+    outside = solve(instance, "zero-transfer")
     assert outside.status is Status.NOT_APPLICABLE
 
 
 def test_no_offload_suffices_outside_its_class():
     instance = small_instance([2, 2, 2], [3, 3, 3], [5, 5, 5, 5], fraction=0.0, bandwidth=1.0)
-    assert run_method(instance, "no-offload-suffices").status is Status.NOT_APPLICABLE
-    assert run_method(instance, "no-offload").status is Status.NOT_APPLICABLE
+    assert solve(instance, "no-offload-suffices").status is Status.NOT_APPLICABLE
+    assert solve(instance, "no-offload").status is Status.NOT_APPLICABLE
 
 
 def test_infeasible_budget_gives_infeasible_from_every_method():
     instance = small_instance([2, 2, 2], [3, 3, 3], [5, 9, 5, 5], fraction=0.0).with_memory(10)
     for method in methods("offload"):
-        result = run_method(instance, method.name, time_limit=2)
+        result = solve(instance, method.name, time_limit=2)
         assert result.status is Status.INFEASIBLE, method.name
         assert "F1" in result.notes[0] or "F2" in result.notes[0] or "B" in result.notes[0]
     # By hand: F_1 holds a_0 + a_1 = 5 + 9 = 14 bytes > 13, the first step that cannot fit.
-    result = run_method(instance.with_memory(13), "cpsat")
+    result = solve(instance.with_memory(13), "cpsat")
     assert "step F1" in result.notes[0]
 
 
 def test_time_limited_solve_is_feasible_not_optimal():
     instance = generate_random(seed=3, n=40, budget=0.5)
-    result = run_method(instance, "cpsat-plain", time_limit=0.5)
+    result = solve(instance, "cpsat-plain", time_limit=0.5)
     assert result.status in (Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION)
 
 
 def test_scaled_cpsat_never_claims_optimal():
     instance = small_instance([30, 20, 40], [50, 60, 80], [10, 20, 30, 5], fraction=0.2, bandwidth=0.5)
-    result = run_method(instance, "cpsat-plain", time_limit=5, resolution=7)
+    result = solve(instance, "cpsat-plain", time_limit=5, resolution=7)
     assert result.status is Status.FEASIBLE and result.bound is None
 
 
@@ -145,7 +120,7 @@ def test_heuristics_on_a_large_chain_are_fast():
     instance = generate_random(seed=1, n=300, budget=0.4)
     for name in ["offload-all", "vdnn-conv", "greedy-size", "greedy-hideability", "dp", "local-search"]:
         started = time.perf_counter()
-        result = run_method(instance, name, time_limit=1.0)
+        result = solve(instance, name, time_limit=1.0)
         assert result.status is Status.FEASIBLE, name
         assert time.perf_counter() - started < 8, name
 
@@ -165,7 +140,7 @@ def test_dp_sets_respect_the_memory_floors_they_check():
 @settings(max_examples=80, deadline=None)
 @given(chains(max_layers=6))
 def test_transfer_and_lp_bounds_never_exceed_the_optimum(instance):
-    exact = run_method(instance, "cpsat-plain", time_limit=120, workers=1, deterministic_time=20)
+    exact = solve(instance, "cpsat-plain", time_limit=120, workers=1, deterministic_time=20)
     assert exact.status is Status.OPTIMAL
     assert bounds.transfer_bound(instance) <= exact.objective
     assert bounds.lp_bound(instance) <= exact.objective
@@ -182,8 +157,8 @@ def test_transfer_bound_by_hand():
                         bandwidth_out=1.0, bandwidth_in=1.0)
     assert bounds.transfer_bound(instance) == 8
     assert bounds.transfer_bound_parts(instance) == (2.0, 6.0)
-    assert run_method(instance, "brute-force").objective == 10
-    assert run_method(instance, "cpsat", time_limit=5).objective == 10
+    assert solve(instance, "brute-force").objective == 10
+    assert solve(instance, "cpsat", time_limit=5).objective == 10
 
 
 def test_asap_timing_is_not_optimal_for_a_fixed_set():
@@ -195,8 +170,9 @@ def test_asap_timing_is_not_optimal_for_a_fixed_set():
 
     instance = Instance(name="asap", forward=(1, 6, 1, 2), backward=(1, 5, 1, 5), activation=(8, 10, 12, 7, 12),
                         memory=39, bandwidth_out=1.0, bandwidth_in=1.0, duplex="half")
-    exact, proven = exact_timing(instance, {0, 1})
-    assert proven
+    timing = exact_timing(instance, {0, 1})
+    exact = timing.schedule
+    assert timing.proven
     assert makespan_of(instance, exact) < makespan_of(instance, simulate(instance, (0, 1)))
 
 
@@ -204,8 +180,8 @@ def test_a_bound_above_the_schedule_is_reported_not_hidden(monkeypatch):
     # A lower bound above a validated makespan can only be a bug in a bound: `cpsat` must pass it
     # on, so that the registry turns the result into ERROR, instead of lowering it to the makespan.
     instance = small_instance([3] * 4, [5] * 4, [6] * 5, fraction=0.2, bandwidth=2.0)
-    honest = run_method(instance, "cpsat", time_limit=10)
+    honest = solve(instance, "cpsat", time_limit=10)
     assert honest.status is Status.OPTIMAL
     monkeypatch.setattr(bounds, "best", lambda _: honest.objective + 100)
-    broken = run_method(instance, "cpsat", time_limit=10)
+    broken = solve(instance, "cpsat", time_limit=10)
     assert broken.status is Status.ERROR

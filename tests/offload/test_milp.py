@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hpcsched.core.registry import run_method
+from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.offload import Instance, bounds, generate_random, simulate
 from hpcsched.offload.formulations import build_cpsat, follows_fixed_orders
@@ -13,7 +13,7 @@ from hpcsched.solvers.cpsat import solve_cpsat
 
 from offload_helpers import small_instance
 
-FAST = {"threads": 1, "heuristic_time": 0.05}
+FAST = {"workers": 1, "heuristic_time": 0.05}
 
 
 def restricted_cpsat_optimum(instance: Instance) -> int:
@@ -55,12 +55,12 @@ def chains(draw, max_layers=4):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(chains(max_layers=5))
 def test_milp_equals_restricted_cpsat_and_bounds_the_optimum(instance):
-    brute = run_method(instance, "brute-force")
+    brute = solve(instance, "brute-force")
     if brute.status is Status.INFEASIBLE:
-        assert run_method(instance, "milp-fixed-order", time_limit=10, **FAST).status is Status.INFEASIBLE
+        assert solve(instance, "milp-fixed-order", time_limit=10, **FAST).status is Status.INFEASIBLE
         return
     assert brute.status is Status.OPTIMAL
-    milp = run_method(instance, "milp-fixed-order", time_limit=20, **FAST)
+    milp = solve(instance, "milp-fixed-order", time_limit=20, **FAST)
     assert milp.status in (Status.OPTIMAL, Status.FEASIBLE), milp.notes
     assert any(note.startswith("restricted optimum") for note in milp.notes), milp.notes
     assert follows_fixed_orders(instance, milp.solution)
@@ -82,20 +82,20 @@ def test_memory_rows_force_an_offload_and_an_idle_prefetch():
     instance = Instance(name="hand", forward=(1, 1, 1), backward=(2, 2, 2), activation=(1, 4, 1, 1), memory=9,
                         bandwidth_out=1.0, bandwidth_in=1.0, latency=0, duplex="full",
                         workspace_forward=(0, 0, 0), workspace_backward=(0, 0, 0))
-    milp = run_method(instance, "milp-fixed-order", time_limit=20, **FAST)
+    milp = solve(instance, "milp-fixed-order", time_limit=20, **FAST)
     assert milp.status in (Status.OPTIMAL, Status.FEASIBLE), milp.notes
     assert milp.objective == 10
     solution = milp.solution
     assert 0 in solution.offloaded
     assert solution.prefetch_start[0] >= solution.backward_start[1] + 2  # after B_2 ends
-    assert run_method(instance, "brute-force").objective == 10
+    assert solve(instance, "brute-force").objective == 10
 
 
 def test_restricted_optimum_can_exceed_the_optimum_without_an_optimality_claim():
     # Found by the measurement of the MILP against brute force: the fixed orders cost 2 time units here.
     instance = small_instance([5, 6, 1, 2, 3], [5, 6, 4, 7, 7], [3, 8, 5, 10, 6, 12], fraction=0.0, bandwidth=2.0)
-    milp = run_method(instance, "milp-fixed-order", time_limit=30, **FAST)
-    optimum = run_method(instance, "cpsat", time_limit=20)
+    milp = solve(instance, "milp-fixed-order", time_limit=30, **FAST)
+    optimum = solve(instance, "cpsat", time_limit=20)
     assert optimum.status is Status.OPTIMAL
     assert milp.objective == restricted_cpsat_optimum(instance) == optimum.objective + 2
     assert milp.status is Status.FEASIBLE
@@ -104,7 +104,7 @@ def test_restricted_optimum_can_exceed_the_optimum_without_an_optimality_claim()
 
 def test_roomy_memory_is_claimed_optimal_through_the_problem_bound():
     instance = small_instance([3, 1, 4], [2, 5, 2], [4, 6, 2, 5]).with_memory(10**6)
-    milp = run_method(instance, "milp-fixed-order", time_limit=10, **FAST)
+    milp = solve(instance, "milp-fixed-order", time_limit=10, **FAST)
     assert milp.status is Status.OPTIMAL
     assert milp.objective == milp.bound == instance.compute_time
 
@@ -112,7 +112,7 @@ def test_roomy_memory_is_claimed_optimal_through_the_problem_bound():
 def test_time_limited_run_is_not_claimed_optimal():
     instance = generate_random(seed=3, n=30, budget=0.4)
     lower = bounds.best(instance)
-    milp = run_method(instance, "milp-fixed-order", time_limit=3, **FAST)
+    milp = solve(instance, "milp-fixed-order", time_limit=3, **FAST)
     assert milp.status in (Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION), milp.notes
     assert milp.bound is not None and milp.bound <= lower + 1
     if milp.status is Status.FEASIBLE:

@@ -9,13 +9,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from hpcsched.core.registry import run_method
+from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.offload import Instance, bounds, simulate, validate
 from hpcsched.offload.formulations import offload_set_search
 from hpcsched.offload.heuristics import channel_orders, improve_orders, ordered_local_search
 
-from test_offload_methods import chains, rough_chains
+from offload_helpers import chains, rough_chains
 
 
 @settings(max_examples=40, deadline=None)
@@ -44,7 +44,7 @@ def test_simulator_rejects_orders_that_are_not_permutations():
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(chains(max_layers=5))
 def test_order_search_and_instant_relaxation_against_brute_force(instance):
-    brute = run_method(instance, "brute-force")
+    brute = solve(instance, "brute-force")
     assert brute.status is Status.OPTIMAL
     optimum = brute.objective
     start = simulate(instance, instance.offloadable)
@@ -58,7 +58,7 @@ def test_order_search_and_instant_relaxation_against_brute_force(instance):
     below = bounds.instant_relaxation_bound(instance, upper=int(optimum) - 1, time_limit=5, workers=1)
     assert below <= optimum
     # Upper bound from a heuristic, as in the package.
-    heuristic = run_method(instance, "local-search", time_limit=0.3)
+    heuristic = solve(instance, "local-search", time_limit=0.3)
     assert bounds.instant_relaxation_bound(instance, upper=int(heuristic.objective), time_limit=5,
                                            workers=1) <= optimum
     searched, _, _ = bounds.instant_relaxation_search(instance, lower=int(bounds.best(instance)),
@@ -72,7 +72,7 @@ def test_order_search_and_instant_relaxation_against_brute_force(instance):
 def test_instant_relaxation_with_every_optional_row_keeps_the_optimum(instance):
     # Every start-of-B row and every prefetch row (j, k): capped at the brute-force optimum the
     # relaxation must still have a solution (an unsound row would make it INFEASIBLE: bound optimum + 1).
-    brute = run_method(instance, "brute-force")
+    brute = solve(instance, "brute-force")
     assume(brute.status is Status.OPTIMAL)  # rough chains may not fit in memory at all
     optimum = int(brute.objective)
     n = instance.n_layers
@@ -81,7 +81,7 @@ def test_instant_relaxation_with_every_optional_row_keeps_the_optimum(instance):
                                               prefetch_rows=rows)
     assert bounds.best(instance) <= relaxed <= optimum
     # A valid schedule breaks none of the optional rows.
-    schedule = run_method(instance, "local-search", time_limit=0.2).solution
+    schedule = solve(instance, "local-search", time_limit=0.2).solution
     assert bounds.missing_rows(instance, schedule) == (False, [])
 
 
@@ -90,7 +90,7 @@ def test_instant_relaxation_with_every_optional_row_keeps_the_optimum(instance):
 def test_offload_set_search_proves_the_brute_force_optimum(instance):
     # Started above the optimum (offload everything, as early as possible), the search must find a
     # schedule of the optimal makespan on its way and then rule out everything below it.
-    brute = run_method(instance, "brute-force")
+    brute = solve(instance, "brute-force")
     assume(brute.status is Status.OPTIMAL)
     optimum = int(brute.objective)
     start = simulate(instance, instance.offloadable)
@@ -117,7 +117,7 @@ def test_offload_set_search_proves_the_brute_force_optimum(instance):
             assert parallel.schedule is None
     # Through the registry (validated), as the cpsat option; a search cut short keeps a valid bound.
     for branch_cuts in (False, True):
-        result = run_method(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0,
+        result = solve(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0,
                             branch_cuts=branch_cuts)
         assert result.status is Status.OPTIMAL and result.objective == optimum
     cut = offload_set_search(instance, upper=upper, time_limit=0.0, workers=1)
@@ -177,7 +177,7 @@ def test_order_search_beats_default_orders_on_a_found_example():
             value = better.backward_start[0] + instance.backward[0]
             if value < default.backward_start[0] + instance.backward[0]:
                 assert validate(instance, better) == []
-                assert value >= run_method(instance, "brute-force").objective
+                assert value >= solve(instance, "brute-force").objective
                 return
     pytest.fail("no chain where the channel orders matter was found")
 
@@ -185,8 +185,8 @@ def test_order_search_beats_default_orders_on_a_found_example():
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(chains(max_layers=4))
 def test_cpsat_with_relax_and_repair_agrees_with_brute_force(instance):
-    brute = run_method(instance, "brute-force")
-    result = run_method(instance, "cpsat", time_limit=5, relaxation_fraction=0.4)
+    brute = solve(instance, "brute-force")
+    result = solve(instance, "cpsat", time_limit=5, relaxation_fraction=0.4)
     assert result.status is Status.OPTIMAL and result.objective == brute.objective
 
 
@@ -195,9 +195,9 @@ def test_cpsat_with_relax_and_repair_agrees_with_brute_force(instance):
                                                ("branch_fraction", 2.0), ("exchange", "no"), ("use_lp", 1),
                                                ("branch_cuts", "false")])
 def test_cpsat_refuses_bad_fraction_options_by_name(option, value):
-    from hpcsched.core.errors import InvalidInstanceError
+    from hpcsched.core.errors import OptionError
 
     instance = Instance(name="o", forward=(1, 1), backward=(1, 1), activation=(4, 4, 4), memory=12,
                         bandwidth_out=1.0, bandwidth_in=1.0)
-    with pytest.raises(InvalidInstanceError, match=f"options.{option}"):
-        run_method(instance, "cpsat", time_limit=1, **{option: value})
+    with pytest.raises(OptionError, match=f"options.{option}"):
+        solve(instance, "cpsat", time_limit=1, **{option: value})

@@ -1,42 +1,68 @@
-"""Picture of an offload schedule: compute stream, both channels, memory vs budget."""
+"""Picture of an offload schedule: compute stream and channels (Gantt) over the memory profile.
+
+Drawing never chooses a matplotlib backend (a notebook keeps its own); the
+command line saves the figure with `hpcsched.plotting.save_axes`.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from ..plotting import Bar, gantt, new_axes
 from .model import Instance, Solution, memory_profile
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
-def plot_solution(instance: Instance, solution: Solution, path, *, title: str | None = None) -> None:
-    """Gantt of F/B steps and transfers above the memory profile, saved to ``path``."""
-    import matplotlib
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    n = instance.n_layers
-    fig, (gantt, memory) = plt.subplots(2, 1, figsize=(12, 6), sharex=True, gridspec_kw={"height_ratios": [1, 1.2]})
-    rows = {"compute": 2, "out": 1, "in": 0} if instance.duplex == "full" else {"compute": 1, "out": 0, "in": 0}
-    for k in range(n):
-        gantt.broken_barh([(solution.forward_start[k], instance.forward[k])], (rows["compute"] - 0.4, 0.8),
-                          facecolor="tab:blue", edgecolor="white", linewidth=0.3)
-        gantt.broken_barh([(solution.backward_start[k], instance.backward[k])], (rows["compute"] - 0.4, 0.8),
-                          facecolor="tab:orange", edgecolor="white", linewidth=0.3)
-    for i in solution.offloaded:
-        gantt.broken_barh([(solution.offload_start[i], instance.offload_time(i))], (rows["out"] - 0.4, 0.8),
-                          facecolor="tab:green", edgecolor="black", linewidth=0.3)
-        gantt.broken_barh([(solution.prefetch_start[i], instance.prefetch_time(i))], (rows["in"] - 0.4, 0.8),
-                          facecolor="tab:red", edgecolor="black", linewidth=0.3)
-    labels = ["prefetch (in)", "offload (out)", "compute F/B"] if instance.duplex == "full" else ["link (half duplex)", "compute F/B"]
-    gantt.set_yticks(range(len(labels)))
-    gantt.set_yticklabels(labels)
-    gantt.set_title(title or f"{instance.name}: {len(solution.offloaded)} activations offloaded")
+def plot_memory(instance: Instance, solution: Solution, ax: Axes) -> Axes:
+    """Draw the memory in use (GiB) against the budget M on ``ax`` and return it."""
     profile = memory_profile(instance, solution)
-    times = [t for t, _ in profile]
-    usage = [u / 2**30 for _, u in profile]
-    memory.step(times, usage, where="post", color="tab:purple", label="in use")
-    memory.axhline(instance.memory / 2**30, color="black", linestyle="--", label="budget M")
-    memory.set_ylabel("GiB")
-    memory.set_xlabel(f"time ({instance.time_unit or 'units'})")
-    memory.legend(loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    ax.step([t for t, _ in profile], [u / 2**30 for _, u in profile], where="post", color="tab:purple",
+            label="in use")
+    ax.axhline(instance.memory / 2**30, color="black", linestyle="--", label="budget M")
+    ax.set_ylabel("GiB")
+    ax.set_xlabel(f"time ({instance.time_unit or 'units'})")
+    ax.legend(loc="upper right", fontsize=8)
+    return ax
+
+
+def plot_solution(instance: Instance, solution: Solution, ax: Axes | None = None) -> Axes:
+    """Gantt chart of the compute stream (F blue, B orange) and the channels, with the memory profile.
+
+    Parameters
+    ----------
+    instance, solution
+        What to draw.
+    ax
+        Axes for the Gantt chart; the memory profile goes on a twin y axis.
+        None: a new figure with the Gantt chart above the memory profile.
+
+    Returns
+    -------
+    Axes
+        The Axes of the Gantt chart (its figure holds both panels).
+    """
+    if ax is None:
+        ax = new_axes(12, 6)
+        figure = ax.get_figure()
+        assert figure is not None
+        grid = figure.add_gridspec(2, 1, height_ratios=[1, 1.2])
+        ax.set_subplotspec(grid[0])
+        profile = figure.add_subplot(grid[1], sharex=ax)
+    else:
+        profile = ax.twinx()
+    full = instance.duplex == "full"
+    lanes = ["compute F/B", "offload (out)", "prefetch (in)"] if full else ["compute F/B", "link (half duplex)"]
+    out_lane, in_lane = (1, 2) if full else (1, 1)
+    bars = []
+    for k in range(instance.n_layers):
+        bars.append(Bar(0, solution.forward_start[k], instance.forward[k], "tab:blue"))
+        bars.append(Bar(0, solution.backward_start[k], instance.backward[k], "tab:orange"))
+    for i in solution.offloaded:
+        bars.append(Bar(out_lane, solution.offload_start[i], instance.offload_time(i), "tab:green", f"a{i}"))
+        bars.append(Bar(in_lane, solution.prefetch_start[i], instance.prefetch_time(i), "tab:red", f"a{i}"))
+    gantt(ax, bars, lanes, time_unit=instance.time_unit or "")
+    ax.set_title(f"{instance.name}: {len(solution.offloaded)} activations offloaded")
+    plot_memory(instance, solution, profile)
+    return ax

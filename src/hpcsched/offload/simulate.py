@@ -28,7 +28,7 @@ counterexample (half duplex) where the exact timing of the same set, by
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .model import Instance, Solution, kept_prefix_fits
 
@@ -88,8 +88,14 @@ class _Profile:
         return None
 
 
-def simulate(instance: Instance, offloaded: Iterable[int], *, scale: int = 1,
-             out_order: Sequence[int] | None = None, in_order: Sequence[int] | None = None) -> Solution | None:
+def simulate(
+    instance: Instance,
+    offloaded: Iterable[int],
+    *,
+    scale: int = 1,
+    out_order: Sequence[int] | None = None,
+    in_order: Sequence[int] | None = None,
+) -> Solution | None:
     """The ASAP schedule of offload set ``offloaded``, or None if it cannot fit.
 
     ``scale`` > 1 rounds every duration up to a multiple of ``scale`` (all times are then
@@ -103,115 +109,148 @@ def simulate(instance: Instance, offloaded: Iterable[int], *, scale: int = 1,
     that only a later transfer frees gives None (no deadlock resolution).
     """
     chosen = sorted(set(offloaded))
-    n, s = instance.n_layers, instance.activation
     if out_order is None:
         out_order = chosen
     if in_order is None:
         in_order = chosen[::-1]
     if sorted(out_order) != chosen or sorted(in_order) != chosen:
         raise ValueError("out_order and in_order must be permutations of the offloaded set")
-
-    def up(value: int) -> int:
-        return -(-value // scale) * scale
-
-    f = [up(x) for x in instance.forward]
-    b = [up(x) for x in instance.backward]
     if not kept_prefix_fits(instance, chosen):
         return None  # the definition's row for steps of zero duration, which the sweep below cannot see
-    offload_time = [up(instance.offload_time(i)) if i < n else 0 for i in range(n + 1)]
-    prefetch_time = [up(instance.prefetch_time(i)) if i < n else 0 for i in range(n + 1)]
-    wf, wb = instance.workspace_forward, instance.workspace_backward
-    is_offloaded = [False] * (n + 1)
-    for i in chosen:
-        is_offloaded[i] = True
-    profile = _Profile(instance.memory)
-    half = instance.duplex == "half"
-    out_free = 0
-    in_free = 0
-    offload_start: dict[int, int] = {}
-    offload_end: dict[int, int] = {}
-    prefetch_start: dict[int, int] = {}
-    forward_end: dict[int, int] = {}  # a_i's release: end of F_i (a_0: 0)
-    next_out = 0
+    return _AsapSimulator(instance, chosen, scale, list(out_order), list(in_order)).run()
 
-    def leave(i: int) -> None:
-        # a_i leaves when its offload and F_{i+1} are both done (whichever is known last adds it).
-        if i in offload_end and (i + 1) in forward_end:
-            profile.add(max(offload_end[i], forward_end[i + 1]), -s[i])
 
-    def start_offloads() -> None:
-        nonlocal out_free, in_free, next_out
-        while next_out < len(out_order) and out_order[next_out] in forward_end:
-            i = out_order[next_out]
-            begin = max(forward_end[i], out_free)
-            offload_start[i] = begin
-            offload_end[i] = begin + offload_time[i]
-            out_free = offload_end[i]
-            if half:
-                in_free = out_free
-            next_out += 1
-            leave(i)
+class _AsapSimulator:
+    """One run of `simulate`: the forward phase, then the backward phase, on one memory profile."""
 
-    profile.add(0, s[0])
-    if s[0] > instance.memory:
-        return None
-    forward_end[0] = 0
-    start_offloads()
-    forward_start = [0] * n
-    clock = 0
-    for k in range(1, n + 1):
-        start = profile.earliest_fit(clock, s[k], wf[k - 1], f[k - 1])
-        if start is None:
+    def __init__(self, instance: Instance, chosen: list[int], scale: int, out_order: list[int], in_order: list[int]):
+        n = instance.n_layers
+        self.instance, self.chosen, self.n, self.s = instance, chosen, n, instance.activation
+        self.out_order, self.in_order = out_order, in_order
+        self.f = [_up(x, scale) for x in instance.forward]
+        self.b = [_up(x, scale) for x in instance.backward]
+        self.offload_time = [_up(instance.offload_time(i), scale) if i < n else 0 for i in range(n + 1)]
+        self.prefetch_time = [_up(instance.prefetch_time(i), scale) if i < n else 0 for i in range(n + 1)]
+        self.is_offloaded = [False] * (n + 1)
+        for i in chosen:
+            self.is_offloaded[i] = True
+        self.profile = _Profile(instance.memory)
+        self.half = instance.duplex == "half"
+        self.out_free = 0
+        self.in_free = 0
+        self.offload_start: dict[int, int] = {}
+        self.offload_end: dict[int, int] = {}
+        self.prefetch_start: dict[int, int] = {}
+        self.forward_end: dict[int, int] = {}  # a_i's release: end of F_i (a_0: 0)
+        self.next_out = 0
+        self.next_in = 0
+        self.clock = 0
+
+    def run(self) -> Solution | None:
+        forward_start = self.forward_phase()
+        if forward_start is None:
             return None
-        forward_start[k - 1] = start
-        end = start + f[k - 1]
-        profile.add(start, s[k])
-        if wf[k - 1]:
-            profile.add(start, wf[k - 1])
-            profile.add(end, -wf[k - 1])
-        forward_end[k] = end
-        if is_offloaded[k - 1]:
-            leave(k - 1)
-        start_offloads()
-        clock = end
-    backward_start = [0] * n
-    next_in = 0
-    for k in range(n, 0, -1):
-        ready = clock
-        if is_offloaded[k - 1]:
-            while (k - 1) not in prefetch_start:
-                i = in_order[next_in]
-                next_in += 1
-                begin = profile.earliest_fit(max(in_free, offload_end[i]), s[i])
-                if begin is None:
+        backward_start = self.backward_phase()
+        if backward_start is None:
+            return None
+        return Solution(
+            offloaded=tuple(self.chosen),
+            forward_start=tuple(forward_start),
+            backward_start=tuple(backward_start),
+            offload_start=self.offload_start,
+            prefetch_start=self.prefetch_start,
+        )
+
+    def leave(self, i: int) -> None:
+        """a_i leaves when its offload and F_{i+1} are both done (whichever is known last adds it)."""
+        if i in self.offload_end and (i + 1) in self.forward_end:
+            self.profile.add(max(self.offload_end[i], self.forward_end[i + 1]), -self.s[i])
+
+    def start_offloads(self) -> None:
+        """Start the offloads of ``out_order`` whose activations are released, in that order."""
+        while self.next_out < len(self.out_order) and self.out_order[self.next_out] in self.forward_end:
+            i = self.out_order[self.next_out]
+            begin = max(self.forward_end[i], self.out_free)
+            self.offload_start[i] = begin
+            self.offload_end[i] = begin + self.offload_time[i]
+            self.out_free = self.offload_end[i]
+            if self.half:
+                self.in_free = self.out_free
+            self.next_out += 1
+            self.leave(i)
+
+    def forward_phase(self) -> list[int] | None:
+        """F_1..F_L, each at the first time its output and workspace fit; the offloads as they are released."""
+        s, wf, profile = self.s, self.instance.workspace_forward, self.profile
+        profile.add(0, s[0])
+        if s[0] > self.instance.memory:
+            return None
+        self.forward_end[0] = 0
+        self.start_offloads()
+        forward_start = [0] * self.n
+        for k in range(1, self.n + 1):
+            start = profile.earliest_fit(self.clock, s[k], wf[k - 1], self.f[k - 1])
+            if start is None:
+                return None
+            forward_start[k - 1] = start
+            end = start + self.f[k - 1]
+            profile.add(start, s[k])
+            if wf[k - 1]:
+                profile.add(start, wf[k - 1])
+                profile.add(end, -wf[k - 1])
+            self.forward_end[k] = end
+            if self.is_offloaded[k - 1]:
+                self.leave(k - 1)
+            self.start_offloads()
+            self.clock = end
+        return forward_start
+
+    def prefetch_until(self, target: int) -> bool:
+        """Place the prefetches of ``in_order`` up to a_target's, each as early as it fits for good."""
+        s, profile = self.s, self.profile
+        while target not in self.prefetch_start:
+            i = self.in_order[self.next_in]
+            self.next_in += 1
+            begin = profile.earliest_fit(max(self.in_free, self.offload_end[i]), s[i])
+            if begin is None:
+                return False
+            self.prefetch_start[i] = begin
+            profile.add(begin, s[i])
+            self.in_free = begin + self.prefetch_time[i]
+            if self.half:
+                self.out_free = self.in_free
+        return True
+
+    def backward_phase(self) -> list[int] | None:
+        """B_L..B_1, each after its prefetch (placed first) and when its gradient and workspace fit."""
+        n, s, wb, profile = self.n, self.s, self.instance.workspace_backward, self.profile
+        backward_start = [0] * n
+        for k in range(n, 0, -1):
+            ready = self.clock
+            if self.is_offloaded[k - 1]:
+                if not self.prefetch_until(k - 1):
                     return None
-                prefetch_start[i] = begin
-                profile.add(begin, s[i])
-                in_free = begin + prefetch_time[i]
-                if half:
-                    out_free = in_free
-            ready = max(ready, prefetch_start[k - 1] + prefetch_time[k - 1])
-        start = profile.earliest_fit(ready, s[k - 1], wb[k - 1], b[k - 1])
-        if start is None:
-            return None
-        backward_start[k - 1] = start
-        end = start + b[k - 1]
-        profile.add(start, s[k - 1])  # δ_{k-1}
-        if wb[k - 1]:
-            profile.add(start, wb[k - 1])
-            profile.add(end, -wb[k - 1])
-        profile.add(end, -s[k - 1])  # a_{k-1} (kept or prefetched) is read for the last time
-        profile.add(end, -(s[n] if k == n else s[k]))  # a_L, or δ_k
-        if k == 1:
-            profile.add(end, -s[0])  # δ_0
-        clock = end
-    return Solution(
-        offloaded=tuple(chosen),
-        forward_start=tuple(forward_start),
-        backward_start=tuple(backward_start),
-        offload_start=offload_start,
-        prefetch_start=prefetch_start,
-    )
+                ready = max(ready, self.prefetch_start[k - 1] + self.prefetch_time[k - 1])
+            start = profile.earliest_fit(ready, s[k - 1], wb[k - 1], self.b[k - 1])
+            if start is None:
+                return None
+            backward_start[k - 1] = start
+            end = start + self.b[k - 1]
+            profile.add(start, s[k - 1])  # δ_{k-1}
+            if wb[k - 1]:
+                profile.add(start, wb[k - 1])
+                profile.add(end, -wb[k - 1])
+            profile.add(end, -s[k - 1])  # a_{k-1} (kept or prefetched) is read for the last time
+            profile.add(end, -(s[n] if k == n else s[k]))  # a_L, or δ_k
+            if k == 1:
+                profile.add(end, -s[0])  # δ_0
+            self.clock = end
+        return backward_start
+
+
+def _up(value: int, scale: int) -> int:
+    """``value`` rounded up to a multiple of ``scale``."""
+    return -(-value // scale) * scale
 
 
 def makespan_of(instance: Instance, solution: Solution | None) -> float:

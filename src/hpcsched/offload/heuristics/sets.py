@@ -1,0 +1,278 @@
+"""Offload-set heuristics and baselines: priorities, repair by the simulator, LP rounding, the DP."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from ...core.deadline import TimeLimitReached
+from ...core.result import Result, Status
+from .. import bounds
+from ..model import Instance, Solution, check_feasible
+from ..simulate import makespan_of, simulate
+
+
+def _value(instance: Instance, solution: Solution | None) -> float:
+    return makespan_of(instance, solution)
+
+
+def shortest_feasible_prefix(instance: Instance, base: Iterable[int], priority: Sequence[int]) -> tuple[set[int], Solution]:
+    """Smallest p such that base + priority[:p] fits (bisection, then linear scan)."""
+    base = set(base)
+    order = [i for i in priority if i not in base]
+    solution = simulate(instance, base)
+    if solution is not None:
+        return base, solution
+    low, high = 0, len(order)  # invariant: prefix of length high fits (offload-all fits)
+    full = simulate(instance, base | set(order))
+    if full is None:
+        full = simulate(instance, instance.offloadable)
+        return set(instance.offloadable), full
+    best = full
+    while high - low > 1:
+        middle = (low + high) // 2
+        candidate = simulate(instance, base | set(order[:middle]))
+        if candidate is None:
+            low = middle
+        else:
+            high, best = middle, candidate
+    return base | set(order[:high]), best
+
+
+def improve_by_adding(instance: Instance, chosen: set[int], solution: Solution, priority: Sequence[int],
+                      deadline: float) -> tuple[set[int], Solution]:
+    """Add further candidates in priority order when that shortens the makespan."""
+    value = _value(instance, solution)
+    for i in priority:
+        if time.perf_counter() > deadline:
+            break
+        if i in chosen:
+            continue
+        candidate = simulate(instance, chosen | {i})
+        if candidate is not None and _value(instance, candidate) < value:
+            chosen, solution, value = chosen | {i}, candidate, _value(instance, candidate)
+    return chosen, solution
+
+
+def _result(instance: Instance, solution: Solution | None, notes: Sequence[str] = ()) -> Result:
+    if solution is None:
+        return Result(status=Status.NOT_APPLICABLE, notes=tuple(notes))
+    return Result(status=Status.FEASIBLE, objective=_value(instance, solution),
+                  bound=bounds.best(instance), solution=solution, notes=tuple(notes))
+
+
+def _deadline(time_limit: float | None, default: float) -> float:
+    return time.perf_counter() + (default if time_limit is None else float(time_limit))
+
+
+def size_priority(instance: Instance) -> list[int]:
+    return sorted(instance.offloadable, key=lambda i: (-instance.activation[i], i))
+
+
+def hideability_priority(instance: Instance) -> list[int]:
+    def score(i: int) -> float:
+        copy = instance.offload_time(i) + instance.prefetch_time(i)
+        window = instance.forward[i] + instance.backward[i]  # layer i+1 reads a_i in F and B
+        return window / copy if copy else float("inf")
+
+    return sorted(instance.offloadable, key=lambda i: (-score(i), -instance.activation[i], i))
+
+
+# ---------------------------------------------------------------- baselines
+def no_offload(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Keep every activation (framework default)."""
+    check_feasible(instance)
+    solution = simulate(instance, ())
+    return _result(instance, solution,
+                   () if solution else ("the budget is too small to keep every activation",))
+
+
+def offload_all(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Offload every offloadable activation (vDNN-all)."""
+    check_feasible(instance)
+    return _result(instance, simulate(instance, instance.offloadable))
+
+
+def vdnn_conv(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Offload the inputs of convolution layers (vDNN-conv), repaired by size if needed.
+
+    Parameters
+    ----------
+    instance
+        The chain to schedule.
+    time_limit, seed, params
+        Unused (one pass, deterministic, no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the simulator's schedule of the set and `bounds.best` as bound.
+    """
+    check_feasible(instance)
+    solution, note = vdnn_conv_schedule(instance)
+    return _result(instance, solution, (note,))
+
+
+def vdnn_conv_schedule(instance: Instance) -> tuple[Solution, str]:
+    """vDNN-conv's schedule and how its set was chosen (a starting set of the local search)."""
+    n = instance.n_layers
+    if instance.layers and any("conv" in name.lower() for name in instance.layers):
+        chosen = {k - 1 for k in range(1, n + 1) if "conv" in instance.layers[k - 1].lower()}
+        note = "inputs of layers named Conv*"
+    else:
+        ratio = {i: instance.forward[i] / max(1, instance.activation[i]) for i in instance.offloadable}
+        threshold = float(np.median(list(ratio.values()))) if ratio else 0.0
+        chosen = {i for i, value in ratio.items() if value >= threshold}
+        note = "no layer names: inputs of the layers with f_{i+1}/s_i above the median"
+    chosen &= set(instance.offloadable)
+    _, solution = shortest_feasible_prefix(instance, chosen, size_priority(instance))
+    return solution, note
+
+
+def _greedy(instance: Instance, priority: list[int], time_limit: float | None, default: float) -> Result:
+    check_feasible(instance)
+    deadline = _deadline(time_limit, default)
+    chosen, solution = shortest_feasible_prefix(instance, (), priority)
+    chosen, solution = improve_by_adding(instance, chosen, solution, priority, deadline)
+    return _result(instance, solution)
+
+
+def greedy_size(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Largest activations first, then additions that shorten the makespan."""
+    return _greedy(instance, size_priority(instance), time_limit, 2.0)
+
+
+def greedy_hideability(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Best compute-to-copy ratio first, then additions that shorten the makespan."""
+    return _greedy(instance, hideability_priority(instance), time_limit, 2.0)
+
+
+def round_fractions(instance: Instance, fractions: dict[int, float], priority: Sequence[int],
+                    deadline: float | None = None) -> Solution:
+    """Best of the threshold roundings {i: o_i >= theta}, each repaired along ``priority``.
+
+    ``deadline`` (``time.perf_counter`` value): no further threshold is tried after it (the first always is).
+    """
+    best = None
+    for theta in (0.999, 0.9, 0.7, 0.5, 0.3, 0.1, 1e-6):
+        if best is not None and deadline is not None and time.perf_counter() > deadline:
+            break
+        chosen = {i for i in instance.offloadable if fractions.get(i, 0.0) >= theta}
+        _, solution = shortest_feasible_prefix(instance, chosen, priority)
+        if best is None or _value(instance, solution) < _value(instance, best):
+            best = solution
+    return best
+
+
+def lp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """LP relaxation (fractional offloading), rounded by priority, repaired by the simulator.
+
+    The LP (build and solve) gets 70 % of the time limit.  Its bound is used
+    only when the LP was solved to optimality; a primal feasible point it
+    stopped at still orders the roundings; without either, activations are
+    taken by size.
+    """
+    check_feasible(instance)
+    limit = 30.0 if time_limit is None else float(time_limit)
+    started = time.perf_counter()
+    notes = []
+    bound = bounds.best(instance)
+    solver = None
+    try:
+        value, fractions, outcome = bounds.lp_relaxation(instance, time_limit=0.7 * limit)
+        solver, stopped = outcome.backend, outcome.message
+    except TimeLimitReached as reached:
+        value, fractions, stopped = None, {}, str(reached)
+    if value is not None:
+        bound = max(bound, math.ceil(value * (1 - 1e-9) - 1e-6))
+    elif fractions:
+        notes.append(f"LP relaxation not solved to optimality in {0.7 * limit:.3g} s ({stopped}): "
+                     "its last point orders the roundings, no LP bound")
+    else:
+        notes.append(f"LP relaxation not solved in {0.7 * limit:.3g} s ({stopped}): priority by size")
+    if fractions:
+        priority = sorted(instance.offloadable, key=lambda i: (-round(fractions[i], 6), -instance.activation[i], i))
+    else:
+        priority = size_priority(instance)
+    deadline = started + limit
+    solution = round_fractions(instance, fractions, priority, deadline)
+    chosen, solution = improve_by_adding(instance, set(solution.offloaded), solution, priority, deadline)
+    return Result(status=Status.FEASIBLE, objective=_value(instance, solution), bound=bound,
+                  solution=solution, notes=tuple(notes), solver=solver)
+
+
+# ---------------------------------------------------------------- dynamic program
+def dp_offload_set(instance: Instance, buckets: int, alpha: float) -> set[int] | None:
+    """One POFO-style DP pass (see module docstring); None if no set satisfies the rounded floors."""
+    n, s, M = instance.n_layers, instance.activation, instance.memory
+    unit = max(1, -(-M // buckets))
+    size_units = [-(-x // unit) for x in s]  # rounded up: conservative
+    cap = M // unit
+    offloadable = set(instance.offloadable)
+    inf = float("inf")
+    cost = np.full(cap + 1, inf)
+    cost[0] = 0.0
+    choices = []  # per item: boolean array "offloaded" per resulting state
+    for i in range(n):
+        keep = np.full(cap + 1, inf)
+        w = size_units[i]
+        if w <= cap:
+            keep[w:] = cost[: cap + 1 - w]
+        if i in offloadable:
+            penalty = (max(0, instance.offload_time(i) - instance.forward[i])
+                       + max(0, instance.prefetch_time(i) - instance.backward[i])
+                       + alpha * (instance.offload_time(i) + instance.prefetch_time(i)))
+            off = cost + penalty
+            take_off = off < keep
+            new = np.where(take_off, off, keep)
+        else:
+            take_off = np.zeros(cap + 1, dtype=bool)
+            new = keep
+        # Floors of F_{i+2} and B_{i+2} with the kept prefix a_0..a_i.
+        k = i + 2
+        if k <= n:
+            forward_need = s[k - 1] + s[k] + instance.workspace_forward[k - 1]
+            gradient_in = s[n] if k == n else s[k]
+            backward_need = 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1]
+            room = (M - max(forward_need, backward_need)) // unit
+            if room < 0:
+                return None
+            new[room + 1:] = inf
+        choices.append(take_off)
+        cost = new
+    if not np.isfinite(cost).any():
+        return None
+    state = int(np.argmin(cost))
+    chosen = set()
+    for i in range(n - 1, -1, -1):
+        if choices[i][state]:
+            chosen.add(i)
+        else:
+            state -= size_units[i]
+    return chosen
+
+
+def dp(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """POFO-style DP over discretized memory (anytime: finer grids while time remains)."""
+    check_feasible(instance)
+    deadline = _deadline(time_limit, 5.0)
+    best, best_value, tried = None, float("inf"), []
+    for buckets in (64, 256, 1024, 4096):
+        for alpha in (0.0, 0.05, 0.2, 1.0):
+            if best is not None and time.perf_counter() > deadline:
+                break
+            chosen = dp_offload_set(instance, buckets, alpha)
+            if chosen is None:
+                continue
+            solution = simulate(instance, chosen)
+            if solution is None:
+                chosen, solution = shortest_feasible_prefix(instance, chosen, hideability_priority(instance))
+            tried.append(buckets)
+            if _value(instance, solution) < best_value:
+                best, best_value = solution, _value(instance, solution)
+    if best is None:
+        best = simulate(instance, instance.offloadable)
+    return _result(instance, best, (f"{len(tried)} DP passes, finest grid {max(tried, default=0)} buckets",))
