@@ -1,8 +1,8 @@
 """burstbuffer benchmarks: sizing speed, exact sharing scaling, heuristic gaps.
 
-    PYTHONPATH=src python benchmarks/burstbuffer/run.py [--part sizing|sharing|gaps|all] [--out DIR]
+    python benchmarks/burstbuffer/run.py [--part sizing|sharing|gaps|all] [--out DIR]
 
-Every method goes through ``run_method`` (so every solution is validated by
+Every method goes through ``hpcsched.solve`` (so every solution is validated by
 the event simulator); ``method_s`` is the method's own time, ``wall_s``
 includes the validation. Results are written as CSV and markdown tables.
 """
@@ -15,17 +15,25 @@ import statistics
 import time
 from pathlib import Path
 
+from hpcsched import solve
 from hpcsched.burstbuffer import generate_periodic
-from hpcsched.core.registry import run_method
 
-HEURISTICS = [("greedy-marginal", {}), ("greedy-marginal", {"drain": "even"}), ("equal-split", {}),
-              ("equal-split", {"drain": "even"}), ("proportional-volume", {}), ("proportional-rate", {}),
-              ("proportional-rate", {"drain": "even"}), ("no-burst-buffer", {}), ("dynamic-reference", {})]
+HEURISTICS = [
+    ("greedy-marginal", {}),
+    ("greedy-marginal", {"drain_policy": "even"}),
+    ("equal-split", {}),
+    ("equal-split", {"drain_policy": "even"}),
+    ("proportional-volume", {}),
+    ("proportional-rate", {}),
+    ("proportional-rate", {"drain_policy": "even"}),
+    ("no-burst-buffer", {}),
+    ("dynamic-reference", {}),
+]
 
 
 def timed(instance, method, **options):
     started = time.perf_counter()
-    result = run_method(instance, method, **options)
+    result = solve(instance, method, **options)
     return result, time.perf_counter() - started
 
 
@@ -47,16 +55,33 @@ def sizing(out: Path, sizes, lp_sizes, time_limit) -> None:
     rows = []
     for count in sizes:
         # bursty applications (1-5 % of the time writing) so that bursts collide even among many
-        instance = generate_periodic(seed=count, n=count, load=0.9, bandwidth=10e9 * count / 10, iterations=(2, 6),
-                                     io_fraction=(0.01, 0.05), granules=256, capacity_fraction=1.0)
+        instance = generate_periodic(
+            seed=count,
+            n=count,
+            load=0.9,
+            bandwidth=10e9 * count / 10,
+            iterations=(2, 6),
+            io_fraction=(0.01, 0.05),
+            granules=256,
+            capacity_fraction=1.0,
+        )
         bursts = sum(app.iterations for app in instance.applications)
         methods = [("sizing-dynamic", "sizing-dynamic-sweep"), ("sizing-static", "sizing-static-constant")]
         if count in lp_sizes:
             methods.append(("sizing-static", "sizing-static-lp"))
         for objective, method in methods:
             result, wall = timed(instance.with_objective(objective), method, time_limit=time_limit)
-            rows.append(dict(applications=count, bursts=bursts, method=method, status=str(result.status),
-                             size_GB=float("nan") if result.objective is None else result.objective / 1e9, method_s=result.runtime_s, wall_s=wall))
+            rows.append(
+                dict(
+                    applications=count,
+                    bursts=bursts,
+                    method=method,
+                    status=str(result.status),
+                    size_GB=float("nan") if result.objective is None else result.objective / 1e9,
+                    method_s=result.runtime_s,
+                    wall_s=wall,
+                )
+            )
             print(rows[-1], flush=True)
     write(rows, out, "sizing")
 
@@ -64,12 +89,23 @@ def sizing(out: Path, sizes, lp_sizes, time_limit) -> None:
 def sharing(out: Path, sizes, time_limit, methods=("sharing-dp", "sharing-milp"), name="sharing") -> None:
     rows = []
     for count, granules in sizes:
-        instance = generate_periodic(seed=100 + count, n=count, load=0.8, iterations=(2, 6), granules=granules,
-                                     capacity_fraction=0.5)
+        instance = generate_periodic(
+            seed=100 + count, n=count, load=0.8, iterations=(2, 6), granules=granules, capacity_fraction=0.5
+        )
         for method in methods:
             result, wall = timed(instance, method, time_limit=time_limit)
-            rows.append(dict(applications=count, granules=granules, method=method, status=str(result.status),
-                             max_dilation=result.objective, bound=result.bound, method_s=result.runtime_s, wall_s=wall))
+            rows.append(
+                dict(
+                    applications=count,
+                    granules=granules,
+                    method=method,
+                    status=str(result.status),
+                    max_dilation=result.objective,
+                    bound=result.bound,
+                    method_s=result.runtime_s,
+                    wall_s=wall,
+                )
+            )
             print(rows[-1], flush=True)
     write(rows, out, name)
 
@@ -81,14 +117,16 @@ def gaps(out: Path, seeds, fractions, time_limit) -> None:
         s_dyn = base.platform.capacity
         for fraction in fractions:
             instance = base.with_capacity(fraction * s_dyn, fraction * s_dyn / 24)
-            exact = run_method(instance, "sharing-dp", time_limit=time_limit)
+            exact = solve(instance, "sharing-dp", time_limit=time_limit)
             for method, options in HEURISTICS:
-                label = method + ("/" + options["drain"] if options else "")
-                result = run_method(instance, method, **options)
-                gap_table.setdefault((label, fraction), []).append((result.objective - exact.objective) / exact.objective)
+                label = method + ("/" + options["drain_policy"] if options else "")
+                result = solve(instance, method, **options)
+                gap_table.setdefault((label, fraction), []).append(
+                    (result.objective - exact.objective) / exact.objective
+                )
     rows = []
     for method, options in HEURISTICS:
-        label = method + ("/" + options["drain"] if options else "")
+        label = method + ("/" + options["drain_policy"] if options else "")
         row = {"method": label}
         for fraction in fractions:
             values = gap_table[(label, fraction)]
@@ -115,8 +153,11 @@ def main() -> None:
         sizing(args.out, sizes, set(args.lp_sizes), args.time_limit)
     if args.part in ("sharing", "all"):
         pairs = [tuple(int(x) for x in text.split("x")) for text in args.sharing_sizes]
-        name = "sharing" if args.sharing_methods == ["sharing-dp", "sharing-milp"] else "sharing-" + "-".join(
-            m.removeprefix("sharing-") for m in args.sharing_methods)
+        name = (
+            "sharing"
+            if args.sharing_methods == ["sharing-dp", "sharing-milp"]
+            else "sharing-" + "-".join(m.removeprefix("sharing-") for m in args.sharing_methods)
+        )
         sharing(args.out, pairs, args.time_limit, tuple(args.sharing_methods), name)
     if args.part in ("gaps", "all"):
         gaps(args.out, range(args.gap_seeds), [0.25, 0.5, 1.0], args.time_limit)
