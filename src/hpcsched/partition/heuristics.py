@@ -37,9 +37,10 @@ def _no_schedule(reason: str) -> Result:
     return Result(status=Status.NOT_APPLICABLE, notes=(f"no schedule found: {reason} (this proves nothing about the instance)",))
 
 
-def _finish(instance: Instance, gpu_of: list[int], deadline: Deadline, *notes: str) -> Result:
-    """Repair memory overflows if any, then list-schedule the assignment."""
-    unit_list = units(instance)
+def _finish(instance: Instance, gpu_of: list[int], deadline: Deadline, *notes: str, unit_list=None,
+            priority=None) -> Result:
+    """Repair memory overflows if any, then list-schedule the assignment (``unit_list``, ``priority``: precomputed)."""
+    unit_list = unit_list if unit_list is not None else units(instance)
     gpu_of = enforce_units(instance, gpu_of, unit_list)
     if not fits_memory(instance, gpu_of):
         repaired = repair_memory(instance, gpu_of, unit_list, deadline)
@@ -48,7 +49,7 @@ def _finish(instance: Instance, gpu_of: list[int], deadline: Deadline, *notes: s
         gpu_of, moves = repaired
         notes = (*notes, f"overflow repair moved {moves} colocation units")
     deadline.check("repairing memory")
-    solution = schedule_assignment(instance, gpu_of)
+    solution = schedule_assignment(instance, gpu_of, priority)
     return Result(status=Status.FEASIBLE, solution=solution, notes=tuple(notes))
 
 
@@ -292,14 +293,18 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
     gpu_of = enforce_units(instance, gpu_of, unit_list)
     length = max(top[v] + bottom[v] for v in range(n))
     slack = [length - top[v] - bottom[v] for v in range(n)]
-    candidates = [_finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; mapping only")]
+    priority = [-r for r in bottom]  # the upward rank (transfers included), computed once
+    shared = {"unit_list": unit_list, "priority": priority}
+    candidates = [_finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; mapping only", **shared)]
     moves = _switch_nodes(instance, gpu_of, unit_list, incident, slack, params, deadline)
     if moves:
-        candidates.append(_finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; {moves} node switches"))
+        candidates.append(_finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; {moves} node switches",
+                                  **shared))
     balance_moves = _balance(instance, gpu_of, unit_list, incident, params, deadline)
     if balance_moves:
         candidates.append(_finish(instance, gpu_of, deadline,
-                                  f"{len(paths)} clusters; {moves} node switches; {balance_moves} balancing moves"))
+                                  f"{len(paths)} clusters; {moves} node switches; {balance_moves} balancing moves",
+                                  **shared))
     found = [r for r in candidates if r.solution is not None]
     if not found:
         return candidates[-1]
