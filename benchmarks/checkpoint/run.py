@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 import hpcsched
-from hpcsched.checkpoint import Instance, bounds, import_pipedream, memory_lower_bound, store_all_peak
+from hpcsched.checkpoint import Instance, bounds, import_kineto, import_pipedream, memory_lower_bound, store_all_peak
 from hpcsched.checkpoint.formulations import persistent_dp, shortest_sequence
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -50,29 +50,34 @@ def dp_time(quick: bool) -> None:
         print(f"| {length} | " + " | ".join(cells) + " |", flush=True)
 
 
-def overhead(quick: bool) -> None:
+def overhead(quick: bool, only: str | None = None) -> None:
     budgets = (0.5, 0.9) if quick else (0.3, 0.5, 0.7, 0.9)
     networks = NETWORKS[:3] if quick else NETWORKS
     print("\n### Overhead (% of Σfw+Σbw) per method and budget; last columns: best bound, gap of the best method\n")
     print("| chain | budget | M/peak | " + " | ".join(METHODS) + " | bound | best gap |")
     print("|---|---|---|" + "---|" * (len(METHODS) + 2))
-    for network in networks:
-        for budget in budgets:
+    chains = [(network, budget) for network in (*networks, "kineto-resnet50") for budget in budgets]
+    for network, budget in chains:
+        if only is not None and only not in network:
+            continue
+        if network == "kineto-resnet50":
+            instance = import_kineto(SHARED / "kineto" / "resnet50_v100_workers0.pt.trace.json.gz", budget=budget)
+        else:
             instance = import_pipedream(SHARED / "pipedream" / f"{network}.graph.txt", budget=budget)
-            base = instance.compute_time
-            cells, best = [], None
-            for method in METHODS:
-                result = hpcsched.solve(instance, method, time_limit=120)
-                if result.status.has_solution:
-                    cells.append(f"{100 * (result.objective - base) / base:.1f}")
-                    best = result.objective if best is None else min(best, result.objective)
-                else:
-                    cells.append("—")
-            bound = bounds.best(instance)
-            ratio = instance.memory / instance.source["store_all_peak"]
-            gap = f"{100 * (best - bound) / best:.1f}%" if best else "—"
-            print(f"| {network} L={instance.length} | {budget} | {ratio:.2f} | " + " | ".join(cells)
-                  + f" | {100 * (bound - base) / base:.1f} | {gap} |", flush=True)
+        base = instance.compute_time
+        cells, best = [], None
+        for method in METHODS:
+            result = hpcsched.solve(instance, method, time_limit=120)
+            if result.status.has_solution:
+                cells.append(f"{100 * (result.objective - base) / base:.1f}")
+                best = result.objective if best is None else min(best, result.objective)
+            else:
+                cells.append("—")
+        bound = bounds.best(instance)
+        ratio = instance.memory / instance.source["store_all_peak"]
+        gap = f"{100 * (best - bound) / best:.1f}%" if best else "—"
+        print(f"| {network} L={instance.length} | {budget} | {ratio:.2f} | " + " | ".join(cells)
+              + f" | {100 * (bound - base) / base:.1f} | {gap} |", flush=True)
 
 
 def persistent(quick: bool) -> None:
@@ -109,13 +114,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--part", default="all", choices=("dp", "overhead", "persistent", "all"))
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--only", default=None, help="overhead part: only chains whose name contains this")
     args = parser.parse_args()
     if args.part in ("persistent", "all"):
         persistent(args.quick)
     if args.part in ("dp", "all"):
         dp_time(args.quick)
     if args.part in ("overhead", "all") and SHARED.is_dir():
-        overhead(args.quick)
+        overhead(args.quick, args.only)
 
 
 if __name__ == "__main__":

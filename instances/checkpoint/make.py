@@ -2,7 +2,7 @@
 
     .venv/bin/python instances/checkpoint/make.py [--shared ../shared/data]
 
-Generated chains and PipeDream chains at budgets 0.3-0.9 of the store-all
+Generated chains, PipeDream chains and the Kineto ResNet-50 layer table at budgets 0.3-0.9 of the store-all
 peak (a budget below the smallest feasible one is raised to it and the file
 says so; duplicates after raising are skipped). solved.json: the best
 objective found by the methods below and the best proven bound; OPTIMAL only
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import hpcsched
 from hpcsched.checkpoint import (bounds, generate_homogeneous, generate_random, generate_transformer,
-                                 import_pipedream)
+                                 import_kineto, import_pipedream)
 from hpcsched.core.io import write_instance
 from hpcsched.solvers.cpsat import version as cpsat_version
 
@@ -46,6 +46,8 @@ def instances(shared: Path | None):
                 continue
             seen.add(instance.memory)
             yield instance
+    for budget in (0.3, 0.5, 0.9):  # the Kineto ResNet-50 layer table (V100)
+        yield import_kineto(shared / "kineto" / "resnet50_v100_workers0.pt.trace.json.gz", budget=budget)
 
 
 def solve(instance) -> dict:

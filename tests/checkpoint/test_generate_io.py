@@ -86,3 +86,13 @@ def test_dp_finds_a_sequence_at_the_smallest_feasible_budget(shared_data):
         assert instance.memory == instance.source["recompute_all_peak"]
         result = hpcsched.solve(instance, "dp", time_limit=120)
         assert result.status.has_solution, (network, result.notes)
+
+
+def test_kineto_resnet50_chain(shared_data):
+    from hpcsched.checkpoint import import_kineto
+
+    instance = import_kineto(shared_data / "kineto" / "resnet50_v100_workers0.pt.trace.json.gz", budget=0.9)
+    assert instance.length == 109 and instance.time_unit == "us"
+    assert any("folded" in note for note in instance.source["notes"])
+    result = hpcsched.solve(instance, "greedy", time_limit=120)
+    assert result.status.has_solution

@@ -12,6 +12,7 @@ from .generate import (
     generate_homogeneous as generate_homogeneous,
     generate_random as generate_random,
     generate_transformer as generate_transformer,
+    import_kineto as import_kineto,
     import_pipedream as import_pipedream,
 )
 from .model import (
@@ -36,7 +37,7 @@ PROBLEM = register_problem(
         default_method="dp",
         data_schema=DATA_SCHEMA,
         generators=dict(GENERATORS),
-        importers={"pipedream": import_pipedream},
+        importers={"pipedream": import_pipedream, "kineto": import_kineto},
         plot=plot_solution,
         lower_bound=lower_bound,
     )
@@ -60,5 +61,5 @@ HEURISTIC_METHODS = ("recompute-all", "chen", "checkpoint-sequential", "revolve-
 
 __all__ = ["DATA_SCHEMA", "EXACT_METHODS", "HEURISTIC_METHODS", "Instance", "PROBLEM", "Solution", "bounds",
            "evaluate", "formulations", "generate_homogeneous", "generate_random", "generate_transformer",
-           "heuristics", "import_pipedream", "lower_bound", "memory_lower_bound", "memory_profile", "plot_solution",
+           "heuristics", "import_kineto", "import_pipedream", "lower_bound", "memory_lower_bound", "memory_profile", "plot_solution",
            "special_cases", "store_all_peak", "validate"]

@@ -198,4 +198,60 @@ def import_pipedream(path: str | Path, *, budget: float = 0.6, memory: int | Non
         raise error.in_file(str(path)) from None
 
 
+def import_kineto(path: str | Path, *, budget: float = 0.6, memory: int | None = None, iteration: int | None = None,
+                  name: str | None = None) -> Instance:
+    """A chain Instance from a PyTorch (Kineto) training trace: the ResNet-50 layer table.
+
+    Layers, kernel times (µs) and float32 input sizes come from
+    `hpcsched.traces.kineto_layers.read_layers` (one iteration; see its
+    docstring). In-place operators (aten names ending in ``_``: ``relu_``, the
+    residual ``add_``) are folded into the layer before them (times added, no
+    tensor of their own). x_i is the input of layer i, x_L the input of the
+    final ``log_softmax``; xbar_{i+1} = x_{i+1}, +2·x_{i+1} for ``max_pool2d``
+    (int64 indices). The loss backward bw[L] is 0; skip connections are
+    ignored as for PipeDream (optimistic).
+    """
+    from ..traces.kineto_layers import read_layers
+
+    budget = _check_budget(budget)
+    if memory is not None:
+        memory = require_int(memory, "memory", minimum=0)
+    path = Path(path)
+    layers = read_layers(path, iteration=iteration)
+    records, output = layers[:-1], layers[-1]
+    if not records:
+        raise FormatError(f"{path}: no forward layer found")
+    stages: list[dict[str, Any]] = []
+    x = [records[0].input_bytes]
+    folded = 0
+    for k, record in enumerate(records):
+        output_bytes = records[k + 1].input_bytes if k + 1 < len(records) else output.input_bytes
+        if stages and record.operator.endswith("_"):
+            stages[-1]["fw"] += record.forward_us
+            stages[-1]["bw"] += record.backward_us
+            folded += 1
+            continue
+        stages.append({"operator": record.operator, "fw": record.forward_us, "bw": record.backward_us})
+        x.append(output_bytes)
+    xbar = [None] + [x[i + 1] * (3 if stage["operator"] == "aten::max_pool2d" else 1) for i, stage in enumerate(stages)]
+    notes = [
+        f"{len(records)} operators -> {len(stages)} stages: {folded} in-place operator(s) folded into the stage "
+        "before them",
+        "xbar = stage output (+2x for max_pool2d int64 indices); sizes float32 from Input Dims",
+        "skip connections ignored (optimistic); loss backward bw[L] = 0; kernel us rounded to integers",
+    ]
+    source = {"importer": "kineto", "file": path.name, "sha256": file_sha256(path),
+              "options": {"budget": budget, "memory": memory, "iteration": iteration},
+              "layers": [f"{k}:{stage['operator'].replace('aten::', '')}" for k, stage in enumerate(stages)],
+              "notes": notes}
+    network = path.name.split(".")[0]
+    default = f"{network}-b{int(round(100 * budget))}" if memory is None else f"{network}-m{memory}"
+    try:
+        return with_budget([int(round(stage["fw"])) for stage in stages],
+                           [int(round(stage["bw"])) for stage in stages] + [0], x, xbar, budget=budget,
+                           name=name or default, source=source, time_unit="us", memory=memory)
+    except InvalidInstanceError as error:
+        raise error.in_file(str(path)) from None
+
+
 GENERATORS = {"homogeneous": generate_homogeneous, "random": generate_random, "transformer": generate_transformer}
