@@ -185,7 +185,7 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     params = params or CpSatParams()
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
-    incumbent = _incumbent(instance, time_limit)
+    incumbent = _incumbent(instance, deadline.remaining())
     horizon = int(evaluate(instance, incumbent)["objective"])
     lower = bounds.best(instance)
     deadline.check("computing the incumbent and bounds")
@@ -294,7 +294,7 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     params = params or MilpParams()
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
-    incumbent = _incumbent(instance, time_limit)
+    incumbent = _incumbent(instance, deadline.remaining())
     horizon = int(evaluate(instance, incumbent)["objective"])
     lower = bounds.best(instance)
     if lower >= horizon and params.stop_at_bound:
