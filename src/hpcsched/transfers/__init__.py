@@ -55,14 +55,12 @@ PROBLEM.add_method("neh", heuristics.neh, kind="heuristic")
 PROBLEM.add_method("ils", heuristics.ils, kind="heuristic", params=IlsParams)
 PROBLEM.add_method("iterated-greedy", heuristics.iterated_greedy, kind="heuristic", params=IteratedGreedyParams)
 
-#: Exact methods, and the heuristics and baselines, by name (for tests and benchmarks).
-EXACT_METHODS = ("cpsat", "milp", "dp")
+#: The heuristics and the baseline, by name (for tests, benchmarks and the notebook).
 HEURISTIC_METHODS = (*STATIC_METHODS, *DYNAMIC_METHODS, "neh", "ils", "iterated-greedy")
 
 __all__ = [
     "DATA_SCHEMA",
     "DYNAMIC_METHODS",
-    "EXACT_METHODS",
     "HEURISTIC_METHODS",
     "PROBLEM",
     "STATIC_METHODS",
