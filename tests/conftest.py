@@ -18,9 +18,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 for helper_folder in ("solvers", "core"):
     sys.path.insert(0, str(Path(__file__).resolve().parent / helper_folder))
 
-settings.register_profile(
-    "hpcsched", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
-)
+settings.register_profile("hpcsched", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "hpcsched"))
 
 

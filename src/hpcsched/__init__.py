@@ -12,19 +12,37 @@ from typing import Any
 
 from .core.errors import (
     HpcschedError as HpcschedError,
+)
+from .core.errors import (
     InfeasibleError as InfeasibleError,
+)
+from .core.errors import (
     InvalidInstanceError as InvalidInstanceError,
+)
+from .core.errors import (
     OptionError as OptionError,
+)
+from .core.errors import (
     SolverUnavailableError as SolverUnavailableError,
 )
 from .core.io import (
     read_instance as read_instance,
+)
+from .core.io import (
     read_solution as read_solution,
+)
+from .core.io import (
     write_instance as write_instance,
+)
+from .core.io import (
     write_solution as write_solution,
 )
-from .core.registry import get_problem as get_problem, methods as methods, problem_of, run_method as solve
-from .core.result import Result as Result, Status as Status
+from .core.registry import get_problem as get_problem
+from .core.registry import methods as methods
+from .core.registry import problem_of
+from .core.registry import run_method as solve
+from .core.result import Result as Result
+from .core.result import Status as Status
 from .core.violation import Violation as Violation
 
 __version__ = "0.1.0"

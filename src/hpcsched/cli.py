@@ -16,16 +16,16 @@ import json
 import math
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from .core.deadline import DEFAULT_TIME_LIMIT
 from . import __version__
+from .core.deadline import DEFAULT_TIME_LIMIT
 from .core.errors import FormatError, HpcschedError, InvalidInstanceError
 from .core.fields import check_method_options, require_seed
 from .core.io import (
@@ -217,14 +217,23 @@ def result_table(results: list[tuple[str, Result]]) -> Table:
 @friendly_errors
 def solve(
     file: Path = typer.Argument(..., help="Instance file (.json or .json.gz; '-' for standard input)."),
-    method: Optional[str] = typer.Option(None, "--method", "-m", help="Method name (default: the problem's best exact method)."),
-    time_limit: Optional[float] = typer.Option(None, "--time-limit", "-t", help=f"Seconds for the whole method, model building included (default {DEFAULT_TIME_LIMIT:g})."),
+    method: str | None = typer.Option(
+        None, "--method", "-m", help="Method name (default: the problem's best exact method)."
+    ),
+    time_limit: float | None = typer.Option(
+        None,
+        "--time-limit",
+        "-t",
+        help=f"Seconds for the whole method, model building included (default {DEFAULT_TIME_LIMIT:g}).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Random seed passed to the method."),
-    opt: Optional[list[str]] = typer.Option(None, "--opt", help="Method option key=value (repeatable)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the solution JSON here ('-': standard output)."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Draw the solution to this image file (PNG, PDF, SVG)."),
+    opt: list[str] | None = typer.Option(None, "--opt", help="Method option key=value (repeatable)."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write the solution JSON here ('-': standard output)."),
+    plot: Path | None = typer.Option(None, "--plot", help="Draw the solution to this image file (PNG, PDF, SVG)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result summary as JSON instead of a table."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems or methods (repeatable)."),
+    plugin: list[str] | None = typer.Option(
+        None, "--plugin", help="Module or .py file registering problems or methods (repeatable)."
+    ),
 ) -> None:
     """Solve one instance with one method and print objective, bound, gap, status and time.
 
@@ -276,8 +285,12 @@ def solve(
 @friendly_errors
 def validate(
     file: Path = typer.Argument(..., help="Instance file ('-' for standard input)."),
-    solution: Path = typer.Argument(..., help="Solution file written by `hpcsched solve --out` ('-' for standard input)."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems (repeatable)."),
+    solution: Path = typer.Argument(
+        ..., help="Solution file written by `hpcsched solve --out` ('-' for standard input)."
+    ),
+    plugin: list[str] | None = typer.Option(
+        None, "--plugin", help="Module or .py file registering problems (repeatable)."
+    ),
 ) -> None:
     """Check a solution against its instance with the problem's independent validator."""
     if is_stdio(file) and is_stdio(solution):
@@ -294,7 +307,9 @@ def validate(
     kpis = problem.evaluate(instance, decoded)
     console.print(f"{solution}: valid for {file}", highlight=False)
     for key, value in kpis.items():
-        console.print(f"  {key} = {value:.10g}" if isinstance(value, (int, float)) else f"  {key} = {value}", highlight=False)
+        console.print(
+            f"  {key} = {value:.10g}" if isinstance(value, (int, float)) else f"  {key} = {value}", highlight=False
+        )
 
 
 @app.command()
@@ -302,11 +317,13 @@ def validate(
 def generate(
     problem: str = typer.Argument(..., help="Problem name."),
     output: Path = typer.Option(..., "--output", "-o", help="Instance file to write ('-': standard output)."),
-    family: Optional[str] = typer.Option(None, "--family", "-f", help="Generator family (default: the first one)."),
-    n: Optional[int] = typer.Option(None, "--n", help="Size (tasks, layers, kernels, ...), where the family takes one."),
+    family: str | None = typer.Option(None, "--family", "-f", help="Generator family (default: the first one)."),
+    n: int | None = typer.Option(None, "--n", help="Size (tasks, layers, kernels, ...), where the family takes one."),
     seed: int = typer.Option(0, "--seed", help="Random seed."),
-    param: Optional[list[str]] = typer.Option(None, "--param", "-p", help="Generator parameter key=value (repeatable)."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems (repeatable)."),
+    param: list[str] | None = typer.Option(None, "--param", "-p", help="Generator parameter key=value (repeatable)."),
+    plugin: list[str] | None = typer.Option(
+        None, "--plugin", help="Module or .py file registering problems (repeatable)."
+    ),
 ) -> None:
     """Write a seeded random instance of PROBLEM."""
     _load_plugins(plugin)
@@ -362,7 +379,7 @@ def import_trace(
     trace: Path = typer.Argument(..., help="Trace file ('-' for standard input)."),
     problem: str = typer.Option(..., "--problem", "-P", help="Problem to build an instance of."),
     output: Path = typer.Option(..., "--output", "-o", help="Instance file to write ('-': standard output)."),
-    option: Optional[list[str]] = typer.Option(None, "--option", help="Importer option key=value (repeatable)."),
+    option: list[str] | None = typer.Option(None, "--option", help="Importer option key=value (repeatable)."),
 ) -> None:
     """Turn a real trace into an instance of PROBLEM."""
     entry = get_problem(problem)
@@ -395,9 +412,11 @@ def import_trace(
 @app.command("methods")
 @friendly_errors
 def show_methods(
-    problem: Optional[str] = typer.Argument(None, help="Problem name (default: all)."),
+    problem: str | None = typer.Argument(None, help="Problem name (default: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print the problems and methods as JSON instead of a table."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems or methods (repeatable)."),
+    plugin: list[str] | None = typer.Option(
+        None, "--plugin", help="Module or .py file registering problems or methods (repeatable)."
+    ),
 ) -> None:
     """List the problems, their methods, generators and importers."""
     _load_plugins(plugin)
@@ -416,9 +435,9 @@ def show_methods(
         for method in entry.methods:
             flag = " (default)" if method.name == entry.default_method else ""
             table.add_row(entry.name, method.name + flag, method.kind, method.summary)
-        extras.append(
-            f"{entry.name}: generators {', '.join(entry.generators) or '-'}; importers {', '.join(entry.importers) or '-'}"
-        )
+        generators = ", ".join(entry.generators) or "-"
+        importers = ", ".join(entry.importers) or "-"
+        extras.append(f"{entry.name}: generators {generators}; importers {importers}")
     console.print(table)
     for line in extras:
         console.print(line, highlight=False)
@@ -428,7 +447,9 @@ def show_methods(
 @friendly_errors
 def schema(
     problem: str = typer.Argument(..., help="Problem name."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems (repeatable)."),
+    plugin: list[str] | None = typer.Option(
+        None, "--plugin", help="Module or .py file registering problems (repeatable)."
+    ),
 ) -> None:
     """Print the JSON Schema of PROBLEM's instance files (the one the reader validates against)."""
     _load_plugins(plugin)
@@ -439,14 +460,29 @@ def schema(
 @friendly_errors
 def solved(
     problem: str = typer.Argument(..., help="Problem whose shipped instances to solve."),
-    method: Optional[list[str]] = typer.Option(None, "--method", "-m", help="Method of the portfolio, tried in order (repeatable; default: the problem's default method)."),
-    only: Optional[list[str]] = typer.Option(None, "--only", help="Instance file name to (re)solve or check, keeping the other entries (repeatable)."),
-    check: bool = typer.Option(False, "--check", help="Re-run each entry's recorded runs and report contradictions (exit 1 if any); write nothing."),
+    method: list[str] | None = typer.Option(
+        None,
+        "--method",
+        "-m",
+        help="Method of the portfolio, tried in order (repeatable; default: the problem's default method).",
+    ),
+    only: list[str] | None = typer.Option(
+        None, "--only", help="Instance file name to (re)solve or check, keeping the other entries (repeatable)."
+    ),
+    check: bool = typer.Option(
+        False,
+        "--check",
+        help="Re-run each entry's recorded runs and report contradictions (exit 1 if any); write nothing.",
+    ),
     time_limit: float = typer.Option(DEFAULT_TIME_LIMIT, "--time-limit", "-t", help="Seconds per method run."),
     seed: int = typer.Option(0, "--seed", help="Seed passed to every method."),
-    folder: Optional[Path] = typer.Option(None, "--folder", help="Instances folder (default: instances/PROBLEM)."),
-    as_json: bool = typer.Option(False, "--json", help="Print the entries (or the check's findings) as JSON instead of a table."),
-    plugin: Optional[list[str]] = typer.Option(None, "--plugin", help="Module or .py file registering problems or methods (repeatable)."),
+    folder: Path | None = typer.Option(None, "--folder", help="Instances folder (default: instances/PROBLEM)."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the entries (or the check's findings) as JSON instead of a table."
+    ),
+    plugin: list[str] | None = typer.Option(
+        None, "--plugin", help="Module or .py file registering problems or methods (repeatable)."
+    ),
 ) -> None:
     """Solve the shipped instances of PROBLEM with a portfolio of methods and write FOLDER/solved.json.
 
@@ -499,8 +535,11 @@ def solved(
             for name, found in findings.items():
                 for line in found:
                     console.print(f"{name}: {line}", highlight=False, soft_wrap=True, markup=False)
-            console.print(f"checked {len(wanted)} entries of {table_path}: {len(findings)} with contradictions",
-                          highlight=False, soft_wrap=True)
+            console.print(
+                f"checked {len(wanted)} entries of {table_path}: {len(findings)} with contradictions",
+                highlight=False,
+                soft_wrap=True,
+            )
         if findings:
             raise typer.Exit(EXIT_BAD_INPUT)
         return
@@ -518,8 +557,15 @@ def solved(
             table.add_column(column, overflow="fold")
         for name in wanted:
             item = kept[name]
-            table.add_row(name, item.status, _number(item.objective), _number(item.bound), item.method or "-",
-                          item.bound_method or "-", f"{item.runtime_s:.2f}")
+            table.add_row(
+                name,
+                item.status,
+                _number(item.objective),
+                _number(item.bound),
+                item.method or "-",
+                item.bound_method or "-",
+                f"{item.runtime_s:.2f}",
+            )
         console.print(table)
     error_console.print(f"wrote {table_path} ({len(kept)} entries, {len(wanted)} solved now)", highlight=False)
 

@@ -38,8 +38,7 @@ def new_axes(width: float = 9.0, height: float = 3.5) -> Axes:
     return ax
 
 
-def gantt(ax: Axes, bars: Iterable[Bar], lanes: Sequence[str], *, time_unit: str = "",
-          labels: bool = True) -> Axes:
+def gantt(ax: Axes, bars: Iterable[Bar], lanes: Sequence[str], *, time_unit: str = "", labels: bool = True) -> Axes:
     """Draw ``bars`` on ``ax``, one row per lane (lane 0 on top), and return ``ax``.
 
     Labels are written inside bars only where the chart stays readable (at
@@ -48,8 +47,9 @@ def gantt(ax: Axes, bars: Iterable[Bar], lanes: Sequence[str], *, time_unit: str
     bars = list(bars)
     write_labels = labels and len(bars) <= 60
     for bar in bars:
-        ax.broken_barh([(bar.start, bar.length)], (bar.lane - 0.4, 0.8), facecolors=bar.colour,
-                       edgecolor="black", linewidth=0.3)
+        ax.broken_barh(
+            [(bar.start, bar.length)], (bar.lane - 0.4, 0.8), facecolors=bar.colour, edgecolor="black", linewidth=0.3
+        )
         if write_labels and bar.label and bar.length > 0:
             ax.text(bar.start + bar.length / 2, bar.lane, bar.label, ha="center", va="center", fontsize=7)
     ax.set_yticks(range(len(lanes)), list(lanes))

@@ -159,8 +159,12 @@ def test_a_method_runs_through_the_one_door(toy):
 def test_options_are_checked_once_by_the_registry(toy):
     instance = Instance("t", (5, 1, 4, 2), 2)
     assert hpcsched.solve(instance, "greedy", order="first").objective == 5.0
-    for bad, field_name in (({"order": "heaviest"}, "options.order"), ({"max_iterations": 0}, "options.max_iterations"),
-                            ({"max_iteration": 3}, "options.max_iteration"), ({"max_iterations": "3"}, "options.max_iterations")):
+    for bad, field_name in (
+        ({"order": "heaviest"}, "options.order"),
+        ({"max_iterations": 0}, "options.max_iterations"),
+        ({"max_iteration": 3}, "options.max_iteration"),
+        ({"max_iterations": "3"}, "options.max_iterations"),
+    ):
         with pytest.raises(OptionError) as error:
             hpcsched.solve(instance, "greedy", **bad)
         assert error.value.field == field_name

@@ -61,8 +61,7 @@ def change_type(document: Any, pick: Pick) -> Any:
 
 
 def _numbers(document: Any) -> list[Location]:
-    return [(c, k) for c, k in locations(document)
-            if isinstance(c[k], (int, float)) and not isinstance(c[k], bool)]
+    return [(c, k) for c, k in locations(document) if isinstance(c[k], (int, float)) and not isinstance(c[k], bool)]
 
 
 def negate_number(document: Any, pick: Pick) -> Any:
@@ -98,8 +97,11 @@ def nan_like_string(document: Any, pick: Pick) -> Any:
 def duplicate_name(document: Any, pick: Pick) -> Any:
     """Give a named record the name of another record of the same list."""
     document = copy.deepcopy(document)
-    lists = [node for node in _containers(document, list)
-             if sum(isinstance(item, dict) and isinstance(item.get("name"), str) for item in node) >= 2]
+    lists = [
+        node
+        for node in _containers(document, list)
+        if sum(isinstance(item, dict) and isinstance(item.get("name"), str) for item in node) >= 2
+    ]
     if not lists:
         return None
     records = [item for item in pick(lists) if isinstance(item, dict) and isinstance(item.get("name"), str)]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+import test_core  # noqa: F401  (registers the toy problem "pick")
 from typer.testing import CliRunner
 
-import test_core  # noqa: F401  (registers the toy problem "pick")
 from hpcsched.cli import app
 
 runner = CliRunner()

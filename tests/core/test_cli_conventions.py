@@ -15,9 +15,9 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+import test_core  # noqa: F401  (registers the toy problem "pick")
 from typer.testing import CliRunner
 
-import test_core  # noqa: F401  (registers the toy problem "pick")
 from hpcsched import __version__
 from hpcsched.cli import app
 from hpcsched.core import registry
@@ -232,10 +232,14 @@ def test_compare_json(square_file):
 
 def test_compare_exits_1_when_a_run_ends_in_error(square_file, tmp_path):
     broken = tmp_path / "broken_square.py"
-    broken.write_text(Path(SQUARE).read_text() + (
-        "\ndef solve_wrong(instance, *, time_limit=None, seed=0):\n"
-        "    return Result('square', 'wrong', Status.FEASIBLE, solution=Solution(instance.limit + 1))\n"
-        "PROBLEM.add_method('wrong', solve_wrong, kind='heuristic')\n"))
+    broken.write_text(
+        Path(SQUARE).read_text()
+        + (
+            "\ndef solve_wrong(instance, *, time_limit=None, seed=0):\n"
+            "    return Result('square', 'wrong', Status.FEASIBLE, solution=Solution(instance.limit + 1))\n"
+            "PROBLEM.add_method('wrong', solve_wrong, kind='heuristic')\n"
+        )
+    )
     result = invoke("compare", square_file, "-m", "wrong", "--plugin", broken)
     assert "ERROR" in result.stdout
     assert result.exit_code == 1

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from hpcsched.core import fields
 from hpcsched.core.errors import FormatError, InfeasibleError, InvalidInstanceError, InvalidSolutionError
@@ -37,7 +38,7 @@ class PickInstance:
     time_unit: str | None = None
 
     @classmethod
-    def from_data(cls, data: dict, *, name: str, time_unit: str | None, source: dict) -> "PickInstance":
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None, source: dict) -> PickInstance:
         costs = fields.int_list(fields.require_key(data, "costs", "data"), "data.costs", minimum=0)
         if not costs:
             raise InvalidInstanceError("data.costs", "must not be empty")
@@ -52,7 +53,7 @@ class PickSolution:
     index: int
 
     @classmethod
-    def from_data(cls, data: dict, *, instance: PickInstance) -> "PickSolution":
+    def from_data(cls, data: dict, *, instance: PickInstance) -> PickSolution:
         return cls(fields.require_int(fields.require_key(data, "index", ""), "index"))
 
     def to_data(self) -> dict:
@@ -78,8 +79,16 @@ def first(instance, *, time_limit=None, seed=0, bound=None, claim=Status.FEASIBL
     return Result("pick", "first", claim, objective=0.0, bound=bound, solution=PickSolution(index))
 
 
-def tuned(instance, *, time_limit=None, seed=0, share: float = 0.5, rounds: int = 3, verbose: bool = False,
-          note: str | None = None) -> Result:
+def tuned(
+    instance,
+    *,
+    time_limit=None,
+    seed=0,
+    share: float = 0.5,
+    rounds: int = 3,
+    verbose: bool = False,
+    note: str | None = None,
+) -> Result:
     return Result("pick", "tuned", Status.FEASIBLE, objective=0.0, solution=PickSolution(0))
 
 
@@ -142,7 +151,9 @@ def test_registry_reports_infeasibility_with_reason():
 
 
 def test_unknown_method_names_the_known_ones():
-    with pytest.raises(KeyError, match="unknown method 'nope' for problem 'pick' \\(known: cheapest, first, refuse, tuned\\)"):
+    with pytest.raises(
+        KeyError, match="unknown method 'nope' for problem 'pick' \\(known: cheapest, first, refuse, tuned\\)"
+    ):
         run_method(INSTANCE, "nope", problem="pick")
 
 
@@ -247,15 +258,25 @@ def test_unknown_options_are_refused_not_ignored():
 def _option_is_acceptable(name, value):
     """What `tuned`'s annotations allow, written out case by case (the oracle of the test below)."""
     number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
-    return {"share": number,
-            "rounds": number and float(value).is_integer(),
-            "verbose": isinstance(value, bool),
-            "note": value is None or isinstance(value, str)}[name]
+    return {
+        "share": number,
+        "rounds": number and float(value).is_integer(),
+        "verbose": isinstance(value, bool),
+        "note": value is None or isinstance(value, str),
+    }[name]
 
 
-@given(st.sampled_from(["share", "rounds", "verbose", "note"]),
-       st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-3, 3), st.booleans(),
-                 st.text(max_size=3), st.none(), st.lists(st.integers(0, 2), max_size=2)))
+@given(
+    st.sampled_from(["share", "rounds", "verbose", "note"]),
+    st.one_of(
+        st.floats(allow_nan=True, allow_infinity=True),
+        st.integers(-3, 3),
+        st.booleans(),
+        st.text(max_size=3),
+        st.none(),
+        st.lists(st.integers(0, 2), max_size=2),
+    ),
+)
 def test_option_values_are_checked_against_their_annotation(name, value):
     if _option_is_acceptable(name, value):
         assert run_method(INSTANCE, "tuned", problem="pick", **{name: value}).status is Status.FEASIBLE
@@ -272,7 +293,9 @@ def test_integers_beyond_float_precision_are_refused():
 
 def test_integers_too_large_for_a_double_are_refused_by_name():
     # JSON allows any number of digits; float(10**400) overflows, which must not escape
-    with pytest.raises(InvalidInstanceError, match="^data.big: magnitude must be at most 2\\^53 = \\d+, got an integer of 401 digits"):
+    with pytest.raises(
+        InvalidInstanceError, match="^data.big: magnitude must be at most 2\\^53 = \\d+, got an integer of 401 digits"
+    ):
         fields.require_int(10**400, "data.big")
     with pytest.raises(InvalidInstanceError, match="^data.rate: must be finite, got an integer of 401 digits"):
         fields.require_number(10**400, "data.rate")

@@ -42,7 +42,9 @@ def test_defaults_of_every_family_give_a_valid_instance(problem, family, tmp_pat
     solution = tmp_path / "solution.json"
     statuses = []
     for method in _cheap_methods(problem):
-        solved = runner.invoke(app, ["solve", str(instance), "-m", method, "-t", "20", "--json", "--out", str(solution)])
+        solved = runner.invoke(
+            app, ["solve", str(instance), "-m", method, "-t", "20", "--json", "--out", str(solution)]
+        )
         assert solved.exit_code == 0, solved.output  # never ERROR on a generated instance
         if solution.exists() and '"solution": null' not in solution.read_text():
             checked = runner.invoke(app, ["validate", str(instance), str(solution)])

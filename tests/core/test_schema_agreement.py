@@ -11,7 +11,9 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from instance_mutations import MUTATIONS
 from typer.testing import CliRunner
 
 from hpcsched.cli import app
@@ -25,7 +27,6 @@ from hpcsched.core.io import (
     read_instance,
 )
 from hpcsched.core.registry import PROBLEM_PACKAGES, get_problem
-from instance_mutations import MUTATIONS
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 #: Mutating and re-reading a large file costs seconds per example: the property test takes the smaller files.
@@ -67,8 +68,10 @@ def test_top_level_is_closed():
     assert error.value.field == "nmae" and str(error.value).startswith("t.json: nmae: unknown key")
 
 
-@pytest.mark.parametrize(("value", "reason"), [(2**60, "<= 9007199254740992"), ("12", "must be an integer"),
-                                                 (True, "must be an integer"), (0, ">= 1")])
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [(2**60, "<= 9007199254740992"), ("12", "must be an integer"), (True, "must be an integer"), (0, ">= 1")],
+)
 def test_error_names_the_file_and_the_json_path(value, reason):
     document = _transfers_document()
     document["data"]["tasks"][3]["memory"] = value
@@ -91,7 +94,11 @@ DOCUMENTS = _documents()
 
 
 @settings(max_examples=300)
-@given(which=st.integers(0, len(DOCUMENTS) - 1), mutation=st.sampled_from(sorted(MUTATIONS)), seed=st.integers(0, 2**32 - 1))
+@given(
+    which=st.integers(0, len(DOCUMENTS) - 1),
+    mutation=st.sampled_from(sorted(MUTATIONS)),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_what_the_schema_refuses_the_reader_refuses(which, mutation, seed):
     file, document = DOCUMENTS[which]
     rng = random.Random(seed)

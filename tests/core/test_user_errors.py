@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
+import test_core  # noqa: F401  (registers the toy problem "pick")
 from typer.testing import CliRunner
 
-import test_core  # noqa: F401  (registers the toy problem "pick")
 from hpcsched.cli import app
 from hpcsched.core.errors import NotAnInstanceError, OutputPathError
 from hpcsched.core.io import atomic_output, atomic_write_text, check_output_path, read_instance
@@ -45,9 +45,12 @@ def one_line(result, *fragments):
 def test_validate_of_a_file_without_solution_says_so(toy_file, tmp_path):
     """Item 8: an INFEASIBLE solve writes "solution": null; validate used to say "must be dict, got NoneType"."""
     empty = tmp_path / "infeasible.json"
-    empty.write_text(json.dumps({"problem": "pick", "format": 1, "method": "refuse", "status": "INFEASIBLE", "solution": None}))
-    line = one_line(runner.invoke(app, ["validate", str(toy_file), str(empty)]),
-                    str(empty), "holds no solution", "INFEASIBLE")
+    empty.write_text(
+        json.dumps({"problem": "pick", "format": 1, "method": "refuse", "status": "INFEASIBLE", "solution": None})
+    )
+    line = one_line(
+        runner.invoke(app, ["validate", str(toy_file), str(empty)]), str(empty), "holds no solution", "INFEASIBLE"
+    )
     assert "NoneType" not in line
 
 
@@ -95,9 +98,8 @@ def test_check_output_path_leaves_nothing_behind(tmp_path):
 
 def test_a_failed_write_names_the_users_path_not_the_temporary_file(tmp_path):
     target = tmp_path / "figure.png"
-    with pytest.raises(OutputPathError) as caught:
-        with atomic_output(target) as temporary:
-            raise FileNotFoundError(2, "No such file or directory", str(temporary))
+    with pytest.raises(OutputPathError) as caught, atomic_output(target) as temporary:
+        raise FileNotFoundError(2, "No such file or directory", str(temporary))
     assert str(target) in str(caught.value) and ".tmp" not in str(caught.value) and "figure." in str(caught.value)
     assert str(temporary) not in str(caught.value)
     blocker = tmp_path / "blocker"
@@ -155,8 +157,11 @@ def test_import_prints_the_importers_notes(tmp_path, monkeypatch):
 @pytest.mark.parametrize("seed", ["2147483648", "99999999999999999999"])
 def test_seeds_beyond_the_solvers_32_bits_are_refused(seed):
     """Item 7: --seed 99999999999999999999 reached CP-SAT's int32 random_seed ("internal error (TypeError)")."""
-    one_line(runner.invoke(app, ["solve", str(TRANSFERS), "--method", "cpsat", "--seed", seed, "-t", "1"]),
-             "--seed", "2147483647")
+    one_line(
+        runner.invoke(app, ["solve", str(TRANSFERS), "--method", "cpsat", "--seed", seed, "-t", "1"]),
+        "--seed",
+        "2147483647",
+    )
 
 
 def test_importing_a_binary_file_as_a_text_trace_is_one_line(tmp_path, monkeypatch):
@@ -170,8 +175,11 @@ def test_importing_a_binary_file_as_a_text_trace_is_one_line(tmp_path, monkeypat
     monkeypatch.setitem(PICK.importers, "text", importer)
     trace = tmp_path / "trace.bin"
     trace.write_bytes(b"ok\x00\xff\xfe")
-    one_line(runner.invoke(app, ["import", "text", str(trace), "--problem", "pick", "--output", str(tmp_path / "o.json")]),
-             str(trace), "not UTF-8 text")
+    one_line(
+        runner.invoke(app, ["import", "text", str(trace), "--problem", "pick", "--output", str(tmp_path / "o.json")]),
+        str(trace),
+        "not UTF-8 text",
+    )
 
 
 # The two commands of the issue whose bad option values are checked inside the
@@ -180,14 +188,22 @@ def test_importing_a_binary_file_as_a_text_trace_is_one_line(tmp_path, monkeypat
 # package owners move these methods, they stay internal errors.
 
 
-@pytest.mark.xfail(reason="burstbuffer heuristics check `drain` inside the method (package change needed)", strict=False)
+@pytest.mark.xfail(
+    reason="burstbuffer heuristics check `drain` inside the method (package change needed)", strict=False
+)
 def test_unknown_drain_policy_is_one_line():
     instance = REPO / "instances" / "burstbuffer" / "periodic-k3-n8-sharing.json"
-    one_line(runner.invoke(app, ["solve", str(instance), "--method", "equal-split", "--opt", "drain=sideways"]),
-             "options.drain")
+    one_line(
+        runner.invoke(app, ["solve", str(instance), "--method", "equal-split", "--opt", "drain=sideways"]),
+        "options.drain",
+    )
 
 
 @pytest.mark.xfail(reason="solve_cpsat sets SatParameters fields unchecked (package change needed)", strict=False)
 def test_unknown_cpsat_parameter_is_one_line():
-    one_line(runner.invoke(app, ["solve", str(TRANSFERS), "--method", "cpsat", "-t", "1",
-                                 "--opt", 'parameters={"no_such_field": 1}']), "options.parameters")
+    one_line(
+        runner.invoke(
+            app, ["solve", str(TRANSFERS), "--method", "cpsat", "-t", "1", "--opt", 'parameters={"no_such_field": 1}']
+        ),
+        "options.parameters",
+    )

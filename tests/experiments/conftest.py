@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from experiments_helpers import toy_instance
 
 

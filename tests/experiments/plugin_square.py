@@ -4,8 +4,9 @@ Pick an integer x in 0..limit; the objective is (x - target)^2. Used to check
 that plugin files reach the runner processes.
 """
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from hpcsched.core.registry import Problem, register_problem
 from hpcsched.core.result import Result, Status
@@ -58,5 +59,7 @@ def solve_clamp(instance, *, time_limit=None, seed=0):
     return Result("square", "clamp", Status.OPTIMAL, solution=Solution(x))
 
 
-PROBLEM = register_problem(Problem("square", Instance, Solution, evaluate, validate, "clamp", {}, generators={"fixed": generate}))
+PROBLEM = register_problem(
+    Problem("square", Instance, Solution, evaluate, validate, "clamp", {}, generators={"fixed": generate})
+)
 PROBLEM.add_method("clamp", solve_clamp, kind="exact")

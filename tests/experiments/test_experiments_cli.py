@@ -6,9 +6,9 @@ import csv
 
 import pytest
 import typer
+from experiments_helpers import TOY, toy_instance
 from typer.testing import CliRunner
 
-from experiments_helpers import TOY, toy_instance
 from hpcsched.core.io import write_instance
 from hpcsched.experiments.cli import register
 
@@ -49,13 +49,24 @@ def test_compare_prints_a_table_and_writes_csv(files, tmp_path):
     out = tmp_path / "out" / "compare.csv"
     result = invoke("compare", *files, "--methods", "exact,first", "--plugin", TOY, "-t", "5", "--csv", out)
     assert result.exit_code == 0, result.output
-    for name in ("instance", "objective", "bound", "gap", "status", "toy-uniform-n5-s0", "toy-uniform-n9-s1", "OPTIMAL"):
+    for name in (
+        "instance",
+        "objective",
+        "bound",
+        "gap",
+        "status",
+        "toy-uniform-n5-s0",
+        "toy-uniform-n9-s1",
+        "OPTIMAL",
+    ):
         assert name in result.stdout
     with open(out, newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert [(r["instance"], r["method"]) for r in rows] == [
-        ("toy-uniform-n5-s0", "exact"), ("toy-uniform-n5-s0", "first"),
-        ("toy-uniform-n9-s1", "exact"), ("toy-uniform-n9-s1", "first"),
+        ("toy-uniform-n5-s0", "exact"),
+        ("toy-uniform-n5-s0", "first"),
+        ("toy-uniform-n9-s1", "exact"),
+        ("toy-uniform-n9-s1", "first"),
     ]
     instance = toy_instance(1, 9)
     assert float(rows[2]["objective"]) == min(instance.values) and float(rows[3]["objective"]) == instance.values[0]
@@ -63,13 +74,23 @@ def test_compare_prints_a_table_and_writes_csv(files, tmp_path):
 
 def test_compare_all_methods_runs_every_method_and_survives_bad_ones(files, tmp_path):
     out = tmp_path / "all.csv"
-    result = invoke("compare", files[0], "--methods", "all", "--plugin", TOY, "-t", "0.2", "--grace", "0.2", "--csv", out)
+    result = invoke(
+        "compare", files[0], "--methods", "all", "--plugin", TOY, "-t", "0.2", "--grace", "0.2", "--csv", out
+    )
     assert result.exit_code == 1, result.output  # runs ended in ERROR: a failed run exits 1, the CSV is still written
     assert "3 of 8 runs ended in ERROR" in result.stderr
     with open(out, newline="") as handle:
         statuses = {r["method"]: r["status"] for r in csv.DictReader(handle)}
-    assert statuses == {"exact": "OPTIMAL", "sleep": "OPTIMAL", "hang": "TIME_LIMIT_NO_SOLUTION", "seeded": "FEASIBLE",
-                        "boom": "ERROR", "bad": "ERROR", "die": "ERROR", "first": "FEASIBLE"}
+    assert statuses == {
+        "exact": "OPTIMAL",
+        "sleep": "OPTIMAL",
+        "hang": "TIME_LIMIT_NO_SOLUTION",
+        "seeded": "FEASIBLE",
+        "boom": "ERROR",
+        "bad": "ERROR",
+        "die": "ERROR",
+        "first": "FEASIBLE",
+    }
     assert "boom: deliberate failure" in result.stderr
 
 
@@ -147,7 +168,9 @@ def test_compare_warns_in_one_line_when_oversubscribed(files, monkeypatch):
 def test_the_main_cli_has_compare_and_study(files, tmp_path):
     from hpcsched.cli import app as main_app
 
-    result = runner.invoke(main_app, ["compare", str(files[0]), "-m", "exact", "--plugin", TOY, "--csv", str(tmp_path / "c.csv")])
+    result = runner.invoke(
+        main_app, ["compare", str(files[0]), "-m", "exact", "--plugin", TOY, "--csv", str(tmp_path / "c.csv")]
+    )
     assert result.exit_code == 0, result.output
     assert "OPTIMAL" in result.stdout and (tmp_path / "c.csv").exists()
     result = runner.invoke(main_app, ["study", "--help"])

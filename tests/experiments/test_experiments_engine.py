@@ -7,8 +7,8 @@ import time
 import warnings
 
 import pytest
-
 from experiments_helpers import TOY, stable, toy_instance
+
 from hpcsched.experiments import (
     COLUMNS,
     ExecutorError,
@@ -77,10 +77,12 @@ def test_run_key_normalises_options_and_time_limits():
 
 
 def test_seeds_and_options_are_separate_runs(instances, tmp_path):
-    tasks = tasks_for(instances[:1], ["seeded"], seeds=(0, 1, 2)) + tasks_for(instances[:1], ["sleep"], options={"seconds": 0.01})
+    tasks = tasks_for(instances[:1], ["seeded"], seeds=(0, 1, 2)) + tasks_for(
+        instances[:1], ["sleep"], options={"seconds": 0.01}
+    )
     summary = run_tasks(tasks, store=open_store(tmp_path / "r.csv"), progress=False)
     assert summary.ran == 4
-    sleep_row = [row for row in summary.rows if row["method"] == "sleep"][0]
+    sleep_row = next(row for row in summary.rows if row["method"] == "sleep")
     assert json.loads(sleep_row["options"]) == {"seconds": 0.01}
     assert sleep_row["objective"] == min(instances[0].values)
 
@@ -193,7 +195,7 @@ def test_local_pool_and_dask_local_cluster_give_the_same_rows(instances, tmp_pat
         dask = run_tasks(tasks, store=open_store(tmp_path / "dask.csv"), executor="dask", jobs=2, progress=False)
     assert local.ran == dask.ran == len(tasks)
     assert stable(read_rows(tmp_path / "local.csv")) == stable(read_rows(tmp_path / "dask.csv"))
-    hang = [row for row in dask.rows if row["method"] == "hang"][0]
+    hang = next(row for row in dask.rows if row["method"] == "hang")
     assert hang["status"] == "TIME_LIMIT_NO_SOLUTION"  # the deadline holds on Dask workers too
 
 
@@ -209,7 +211,9 @@ def test_dask_with_an_unreachable_scheduler_is_a_clear_error(instances, monkeypa
 @pytest.mark.slow
 def test_dask_cluster_with_worker_processes_gives_the_same_rows(instances):
     distributed = pytest.importorskip("distributed")
-    tasks = tasks_for(instances, ["exact", "first", "boom"]) + tasks_for(instances[:1], ["hang"], time_limit=0.2, grace=0.2)
+    tasks = tasks_for(instances, ["exact", "first", "boom"]) + tasks_for(
+        instances[:1], ["hang"], time_limit=0.2, grace=0.2
+    )
     local = run_tasks(tasks, progress=False).rows
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:

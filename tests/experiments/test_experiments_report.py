@@ -13,9 +13,22 @@ from hpcsched.experiments.store import write_csv
 
 def row(instance, method, status, objective=None, bound=None, runtime=1.0, size=10, seed=0, time_limit=10.0):
     values = dict.fromkeys(COLUMNS, "")
-    values.update(instance=instance, instance_sha256=f"sha-{instance}", problem="toy", size=size, method=method,
-                  options="{}", seed=seed, time_limit=time_limit, status=status, objective=objective, bound=bound,
-                  gap=None, runtime_s=runtime, host="h")
+    values.update(
+        instance=instance,
+        instance_sha256=f"sha-{instance}",
+        problem="toy",
+        size=size,
+        method=method,
+        options="{}",
+        seed=seed,
+        time_limit=time_limit,
+        status=status,
+        objective=objective,
+        bound=bound,
+        gap=None,
+        runtime_s=runtime,
+        host="h",
+    )
     return values
 
 
@@ -58,7 +71,7 @@ def test_performance_ratios_and_profile_by_hand():
 
 
 def test_not_applicable_runs_are_counted_apart():
-    rows = ROWS + [row("X", "special", "NOT_APPLICABLE"), row("Y", "special", "OPTIMAL", 18.0, 18.0)]
+    rows = [*ROWS, row("X", "special", "NOT_APPLICABLE"), row("Y", "special", "OPTIMAL", 18.0, 18.0)]
     special = {line["configuration"]: line for line in summary_table(rows)}["special"]
     assert special["runs"] == 2 and special["not_applicable"] == 1
     assert special["solved"] == 1.0 and special["proven_optimal"] == 1.0
@@ -68,7 +81,10 @@ def test_not_applicable_runs_are_counted_apart():
 
 
 def test_several_time_limits_are_separate_configurations():
-    rows = [row("X", "exact", "OPTIMAL", 10.0, 10.0, time_limit=1.0), row("X", "exact", "OPTIMAL", 10.0, 10.0, time_limit=5.0)]
+    rows = [
+        row("X", "exact", "OPTIMAL", 10.0, 10.0, time_limit=1.0),
+        row("X", "exact", "OPTIMAL", 10.0, 10.0, time_limit=5.0),
+    ]
     assert sorted(line["configuration"] for line in summary_table(rows)) == ["exact @1s", "exact @5s"]
 
 

@@ -4,32 +4,35 @@ from __future__ import annotations
 
 import string
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hpcsched.experiments import COLUMNS, open_store, read_rows
 from hpcsched.experiments.store import CsvStore
 
 text = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc")), max_size=12)
 number = st.one_of(st.none(), st.floats(allow_nan=False, allow_infinity=False, width=64))
-rows = st.fixed_dictionaries({
-    "instance": text,
-    "instance_sha256": st.text(alphabet=string.hexdigits, min_size=1, max_size=8),
-    "problem": text,
-    "size": st.one_of(st.none(), st.integers(0, 10**6)),
-    "method": text,
-    "options": st.sampled_from(["{}", '{"a":1}', '{"b":"x,y"}']),
-    "seed": st.integers(-5, 10**6),
-    "time_limit": st.one_of(st.none(), st.floats(0.001, 1e5)),
-    "status": st.sampled_from(["OPTIMAL", "FEASIBLE", "ERROR"]),
-    "objective": number,
-    "bound": number,
-    "gap": number,
-    "runtime_s": st.floats(0, 1e4),
-    "solver": text,
-    "host": text,
-    "error": text,
-    "notes": text,
-})
+rows = st.fixed_dictionaries(
+    {
+        "instance": text,
+        "instance_sha256": st.text(alphabet=string.hexdigits, min_size=1, max_size=8),
+        "problem": text,
+        "size": st.one_of(st.none(), st.integers(0, 10**6)),
+        "method": text,
+        "options": st.sampled_from(["{}", '{"a":1}', '{"b":"x,y"}']),
+        "seed": st.integers(-5, 10**6),
+        "time_limit": st.one_of(st.none(), st.floats(0.001, 1e5)),
+        "status": st.sampled_from(["OPTIMAL", "FEASIBLE", "ERROR"]),
+        "objective": number,
+        "bound": number,
+        "gap": number,
+        "runtime_s": st.floats(0, 1e4),
+        "solver": text,
+        "host": text,
+        "error": text,
+        "notes": text,
+    }
+)
 
 
 @settings(max_examples=40, deadline=None)
@@ -54,7 +57,7 @@ def test_a_kill_at_any_byte_leaves_exactly_the_complete_rows(tmp_path_factory, w
 
 def test_line_breaks_in_text_never_split_a_row(tmp_path):
     store = CsvStore(tmp_path / "r.csv").open()
-    row = {column: "" for column in COLUMNS} | {"seed": 1, "error": "line one\nline two\r\nthree", "instance": "a,\"b\""}
+    row = {column: "" for column in COLUMNS} | {"seed": 1, "error": "line one\nline two\r\nthree", "instance": 'a,"b"'}
     store.append(row)
     assert (tmp_path / "r.csv").read_bytes().count(b"\n") == 2
     (back,) = read_rows(tmp_path / "r.csv")

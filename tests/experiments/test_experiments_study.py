@@ -8,12 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
+from experiments_helpers import PYTHON, TOY, stable, subprocess_env, toy_instance
 
-from experiments_helpers import PYTHON, TOY, stable, subprocess_env
 from hpcsched.core.io import write_instance
 from hpcsched.experiments import StudyFileError, load_study, read_rows, run_study
-
-from experiments_helpers import toy_instance
 
 HERE = Path(__file__).resolve().parent
 SQUARE = HERE / "plugin_square.py"
@@ -69,7 +67,7 @@ def test_files_plugins_given_as_paths_and_per_method_settings(tmp_path):
     body = f"""
 results = "out/results.csv"
 time_limits = [5]
-plugins = ["{TOY}", "{HERE / 'plugin_square.py'}"]
+plugins = ["{TOY}", "{HERE / "plugin_square.py"}"]
 
 [[instances]]
 files = ["inst/*.json"]
@@ -93,7 +91,7 @@ seeds = [3]
     summary = run_study(study, progress=False)
     rows = read_rows(tmp_path / "out" / "results.csv")
     assert summary.ran == len(rows) == 3 * 2 + 1
-    square = [row for row in rows if row["problem"] == "square"][0]
+    square = next(row for row in rows if row["problem"] == "square")
     assert square["objective"] == (10 - 12) ** 2 and square["seed"] == 3 and square["status"] == "OPTIMAL"
     assert sorted({row["time_limit"] for row in rows if row["problem"] == "toy"}) == [1.0, 2.0]
     assert [row["instance"] for row in rows if row["problem"] == "toy"].count("toy-uniform-n6-s0") == 2
@@ -108,23 +106,47 @@ BAD_STUDIES = [
     ('results = "r.csv"\ntime_limits = [1]\nexecutor = "slurm"\n', "executor", "must be one of local, dask"),
     ('results = "r.csv"\ntime_limits = [1]\nplugins = ["no_such_module_xyz"]\n', "plugins", "cannot be imported"),
     ('results = "r.csv"\ntime_limits = [1]\n[[methods]]\nname="exact"\n', "instances", "must not be empty"),
-    (f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "nope"\nfamily = "x"\n',
-     "instances[0].problem", "unknown problem 'nope'"),
-    (f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "x"\n',
-     "instances[0].family", "no generator family 'x'"),
-    (f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\nparams = {{ colour = 1 }}\n[[methods]]\nname = "exact"\n',
-     "instances[0].params", "does not accept"),
-    ('results = "r.csv"\ntime_limits = [1]\n[[instances]]\nfiles = ["nothing-here-*.json"]\n[[methods]]\nname = "exact"\n',
-     "instances[0].files[0]", "matches no file"),
-    (f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\nname = "simplex"\n',
-     "methods[0].name", "has no method 'simplex'"),
-    (f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\noptions = {{}}\n',
-     "methods[0].name", "is missing"),
+    (
+        f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "nope"\nfamily = "x"\n',
+        "instances[0].problem",
+        "unknown problem 'nope'",
+    ),
+    (
+        f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "x"\n',
+        "instances[0].family",
+        "no generator family 'x'",
+    ),
+    (
+        f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\nparams = {{ colour = 1 }}\n[[methods]]\nname = "exact"\n',
+        "instances[0].params",
+        "does not accept",
+    ),
+    (
+        'results = "r.csv"\ntime_limits = [1]\n[[instances]]\nfiles = ["nothing-here-*.json"]\n[[methods]]\nname = "exact"\n',
+        "instances[0].files[0]",
+        "matches no file",
+    ),
+    (
+        f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\nname = "simplex"\n',
+        "methods[0].name",
+        "has no method 'simplex'",
+    ),
+    (
+        f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\noptions = {{}}\n',
+        "methods[0].name",
+        "is missing",
+    ),
     ('results = "r.csv"\ntime_limits = [1\n', "", "malformed TOML"),
-    (f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\nname = "exact"\nproblem = "nope"\n',
-     "methods[0].problem", "unknown problem 'nope'"),
-    (f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}", "{SQUARE}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\nname = "clamp"\nproblem = "square"\n',
-     "instances[0]", "no method applies to problem 'toy'"),
+    (
+        f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\nname = "exact"\nproblem = "nope"\n',
+        "methods[0].problem",
+        "unknown problem 'nope'",
+    ),
+    (
+        f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}", "{SQUARE}"]\n[[instances]]\nproblem = "toy"\nfamily = "uniform"\n[[methods]]\nname = "clamp"\nproblem = "square"\n',
+        "instances[0]",
+        "no method applies to problem 'toy'",
+    ),
 ]
 
 
@@ -141,7 +163,9 @@ def test_a_bad_study_file_is_one_error_naming_file_and_key(tmp_path, body, key, 
 def test_a_malformed_instance_file_is_named(tmp_path):
     (tmp_path / "broken.json").write_text('{"problem": "toy", "data": {"values": [1, "x"]}}')
     body = f'results = "r.csv"\ntime_limits = [1]\nplugins = ["{TOY}"]\n[[instances]]\nfiles = ["broken.json"]\n[[methods]]\nname = "exact"\n'
-    with pytest.raises(StudyFileError, match=r"instances\[0\].files\[0\]: .*broken.json: data.values\[1\]: must be an integer"):
+    with pytest.raises(
+        StudyFileError, match=r"instances\[0\].files\[0\]: .*broken.json: data.values\[1\]: must be an integer"
+    ):
         load_study(write_study(tmp_path, body)).tasks()
 
 

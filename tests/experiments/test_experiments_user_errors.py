@@ -12,9 +12,9 @@ import math
 
 import pytest
 import typer
+from experiments_helpers import TOY, toy_instance
 from typer.testing import CliRunner
 
-from experiments_helpers import TOY, toy_instance
 from hpcsched.core.io import write_instance
 from hpcsched.experiments import StudyFileError, load_study, run_study
 from hpcsched.experiments.cli import register
@@ -116,8 +116,10 @@ def test_study_options_are_checked_before_any_run(folder, method, options, fragm
 def test_study_method_seeds_must_fit_the_solvers(folder, key, seeds):
     """Item 7: a negative or 33-bit seed failed inside every run (ERROR rows) instead of in the study file."""
     study = folder / "study.toml"
-    study.write_text(f'results = "r.csv"\ntime_limits = [5]\n{key} = {seeds}\nplugins = ["{TOY}"]\n'
-                     f'[[instances]]\nfiles = ["toy*.json"]\n[[methods]]\nname = "first"\n')
+    study.write_text(
+        f'results = "r.csv"\ntime_limits = [5]\n{key} = {seeds}\nplugins = ["{TOY}"]\n'
+        f'[[instances]]\nfiles = ["toy*.json"]\n[[methods]]\nname = "first"\n'
+    )
     with pytest.raises(StudyFileError, match=r"seeds\[0\]"):
         load_study(study)
 
@@ -131,12 +133,17 @@ def test_valid_study_options_still_run(folder):
 def test_study_results_path_that_cannot_be_written_is_one_line(folder, where):
     """Item 9: tracebacks from `study run` when results is /proc/r.csv or a folder."""
     (folder / "a-file").write_text("")
-    results = {"folder": folder, "under-a-file": folder / "a-file" / "r.csv",
-               "parquet-over-a-file": folder / "a-file.parquet"}[where]
+    results = {
+        "folder": folder,
+        "under-a-file": folder / "a-file" / "r.csv",
+        "parquet-over-a-file": folder / "a-file.parquet",
+    }[where]
     if where == "parquet-over-a-file":
         results.write_text("")
     study = _study(folder, "first", "{}")
-    line = one_error_line(invoke("study", "run", study, "--results", results, "--no-progress"), "--results", str(results))
+    line = one_error_line(
+        invoke("study", "run", study, "--results", results, "--no-progress"), "--results", str(results)
+    )
     assert ".tmp" not in line
     assert not (folder / "results.csv").exists()
 
@@ -156,15 +163,30 @@ def test_study_report_of_a_folder_is_one_line(folder):
 
 def _row(instance, method, objective, seed=0, runtime=1.0):
     values = dict.fromkeys(COLUMNS, "")
-    values.update(instance=instance, instance_sha256=f"sha-{instance}", problem="toy", size=3, method=method,
-                  options="{}", seed=seed, time_limit=10.0, status="FEASIBLE", objective=objective, bound=None,
-                  gap=None, runtime_s=runtime, host="h")
+    values.update(
+        instance=instance,
+        instance_sha256=f"sha-{instance}",
+        problem="toy",
+        size=3,
+        method=method,
+        options="{}",
+        seed=seed,
+        time_limit=10.0,
+        status="FEASIBLE",
+        objective=objective,
+        bound=None,
+        gap=None,
+        runtime_s=runtime,
+        host="h",
+    )
     return values
 
 
 # "ils" ran seeds 0, 1, 2 and always found the best; "johnson" (deterministic) ran seed 0 only.
 UNEVEN = [
-    _row("X", "ils", 10.0, seed=0), _row("X", "ils", 10.0, seed=1), _row("X", "ils", 10.0, seed=2),
+    _row("X", "ils", 10.0, seed=0),
+    _row("X", "ils", 10.0, seed=1),
+    _row("X", "ils", 10.0, seed=2),
     _row("X", "johnson", 11.0, seed=0),
 ]
 

@@ -35,7 +35,7 @@ class InvalidInstanceError(HpcschedError, ValueError):
         where = f"{self.file}: " if self.file else ""
         return f"{where}{self.field}: {self.reason}"
 
-    def in_file(self, file: str) -> "InvalidInstanceError":
+    def in_file(self, file: str) -> InvalidInstanceError:
         """The same error, attributed to ``file``."""
         return type(self)(self.field, self.reason, file)
 

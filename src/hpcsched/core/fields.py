@@ -9,7 +9,8 @@ Booleans are refused where numbers are expected (JSON ``true`` is not 1).
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .errors import InvalidInstanceError
 
@@ -38,7 +39,9 @@ def require_int(value: Any, field: str, *, minimum: int | None = None, maximum: 
             raise InvalidInstanceError(field, f"must be an integer, got {value!r}")
         value = int(value)
     if abs(value) > LARGEST_INTEGER:
-        raise InvalidInstanceError(field, f"magnitude must be at most 2^53 = {LARGEST_INTEGER}, got {_magnitude(value)}")
+        raise InvalidInstanceError(
+            field, f"magnitude must be at most 2^53 = {LARGEST_INTEGER}, got {_magnitude(value)}"
+        )
     if minimum is not None and value < minimum:
         raise InvalidInstanceError(field, f"must be >= {minimum}, got {value}")
     if maximum is not None and value > maximum:
@@ -134,7 +137,9 @@ def int_list(value: Any, field: str, *, minimum: int | None = None, length: int 
     return tuple(require_int(item, f"{field}[{i}]", minimum=minimum) for i, item in enumerate(items))
 
 
-def number_list(value: Any, field: str, *, minimum: float | None = None, length: int | None = None) -> tuple[float, ...]:
+def number_list(
+    value: Any, field: str, *, minimum: float | None = None, length: int | None = None
+) -> tuple[float, ...]:
     """A list of finite floats, each checked, as a tuple."""
     items = require_list(value, field, length=length)
     return tuple(require_number(item, f"{field}[{i}]", minimum=minimum) for i, item in enumerate(items))
@@ -164,7 +169,9 @@ def check_method_options(method: Any, options: dict[str, Any]) -> None:
             except HpcschedError:
                 raise
             except (ArithmeticError, ValueError, TypeError, KeyError, AttributeError) as alone:
-                raise InvalidInstanceError(f"options.{name}", f"cannot be used: {alone} (got {_short(value)})") from None
+                raise InvalidInstanceError(
+                    f"options.{name}", f"cannot be used: {alone} (got {_short(value)})"
+                ) from None
         raise InvalidInstanceError("options", f"cannot be used together: {error}") from None
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from .errors import FormatError, InvalidInstanceError, InvalidSolutionError, NotAnInstanceError, OutputPathError
 from .registry import Problem, get_problem, problem_of
-from .result import Result, Status
+from .result import Result
 
 FORMAT_VERSION = 1
 TIME_UNITS = ("ns", "us", "ms", "s")
@@ -202,7 +202,9 @@ def load_json(path: str | os.PathLike) -> Any:
         try:
             return json.loads(_read_stdin(), parse_constant=_reject_constant)
         except json.JSONDecodeError as error:
-            raise FormatError(f"{STDIN_NAME}: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+            raise FormatError(
+                f"{STDIN_NAME}: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+            ) from None
         except ValueError as error:
             raise FormatError(f"{STDIN_NAME}: cannot read as JSON: {error}") from None
     path = Path(path)
@@ -281,7 +283,10 @@ def instance_schema(problem: Problem) -> dict[str, Any]:
             "format": {"const": FORMAT_VERSION},
             "name": {"type": "string"},
             "time_unit": {"enum": [*TIME_UNITS, None]},
-            "source": {"type": "object", "description": "provenance: generator, parameters and seed, or trace file and sha256"},
+            "source": {
+                "type": "object",
+                "description": "provenance: generator, parameters and seed, or trace file and sha256",
+            },
             "data": with_number_ranges(problem.data_schema),
         },
     }
@@ -302,8 +307,10 @@ def with_number_ranges(schema: Any) -> Any:
         return [with_number_ranges(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    widened = {key: (value if key in ("enum", "const", "default", "examples") else with_number_ranges(value))
-               for key, value in schema.items()}
+    widened = {
+        key: (value if key in ("enum", "const", "default", "examples") else with_number_ranges(value))
+        for key, value in schema.items()
+    }
     kinds = schema.get("type")
     kinds = set(kinds) if isinstance(kinds, list) else {kinds}
     if kinds & {"integer", "number"}:
@@ -348,13 +355,45 @@ def _validators(problem: Problem) -> tuple[Any, Any]:
 
 
 #: Keywords that mean the same in draft 7 (what fastjsonschema implements) and in 2020-12.
-_DRAFT7_KEYWORDS = frozenset({
-    "$schema", "title", "description", "default", "examples", "type", "enum", "const", "properties",
-    "patternProperties", "additionalProperties", "required", "minProperties", "maxProperties", "propertyNames",
-    "items", "minItems", "maxItems", "uniqueItems", "contains", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "pattern", "anyOf", "oneOf", "allOf", "not",
-    "if", "then", "else",
-})
+_DRAFT7_KEYWORDS = frozenset(
+    {
+        "$schema",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "type",
+        "enum",
+        "const",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "propertyNames",
+        "items",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "contains",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "if",
+        "then",
+        "else",
+    }
+)
 
 
 def as_draft7(schema: Any) -> Any:
@@ -403,11 +442,23 @@ def json_path(parts: Any) -> str:
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value) if not isinstance(value, (dict, list)) else f"a JSON {'object' if isinstance(value, dict) else 'array'}"
+    text = (
+        json.dumps(value)
+        if not isinstance(value, (dict, list))
+        else f"a JSON {'object' if isinstance(value, dict) else 'array'}"
+    )
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-_JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number", type(None): "null"}
+_JSON_TYPES = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    type(None): "null",
+}
 
 
 def _schema_error(error: Any) -> tuple[str, str]:
@@ -473,8 +524,15 @@ def instance_from_document(document: Any, file: str = "<memory>") -> Any:
     (see `is_instance_document`), InvalidInstanceError for a broken field.
     """
     if not is_instance_document(document):
-        what = "a solution file" if isinstance(document, dict) and "solution" in document else (
-            "a JSON object without \"problem\" and \"data\"" if isinstance(document, dict) else f"a JSON {type(document).__name__}")
+        what = (
+            "a solution file"
+            if isinstance(document, dict) and "solution" in document
+            else (
+                'a JSON object without "problem" and "data"'
+                if isinstance(document, dict)
+                else f"a JSON {type(document).__name__}"
+            )
+        )
         raise NotAnInstanceError("(top level)", f"not an instance file: {what}", file)
     problem_name = _require(document, "problem", str, file)
     try:
@@ -616,16 +674,19 @@ def read_solution(path: str | os.PathLike, instance: Any) -> Any:
         if declared != problem.name:
             raise InvalidSolutionError("problem", f"is '{declared}' but the instance is '{problem.name}'", file)
         reference = document.get("instance")
-        if isinstance(reference, dict) and "sha256" in reference:
-            if reference["sha256"] != instance_sha256(instance):
-                raise InvalidSolutionError(
-                    "instance.sha256", f"does not match the instance '{instance.name}' (computed on other data)", file
-                )
+        if isinstance(reference, dict) and reference.get("sha256", instance_sha256(instance)) != instance_sha256(
+            instance
+        ):
+            raise InvalidSolutionError(
+                "instance.sha256", f"does not match the instance '{instance.name}' (computed on other data)", file
+            )
         if document.get("solution", {}) is None:
             status = document.get("status", "without a solution")
             method = document.get("method")
             by = f" of {method}" if isinstance(method, str) else ""
-            raise InvalidSolutionError("solution", f"is null: the solution file holds no solution (the solve{by} ended {status})", file)
+            raise InvalidSolutionError(
+                "solution", f"is null: the solution file holds no solution (the solve{by} ended {status})", file
+            )
         payload = _require(document, "solution", dict, file)
     except InvalidInstanceError as error:
         if isinstance(error, InvalidSolutionError):

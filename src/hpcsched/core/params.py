@@ -111,7 +111,7 @@ def _convert(field: str, value: Any, annotation: Any) -> Any:
             return value
         raise OptionError(field, f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}")
     if origin in (tuple, list):
-        (item_type, *rest) = typing.get_args(annotation) or (Any,)
+        (item_type, *_rest) = typing.get_args(annotation) or (Any,)
         if not isinstance(value, (list, tuple)):
             raise OptionError(field, f"must be a list, got {_got(value)}")
         items = [_convert(f"{field}[{i}]", item, item_type) for i, item in enumerate(value)]

@@ -20,12 +20,12 @@ import math
 import os
 import time
 import warnings
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Protocol
+from typing import Any, Protocol
 
 from . import params as params_module
-
 from .deadline import DEFAULT_TIME_LIMIT, TimeLimitReached
 from .errors import (
     InfeasibleError,
@@ -40,7 +40,15 @@ from .result import Result, Status
 
 #: Problem packages shipped with hpcsched, in the order the README presents them.
 PROBLEM_PACKAGES = (
-    "transfers", "offload", "coschedule", "burstbuffer", "locality", "checkpoint", "treemem", "hetero", "partition",
+    "transfers",
+    "offload",
+    "coschedule",
+    "burstbuffer",
+    "locality",
+    "checkpoint",
+    "treemem",
+    "hetero",
+    "partition",
 )
 
 #: Kinds of method, in the order tables list them.
@@ -158,15 +166,25 @@ def _check_option_value(field_name: str, value: Any, annotation: str) -> None:
         if not math.isfinite(value) or value < 0:
             raise InvalidInstanceError(field_name, f"must be a finite number >= 0, got {value!r}")
         return
-    if "str" in accepted and isinstance(value, str) or "dict" in accepted and isinstance(value, dict):
+    if ("str" in accepted and isinstance(value, str)) or ("dict" in accepted and isinstance(value, dict)):
         return
-    if "list[int]" in accepted and isinstance(value, list) and all(
-            isinstance(item, int) and not isinstance(item, bool) for item in value):
+    if (
+        "list[int]" in accepted
+        and isinstance(value, list)
+        and all(isinstance(item, int) and not isinstance(item, bool) for item in value)
+    ):
         return
     if not accepted & {"bool", "int", "float", "str", "dict", "list[int]"}:
         return  # an annotation this check does not know: leave the value to the method
-    words = {"bool": "true or false", "int": "an integer", "float": "a number", "str": "a string",
-             "dict": "an object", "list[int]": "a list of integers", "None": "null"}
+    words = {
+        "bool": "true or false",
+        "int": "an integer",
+        "float": "a number",
+        "str": "a string",
+        "dict": "an object",
+        "list[int]": "a list of integers",
+        "None": "null",
+    }
     expected = " or ".join(words.get(part.strip(), part.strip()) for part in annotation.split("|"))
     got = "null" if value is None else f"{type(value).__name__} {value!r}"
     raise InvalidInstanceError(field_name, f"must be {expected}, got {got}")
@@ -267,9 +285,7 @@ class Problem:
             return self.methods[name]
         except KeyError:
             known = ", ".join(sorted(self.methods))
-            raise UnknownMethodError(
-                f"unknown method '{name}' for problem '{self.name}' (known: {known})"
-            ) from None
+            raise UnknownMethodError(f"unknown method '{name}' for problem '{self.name}' (known: {known})") from None
 
 
 def _first_line(func: Callable[..., Any]) -> str:
@@ -295,7 +311,9 @@ def _option_annotations(func: Callable[..., Any], options: frozenset[str]) -> di
     for name in options:
         annotation = parameters[name].annotation
         if annotation is not inspect.Parameter.empty:
-            types[name] = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+            types[name] = (
+                annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+            )
     return types
 
 
@@ -370,9 +388,7 @@ def get_problem(name: str) -> Problem:
     try:
         return _PROBLEMS[name]
     except KeyError:
-        raise UnknownProblemError(
-            f"unknown problem '{name}' (known: {', '.join(problem_names())})"
-        ) from None
+        raise UnknownProblemError(f"unknown problem '{name}' (known: {', '.join(problem_names())})") from None
 
 
 def problem_names() -> list[str]:
@@ -415,20 +431,32 @@ class ProblemSummary:
     @classmethod
     def of(cls, problem: Problem) -> ProblemSummary:
         ordered = sorted(problem.methods.values(), key=lambda m: (METHOD_KINDS.index(m.kind), m.name))
-        return cls(problem.name, problem.default_method,
-                   tuple(MethodSummary(m.name, m.kind, m.summary) for m in ordered),
-                   tuple(problem.generators), tuple(problem.importers))
+        return cls(
+            problem.name,
+            problem.default_method,
+            tuple(MethodSummary(m.name, m.kind, m.summary) for m in ordered),
+            tuple(problem.generators),
+            tuple(problem.importers),
+        )
 
     def to_data(self) -> dict[str, Any]:
-        return {"name": self.name, "default_method": self.default_method,
-                "methods": [{"name": m.name, "kind": m.kind, "summary": m.summary} for m in self.methods],
-                "generators": list(self.generators), "importers": list(self.importers)}
+        return {
+            "name": self.name,
+            "default_method": self.default_method,
+            "methods": [{"name": m.name, "kind": m.kind, "summary": m.summary} for m in self.methods],
+            "generators": list(self.generators),
+            "importers": list(self.importers),
+        }
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> ProblemSummary:
-        return cls(data["name"], data["default_method"],
-                   tuple(MethodSummary(m["name"], m["kind"], m["summary"]) for m in data["methods"]),
-                   tuple(data["generators"]), tuple(data["importers"]))
+        return cls(
+            data["name"],
+            data["default_method"],
+            tuple(MethodSummary(m["name"], m["kind"], m["summary"]) for m in data["methods"]),
+            tuple(data["generators"]),
+            tuple(data["importers"]),
+        )
 
 
 def _cache_file() -> Path | None:
@@ -580,10 +608,15 @@ def run_method(
         time_limit = DEFAULT_TIME_LIMIT
     if entry.uses_params:
         params = entry.build_params(options)
-        call: Callable[[], Result] = lambda: entry.func(instance, time_limit=time_limit, seed=seed, params=params)
+
+        def call() -> Result:
+            return entry.func(instance, time_limit=time_limit, seed=seed, params=params)
     else:
         entry.check_options(options)
-        call = lambda: entry.func(instance, time_limit=time_limit, seed=seed, **options)
+
+        def call():
+            return entry.func(instance, time_limit=time_limit, seed=seed, **options)
+
     started = time.perf_counter()
     try:
         result = call()

@@ -99,11 +99,11 @@ class Result:
         """Relative gap, see `gap_of`."""
         return gap_of(self.objective, self.bound)
 
-    def replace(self, **changes: Any) -> "Result":
+    def replace(self, **changes: Any) -> Result:
         """A copy with some fields changed (Results are immutable)."""
         return dataclasses.replace(self, **changes)
 
-    def with_note(self, note: str) -> "Result":
+    def with_note(self, note: str) -> Result:
         return self.replace(notes=(*self.notes, note))
 
     def summary(self) -> dict[str, Any]:

@@ -34,6 +34,7 @@ SOLVED_FILE = "solved.json"
 class SolvedRunError(HpcschedError):
     """A method failed (status ERROR) on a shipped instance: a bug to fix, not an entry to record."""
 
+
 #: Relative gap at which a value and a bound are taken to meet (the registry's OPTIMAL gap).
 PROVEN_GAP = 1e-6
 
@@ -90,8 +91,10 @@ class SolvedEntry:
     instance_sha256: str | None = None
 
     def to_data(self) -> dict[str, Any]:
-        return {key: (dict(value) if isinstance(value, Mapping) else value)
-                for key, value in dataclasses.asdict(self).items()}
+        return {
+            key: (dict(value) if isinstance(value, Mapping) else value)
+            for key, value in dataclasses.asdict(self).items()
+        }
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any], where: str) -> SolvedEntry:
@@ -102,8 +105,15 @@ class SolvedEntry:
         missing = sorted({"objective", "bound", "status", "method"} - set(data))
         if missing:
             raise FormatError(f"{where}: missing field(s) {', '.join(missing)}")
-        if not isinstance(data.get("status"), str) or data["status"] not in ("OPTIMAL", "FEASIBLE", "INFEASIBLE", "UNKNOWN"):
-            raise FormatError(f"{where}: status must be OPTIMAL, FEASIBLE, INFEASIBLE or UNKNOWN, got {data.get('status')!r}")
+        if not isinstance(data.get("status"), str) or data["status"] not in (
+            "OPTIMAL",
+            "FEASIBLE",
+            "INFEASIBLE",
+            "UNKNOWN",
+        ):
+            raise FormatError(
+                f"{where}: status must be OPTIMAL, FEASIBLE, INFEASIBLE or UNKNOWN, got {data.get('status')!r}"
+            )
         return cls(**data)
 
 
@@ -180,9 +190,24 @@ def solve_file(path: Path, attempts: Iterable[Attempt]) -> SolvedEntry:
     today = datetime.date.today().isoformat()
     if infeasible is not None:
         result, attempt = infeasible
-        return SolvedEntry(None, None, "INFEASIBLE", attempt.method, attempt.seed, dict(attempt.options),
-                           _limit(attempt), result.solver, attempt.method, attempt.seed, dict(attempt.options),
-                           _limit(attempt), result.solver, today, elapsed, digest)
+        return SolvedEntry(
+            None,
+            None,
+            "INFEASIBLE",
+            attempt.method,
+            attempt.seed,
+            dict(attempt.options),
+            _limit(attempt),
+            result.solver,
+            attempt.method,
+            attempt.seed,
+            dict(attempt.options),
+            _limit(attempt),
+            result.solver,
+            today,
+            elapsed,
+            digest,
+        )
     objective = None if best is None else best[0].objective
     bound = None if proof is None else proof[0].bound
     status = "UNKNOWN" if objective is None else "OPTIMAL" if _meet(objective, bound) else "FEASIBLE"
@@ -224,8 +249,10 @@ def check_file(path: Path, entry: SolvedEntry) -> list[str]:
     """
     instance = read_instance(path)
     if entry.instance_sha256 is not None and entry.instance_sha256 != instance_sha256(instance):
-        return [f"the entry was computed on other data (instance_sha256 {entry.instance_sha256[:12]}..., "
-                f"the file has {instance_sha256(instance)[:12]}...)"]
+        return [
+            f"the entry was computed on other data (instance_sha256 {entry.instance_sha256[:12]}..., "
+            f"the file has {instance_sha256(instance)[:12]}...)"
+        ]
     runs = []
     if entry.method is not None:
         runs.append(Attempt(entry.method, entry.time_limit_s, entry.seed, dict(entry.options)))
@@ -259,8 +286,7 @@ def check_entry(entry: SolvedEntry, result: Result) -> list[str]:
         problems.append(f"value {result.objective} below the recorded bound {entry.bound}")
     if result.bound is not None and entry.objective is not None and result.bound > entry.objective + slack:
         problems.append(f"bound {result.bound} above the recorded value {entry.objective}")
-    if (result.status is Status.OPTIMAL and entry.status == "OPTIMAL"
-            and not _meet(result.objective, entry.objective)):
+    if result.status is Status.OPTIMAL and entry.status == "OPTIMAL" and not _meet(result.objective, entry.objective):
         problems.append(f"OPTIMAL at {result.objective}, recorded OPTIMAL at {entry.objective}")
     return problems
 

@@ -17,8 +17,9 @@ import json
 import os
 import signal
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, List, Optional
+from typing import Any
 
 import typer
 
@@ -67,10 +68,10 @@ def _sigterm_as_exit():
     are killed on the way out (the rows already written stay); warnings (e.g.
     oversubscription) print as one ``warning: ...`` line on stderr."""
 
-    def handler(signum, frame):  # noqa: ARG001
+    def handler(signum, frame):
         raise SystemExit(128 + signum)
 
-    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ARG001
+    def show(message, category, filename, lineno, file=None, line=None):
         typer.echo(f"warning: {message}", err=True)
 
     previous_show = warnings.showwarning
@@ -109,19 +110,29 @@ def _format(value: Any, kind: str = "") -> str:
 
 @_one_line_errors
 def compare(
-    files: List[Path] = typer.Argument(..., help="Instance files (.json or .json.gz), any problems."),
+    files: list[Path] = typer.Argument(..., help="Instance files (.json or .json.gz), any problems."),
     methods: str = typer.Option(
-        "all", "--methods", "-m",
+        "all",
+        "--methods",
+        "-m",
         help="Comma-separated method names, or 'all' (every method of the file's problem except brute-force).",
     ),
     time_limit: float = typer.Option(COMPARE_TIME_LIMIT_S, "--time-limit", "-t", min=0.001, help="Seconds per run."),
     jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Concurrent runs."),
     executor: str = typer.Option("local", "--executor", help="local (process pool) or dask."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (default: a LocalCluster)."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Also write the rows to this CSV file ('-': standard output; a regular file is replaced atomically)."),
+    scheduler: str | None = typer.Option(None, "--scheduler", help="Dask scheduler address (default: a LocalCluster)."),
+    csv: Path | None = typer.Option(
+        None,
+        "--csv",
+        help="Also write the rows to this CSV file ('-': standard output; a regular file is replaced atomically).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed passed to every method."),
-    grace: Optional[float] = typer.Option(None, "--grace", min=0, help="Seconds past the time limit before a run is killed."),
-    plugin: List[str] = typer.Option([], "--plugin", help="Module or .py file registering an extra problem (repeatable)."),
+    grace: float | None = typer.Option(
+        None, "--grace", min=0, help="Seconds past the time limit before a run is killed."
+    ),
+    plugin: list[str] = typer.Option(
+        [], "--plugin", help="Module or .py file registering an extra problem (repeatable)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the rows as a JSON list instead of a table."),
 ) -> None:
     """Run several methods on several instance files and print one aligned table.
@@ -184,7 +195,11 @@ def compare(
                 raise _fail(f"{file}: problem '{problem.name}' has no method '{name}' (known: {known})")
         prepared = instance_fields(instance, file)
         for name in names:
-            tasks.append(make_task(instance, name, seed=seed, time_limit=time_limit, grace=grace, plugins=plugins, prepared=prepared))
+            tasks.append(
+                make_task(
+                    instance, name, seed=seed, time_limit=time_limit, grace=grace, plugins=plugins, prepared=prepared
+                )
+            )
     try:
         with _sigterm_as_exit():
             summary = run_tasks(tasks, executor=executor, jobs=jobs, scheduler=scheduler, description="compare")
@@ -200,12 +215,26 @@ def compare(
         typer.echo(text, err=to_stdout)
     else:
         table = Table(title=f"{len(rows)} runs, time limit {time_limit:g} s, seed {seed}")
-        for column, justify in (("instance", "left"), ("method", "left"), ("objective", "right"), ("bound", "right"),
-                                ("gap", "right"), ("status", "left"), ("time (s)", "right")):
+        for column, justify in (
+            ("instance", "left"),
+            ("method", "left"),
+            ("objective", "right"),
+            ("bound", "right"),
+            ("gap", "right"),
+            ("status", "left"),
+            ("time (s)", "right"),
+        ):
             table.add_column(column, justify=justify)
         for row in rows:
-            table.add_row(row["instance"], row["method"], _format(row["objective"]), _format(row["bound"]),
-                          _format(row["gap"], "gap"), row["status"], _format(row["runtime_s"], "time"))
+            table.add_row(
+                row["instance"],
+                row["method"],
+                _format(row["objective"]),
+                _format(row["bound"]),
+                _format(row["gap"], "gap"),
+                row["status"],
+                _format(row["runtime_s"], "time"),
+            )
         _console(stderr=to_stdout).print(table)
     for row in rows:
         if row["error"]:
@@ -228,10 +257,12 @@ study_app = typer.Typer(help="Resumable studies: methods x instances x time limi
 @_one_line_errors
 def study_run(
     study_file: Path = typer.Argument(..., metavar="STUDY.toml", help="The study file (see docs/study.md)."),
-    executor: Optional[str] = typer.Option(None, "--executor", help="local or dask (default: the study's)."),
-    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="Dask scheduler address (default: the study's, else a LocalCluster)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Concurrent runs (default: the study's)."),
-    results: Optional[Path] = typer.Option(None, "--results", help="Results file (default: the study's)."),
+    executor: str | None = typer.Option(None, "--executor", help="local or dask (default: the study's)."),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="Dask scheduler address (default: the study's, else a LocalCluster)."
+    ),
+    jobs: int | None = typer.Option(None, "--jobs", "-j", min=1, help="Concurrent runs (default: the study's)."),
+    results: Path | None = typer.Option(None, "--results", help="Results file (default: the study's)."),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
 ) -> None:
     """Run every run of a study that its results file does not hold yet."""
@@ -243,7 +274,9 @@ def study_run(
     try:
         study = load_study(study_file)
         with _sigterm_as_exit():
-            summary = run_study(study, executor=executor, jobs=jobs, scheduler=scheduler, results=results, progress=progress)
+            summary = run_study(
+                study, executor=executor, jobs=jobs, scheduler=scheduler, results=results, progress=progress
+            )
     except HpcschedError as error:
         raise _fail(str(error)) from None
     where = results or study.results
@@ -258,7 +291,7 @@ def study_run(
 @_one_line_errors
 def study_report(
     results: Path = typer.Argument(..., help="A results file written by 'study run' or 'compare --csv'."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output folder (default: RESULTS-report beside it)."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Output folder (default: RESULTS-report beside it)."),
 ) -> None:
     """Gap tables, performance profiles and gap-versus-size plots, as Markdown and PNG."""
     from rich.table import Table
@@ -271,13 +304,29 @@ def study_report(
     except (HpcschedError, ValueError) as error:
         raise _fail(str(error)) from None
     table = Table(title=f"{results}")
-    for column in ("configuration", "runs", "n/a", "solved", "optimal", "mean gap", "worst gap", "geo-mean ratio", "mean time (s)"):
+    for column in (
+        "configuration",
+        "runs",
+        "n/a",
+        "solved",
+        "optimal",
+        "mean gap",
+        "worst gap",
+        "geo-mean ratio",
+        "mean time (s)",
+    ):
         table.add_column(column, justify="left" if column == "configuration" else "right")
     for line in written.table:
         table.add_row(
-            line["configuration"], str(line["runs"]), str(line["not_applicable"]), _format(line["solved"], "gap"), _format(line["proven_optimal"], "gap"),
-            _format(line["mean_gap"], "gap"), _format(line["worst_gap"], "gap"),
-            "-" if line["geomean_ratio"] is None else f"{line['geomean_ratio']:.4f}", _format(line["mean_runtime_s"], "time"),
+            line["configuration"],
+            str(line["runs"]),
+            str(line["not_applicable"]),
+            _format(line["solved"], "gap"),
+            _format(line["proven_optimal"], "gap"),
+            _format(line["mean_gap"], "gap"),
+            _format(line["worst_gap"], "gap"),
+            "-" if line["geomean_ratio"] is None else f"{line['geomean_ratio']:.4f}",
+            _format(line["mean_runtime_s"], "time"),
         )
     _console().print(table)
     typer.echo(f"report: {written.markdown}")

@@ -23,9 +23,10 @@ import os
 import queue
 import threading
 import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from ..core.errors import HpcschedError
 from .runner import Runner, close_idle_runners, default_grace, execute, make_row
@@ -221,7 +222,9 @@ def _dask_client(scheduler: Any, jobs: int):
     return Client(cluster), cluster
 
 
-def _dask_rows(tasks: list[dict[str, Any]], jobs: int, scheduler: Any, stop: threading.Event) -> Iterator[list[dict[str, Any]]]:
+def _dask_rows(
+    tasks: list[dict[str, Any]], jobs: int, scheduler: Any, stop: threading.Event
+) -> Iterator[list[dict[str, Any]]]:
     from distributed import as_completed
 
     client, cluster = _dask_client(scheduler, jobs)
@@ -350,7 +353,14 @@ def _progress(enabled: bool, total: int, description: str):
     if not enabled:
         return _NoProgress()
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(
         TextColumn("[bold]{task.description}"),

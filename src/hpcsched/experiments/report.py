@@ -33,9 +33,10 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..core.io import atomic_write_text
 from ..core.result import gap_of
@@ -45,8 +46,17 @@ _HAS_SOLUTION = ("OPTIMAL", "FEASIBLE")
 _RUNTIME_FLOOR_S = 1e-3
 
 SUMMARY_COLUMNS = (
-    "configuration", "runs", "not_applicable", "solved", "proven_optimal", "mean_gap", "worst_gap",
-    "geomean_ratio", "errors", "time_limit_no_solution", "mean_runtime_s",
+    "configuration",
+    "runs",
+    "not_applicable",
+    "solved",
+    "proven_optimal",
+    "mean_gap",
+    "worst_gap",
+    "geomean_ratio",
+    "errors",
+    "time_limit_no_solution",
+    "mean_runtime_s",
 )
 
 
@@ -99,7 +109,7 @@ def summary_table(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One line per configuration (see module docstring for the columns)."""
     best_known, best_bound = _references(rows)
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for label, row in zip(configuration_labels(rows), rows):
+    for label, row in zip(configuration_labels(rows), rows, strict=False):
         groups[label].append(row)
     table = []
     for label in sorted(groups):
@@ -108,22 +118,32 @@ def summary_table(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
         # success nor a failure: fractions are over the applicable runs.
         applicable = [r for r in group if r["status"] != "NOT_APPLICABLE"]
         solved = [r for r in group if r["status"] in _HAS_SOLUTION and r["objective"] is not None]
-        gaps = [g for g in (gap_of(r["objective"], best_bound.get(r["instance_sha256"])) for r in solved) if g is not None]
-        ratios = [q for q in (_ratio(r["objective"], best_known[r["instance_sha256"]]) for r in solved) if q is not None]
+        gaps = [
+            g for g in (gap_of(r["objective"], best_bound.get(r["instance_sha256"])) for r in solved) if g is not None
+        ]
+        ratios = [
+            q for q in (_ratio(r["objective"], best_known[r["instance_sha256"]]) for r in solved) if q is not None
+        ]
         runtimes = [r["runtime_s"] for r in group if r["runtime_s"] is not None]
-        table.append({
-            "configuration": label,
-            "runs": len(group),
-            "not_applicable": len(group) - len(applicable),
-            "solved": len(solved) / len(applicable) if applicable else None,
-            "proven_optimal": sum(r["status"] == "OPTIMAL" for r in group) / len(applicable) if applicable else None,
-            "mean_gap": sum(gaps) / len(gaps) if gaps else None,
-            "worst_gap": max(gaps) if gaps else None,
-            "geomean_ratio": math.exp(sum(math.log(q) for q in ratios) / len(ratios)) if ratios and all(q > 0 for q in ratios) else None,
-            "errors": sum(r["status"] == "ERROR" for r in group),
-            "time_limit_no_solution": sum(r["status"] == "TIME_LIMIT_NO_SOLUTION" for r in group),
-            "mean_runtime_s": sum(runtimes) / len(runtimes) if runtimes else None,
-        })
+        table.append(
+            {
+                "configuration": label,
+                "runs": len(group),
+                "not_applicable": len(group) - len(applicable),
+                "solved": len(solved) / len(applicable) if applicable else None,
+                "proven_optimal": sum(r["status"] == "OPTIMAL" for r in group) / len(applicable)
+                if applicable
+                else None,
+                "mean_gap": sum(gaps) / len(gaps) if gaps else None,
+                "worst_gap": max(gaps) if gaps else None,
+                "geomean_ratio": math.exp(sum(math.log(q) for q in ratios) / len(ratios))
+                if ratios and all(q > 0 for q in ratios)
+                else None,
+                "errors": sum(r["status"] == "ERROR" for r in group),
+                "time_limit_no_solution": sum(r["status"] == "TIME_LIMIT_NO_SOLUTION" for r in group),
+                "mean_runtime_s": sum(runtimes) / len(runtimes) if runtimes else None,
+            }
+        )
     return table
 
 
@@ -132,7 +152,7 @@ def _profile_values(rows: list[Mapping[str, Any]], measure: str) -> tuple[dict[t
     labels = configuration_labels(rows)
     several_limits = len({row["time_limit"] for row in rows}) > 1
     values: dict[tuple, dict[str, float]] = defaultdict(dict)
-    for label, row in zip(labels, rows):
+    for label, row in zip(labels, rows, strict=False):
         problem = (row["instance_sha256"], row["seed"]) + (() if several_limits else (row["time_limit"],))
         solved = row["status"] in _HAS_SOLUTION and row["objective"] is not None
         if measure == "objective":
@@ -205,7 +225,7 @@ def _plot_profile(rows, measure: str, path: Path, title: str) -> None:
     ratios = performance_ratios(rows, measure)
     colors = _colors(rows)
     finite = [r for values in ratios.values() for r in values if math.isfinite(r)]
-    top = max(finite + [1.0]) * 1.05
+    top = max([*finite, 1.0]) * 1.05
     top = max(top, 1.01)
     taus = np.geomspace(1.0, top, 400)
     figure, axes = plt.subplots(figsize=(6.5, 4.2))
@@ -231,7 +251,7 @@ def _plot_gap_vs_size(rows, path: Path) -> bool:
 
     _, best_bound = _references(rows)
     points: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
-    for label, row in zip(configuration_labels(rows), rows):
+    for label, row in zip(configuration_labels(rows), rows, strict=False):
         if row["size"] is None or row["status"] not in _HAS_SOLUTION:
             continue
         gap = gap_of(row["objective"], best_bound.get(row["instance_sha256"]))
@@ -243,7 +263,13 @@ def _plot_gap_vs_size(rows, path: Path) -> bool:
     figure, axes = plt.subplots(figsize=(6.5, 4.2))
     for label in sorted(points):
         sizes = sorted(points[label])
-        axes.plot(sizes, [100 * sum(points[label][s]) / len(points[label][s]) for s in sizes], marker="o", label=label, color=colors[label])
+        axes.plot(
+            sizes,
+            [100 * sum(points[label][s]) / len(points[label][s]) for s in sizes],
+            marker="o",
+            label=label,
+            color=colors[label],
+        )
     axes.set_xlabel("instance size")
     axes.set_ylabel("mean gap to the best bound (%)")
     axes.set_title("Gap versus size")
@@ -269,11 +295,15 @@ def _cell(value: Any, kind: str = "") -> str:
 
 def markdown_table(table: list[dict[str, Any]]) -> str:
     """The summary table as Markdown."""
-    header = "| configuration | runs | not applicable | solved | proven optimal | mean gap | worst gap | geo-mean ratio | errors | no solution in time | mean time (s) |"
+    header = (
+        "| configuration | runs | not applicable | solved | proven optimal | mean gap | worst gap "
+        "| geo-mean ratio | errors | no solution in time | mean time (s) |"
+    )
     lines = [header, "|" + "---|" * 11]
     for line in table:
         lines.append(
-            f"| {line['configuration']} | {line['runs']} | {line['not_applicable']} | {_cell(line['solved'], 'percent')} | "
+            f"| {line['configuration']} | {line['runs']} | {line['not_applicable']} | "
+            f"{_cell(line['solved'], 'percent')} | "
             f"{_cell(line['proven_optimal'], 'percent')} | {_cell(line['mean_gap'], 'percent')} | "
             f"{_cell(line['worst_gap'], 'percent')} | {_cell(line['geomean_ratio'], 'ratio')} | "
             f"{line['errors']} | {line['time_limit_no_solution']} | {_cell(line['mean_runtime_s'], 'seconds')} |"
@@ -285,8 +315,10 @@ def _coverage_sentence(rows: list[Mapping[str, Any]]) -> str:
     common, total = profile_coverage(rows)
     if common == total:
         return f"Over all {total} problems: every configuration ran each of them."
-    return (f"Over the {common} of {total} problems on which every configuration ran; the other "
-            f"{total - common} (a configuration run on fewer seeds or instances) are left out, not counted as failures.")
+    return (
+        f"Over the {common} of {total} problems on which every configuration ran; the other "
+        f"{total - common} (a configuration run on fewer seeds or instances) are left out, not counted as failures."
+    )
 
 
 def report(results_path: str | os.PathLike, out_dir: str | os.PathLike) -> Report:
@@ -347,7 +379,16 @@ def report(results_path: str | os.PathLike, out_dir: str | os.PathLike) -> Repor
         lines += ["## Errors (first 10)", ""]
         lines += [f"- {row['instance']} / {row['method']} {row['options']}: {row['error']}" for row in errors]
         lines.append("")
-    lines += ["## Definitions", "", __doc__.split("Definitions (written into every report, because gap tables are only honest\nwhen they say what they measure):", 1)[-1].strip(), ""]
+    lines += [
+        "## Definitions",
+        "",
+        __doc__.split(
+            "Definitions (written into every report, because gap tables are only honest\n"
+            "when they say what they measure):",
+            1,
+        )[-1].strip(),
+        "",
+    ]
     markdown = out / "report.md"
     atomic_write_text(markdown, "\n".join(lines))
     return Report(markdown=markdown, summary_csv=out / "summary.csv", figures=tuple(figures), table=table)

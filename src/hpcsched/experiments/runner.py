@@ -24,6 +24,7 @@ ERROR with the exception's type and message.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import math
 import os
@@ -35,8 +36,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .runs import one_line
 
@@ -79,7 +81,9 @@ def _load_instance(task: Mapping[str, Any]) -> Any:
     if sha not in _INSTANCE_CACHE:
         if len(_INSTANCE_CACHE) > 16:  # instances can be large; keep a few
             _INSTANCE_CACHE.clear()
-        _INSTANCE_CACHE[sha] = instance_from_document(task["instance"], task.get("instance_file") or task["instance_name"])
+        _INSTANCE_CACHE[sha] = instance_from_document(
+            task["instance"], task.get("instance_file") or task["instance_name"]
+        )
     return _INSTANCE_CACHE[sha]
 
 
@@ -160,10 +164,22 @@ def child_main() -> None:
         try:
             instance = prepare(task)
         except Exception as error:
-            send({"event": "done", "outcome": {
-                "status": "ERROR", "objective": None, "bound": None, "gap": None, "runtime_s": 0.0,
-                "solver": None, "host": socket.gethostname(),
-                "error": one_line(f"{type(error).__name__}: {error}"), "notes": ""}})
+            send(
+                {
+                    "event": "done",
+                    "outcome": {
+                        "status": "ERROR",
+                        "objective": None,
+                        "bound": None,
+                        "gap": None,
+                        "runtime_s": 0.0,
+                        "solver": None,
+                        "host": socket.gethostname(),
+                        "error": one_line(f"{type(error).__name__}: {error}"),
+                        "notes": "",
+                    },
+                }
+            )
             continue
         send({"event": "started"})
         outcome = execute_here(task, instance)
@@ -213,7 +229,7 @@ class Runner:
         return env
 
     def _start(self) -> None:
-        self._stderr = tempfile.TemporaryFile()
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the child process
         self._buffer = b""
         self._poll = None
         self._process = subprocess.Popen(
@@ -249,18 +265,12 @@ class Runner:
 
     @staticmethod
     def _kill(process: subprocess.Popen) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
+        with contextlib.suppress(ProcessLookupError):
             process.kill()
-        except ProcessLookupError:
-            pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
 
     def _discard(self) -> str:
         """Kill the child; return the tail of its stderr."""
@@ -271,10 +281,8 @@ class Runner:
             if process.stdout:
                 process.stdout.close()
             if process.stdin:
-                try:
+                with contextlib.suppress(OSError):
                     process.stdin.close()
-                except OSError:
-                    pass
         if self._stderr is not None:
             try:
                 self._stderr.seek(0, os.SEEK_END)
@@ -354,8 +362,7 @@ class Runner:
             return _outcome(
                 "TIME_LIMIT_NO_SOLUTION",
                 elapsed,
-                f"killed after {elapsed:.1f} s: no answer within the time limit "
-                f"{time_limit} s + grace {grace:g} s",
+                f"killed after {elapsed:.1f} s: no answer within the time limit {time_limit} s + grace {grace:g} s",
             )
         except (_ChildDied, BrokenPipeError, OSError, ValueError) as error:
             code = None
@@ -376,8 +383,15 @@ class Runner:
 
 def _outcome(status: str, runtime: float, error: str) -> dict[str, Any]:
     return {
-        "status": status, "objective": None, "bound": None, "gap": None, "runtime_s": runtime,
-        "solver": None, "host": socket.gethostname(), "error": error, "notes": "",
+        "status": status,
+        "objective": None,
+        "bound": None,
+        "gap": None,
+        "runtime_s": runtime,
+        "solver": None,
+        "host": socket.gethostname(),
+        "error": error,
+        "notes": "",
     }
 
 
@@ -456,7 +470,9 @@ def make_row(task: Mapping[str, Any], outcome: Mapping[str, Any]) -> dict[str, A
     }
     row.update(outcome)
     # Text columns are "" rather than None, as they read back from a file.
-    return {column: ("" if row.get(column) is None and column in _TEXT_COLUMNS else row.get(column)) for column in COLUMNS}
+    return {
+        column: ("" if row.get(column) is None and column in _TEXT_COLUMNS else row.get(column)) for column in COLUMNS
+    }
 
 
 _TEXT_COLUMNS = ("instance", "problem", "method", "options", "status", "solver", "host", "error", "notes")

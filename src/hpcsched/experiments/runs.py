@@ -20,8 +20,9 @@ import importlib.util
 import json
 import math
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..core.errors import PluginError as PluginError
 

@@ -21,13 +21,22 @@ import csv
 import io
 import os
 import uuid
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
 
 from ..core.errors import HpcschedError
 from .runs import COLUMNS, row_key
 
-_NUMERIC = {"size": int, "seed": int, "time_limit": float, "objective": float, "bound": float, "gap": float, "runtime_s": float}
+_NUMERIC = {
+    "size": int,
+    "seed": int,
+    "time_limit": float,
+    "objective": float,
+    "bound": float,
+    "gap": float,
+    "runtime_s": float,
+}
 
 
 class ResultsFileError(HpcschedError):
@@ -109,7 +118,7 @@ class CsvStore:
         finally:
             os.close(fd)
 
-    def open(self) -> "CsvStore":
+    def open(self) -> CsvStore:
         """Prepare the file for appending (see `_repair`); check its header."""
         self._repair()
         with open(self.path, newline="", encoding="utf-8") as handle:
@@ -165,7 +174,7 @@ class ParquetStore:
         self.path = Path(path)
         self._pa = _pyarrow()
 
-    def open(self) -> "ParquetStore":
+    def open(self) -> ParquetStore:
         if self.path.exists() and not self.path.is_dir():
             raise ResultsFileError(f"{self.path}: a Parquet results path must be a folder")
         self.path.mkdir(parents=True, exist_ok=True)
@@ -175,8 +184,15 @@ class ParquetStore:
 
     def _schema(self):
         pa = self._pa
-        kinds = {"size": pa.int64(), "seed": pa.int64(), "time_limit": pa.float64(), "objective": pa.float64(),
-                 "bound": pa.float64(), "gap": pa.float64(), "runtime_s": pa.float64()}
+        kinds = {
+            "size": pa.int64(),
+            "seed": pa.int64(),
+            "time_limit": pa.float64(),
+            "objective": pa.float64(),
+            "bound": pa.float64(),
+            "gap": pa.float64(),
+            "runtime_s": pa.float64(),
+        }
         return pa.schema([(column, kinds.get(column, pa.string())) for column in COLUMNS])
 
     def rows(self) -> list[dict[str, Any]]:
@@ -245,7 +261,9 @@ def recorded_keys(rows: Iterable[Mapping[str, Any]]) -> set[tuple]:
     return {row_key(row) for row in rows}
 
 
-def write_csv(rows: Iterable[Mapping[str, Any]], path: str | os.PathLike, columns: Iterator[str] | tuple = COLUMNS) -> None:
+def write_csv(
+    rows: Iterable[Mapping[str, Any]], path: str | os.PathLike, columns: Iterator[str] | tuple = COLUMNS
+) -> None:
     """Write ``rows`` as a whole CSV file, atomically (temporary file + rename)."""
     from ..core.io import atomic_write_text
 

@@ -58,7 +58,19 @@ class StudyFileError(HpcschedError):
         super().__init__(f"{file}: {key}: {reason}" if key else f"{file}: {reason}")
 
 
-_TOP_KEYS = {"name", "results", "time_limits", "seeds", "executor", "scheduler", "jobs", "grace", "plugins", "instances", "methods"}
+_TOP_KEYS = {
+    "name",
+    "results",
+    "time_limits",
+    "seeds",
+    "executor",
+    "scheduler",
+    "jobs",
+    "grace",
+    "plugins",
+    "instances",
+    "methods",
+}
 _FILE_KEYS = {"files"}
 _GENERATOR_KEYS = {"problem", "family", "seeds", "params", "sweep"}
 _METHOD_KEYS = {"name", "options", "problem", "time_limits", "seeds"}
@@ -202,16 +214,23 @@ def load_study(path: str | Path) -> Study:
     grace = document.get("grace")
     if grace is not None:
         grace = check.seconds(grace, "grace")
-    plugin_specs = [check.string(v, f"plugins[{i}]") for i, v in enumerate(check.array(document.get("plugins", []), "plugins", nonempty=False))]
+    plugin_specs = [
+        check.string(v, f"plugins[{i}]")
+        for i, v in enumerate(check.array(document.get("plugins", []), "plugins", nonempty=False))
+    ]
     try:
         plugins = load_plugins(plugin_specs, base)
     except PluginError as error:
         raise check.fail("plugins", str(error)) from None
 
-    instances = tuple(_instance_entry(check, entry, f"instances[{i}]", base)
-                      for i, entry in enumerate(check.array(document.get("instances", []), "instances")))
-    methods = tuple(_method_entry(check, entry, f"methods[{i}]")
-                    for i, entry in enumerate(check.array(document.get("methods", []), "methods")))
+    instances = tuple(
+        _instance_entry(check, entry, f"instances[{i}]", base)
+        for i, entry in enumerate(check.array(document.get("instances", []), "instances"))
+    )
+    methods = tuple(
+        _method_entry(check, entry, f"methods[{i}]")
+        for i, entry in enumerate(check.array(document.get("methods", []), "methods"))
+    )
     study = Study(
         file=file,
         name=str(document.get("name", file.stem)),
@@ -253,9 +272,13 @@ def _instance_entry(check: _Checker, entry: Any, key: str, base: Path) -> Instan
     family = check.string(entry["family"], f"{key}.family")
     if family not in problem.generators:
         known = ", ".join(sorted(problem.generators)) or "none"
-        raise check.fail(f"{key}.family", f"problem '{problem_name}' has no generator family '{family}' (known: {known})")
-    seeds = tuple(check.integer(v, f"{key}.seeds[{i}]", minimum=0)  # numpy's default_rng takes no negative seed
-                  for i, v in enumerate(check.array(entry.get("seeds", [0]), f"{key}.seeds")))
+        raise check.fail(
+            f"{key}.family", f"problem '{problem_name}' has no generator family '{family}' (known: {known})"
+        )
+    seeds = tuple(
+        check.integer(v, f"{key}.seeds[{i}]", minimum=0)  # numpy's default_rng takes no negative seed
+        for i, v in enumerate(check.array(entry.get("seeds", [0]), f"{key}.seeds"))
+    )
     params = dict(check.table(entry.get("params", {}), f"{key}.params"))
     sweep = {}
     for name, values in check.table(entry.get("sweep", {}), f"{key}.sweep").items():
@@ -285,11 +308,15 @@ def _method_entry(check: _Checker, entry: Any, key: str) -> MethodEntry:
             raise check.fail(f"{key}.problem", str(error)) from None
     time_limits = None
     if "time_limits" in entry:
-        time_limits = tuple(check.seconds(v, f"{key}.time_limits[{i}]")
-                            for i, v in enumerate(check.array(entry["time_limits"], f"{key}.time_limits")))
+        time_limits = tuple(
+            check.seconds(v, f"{key}.time_limits[{i}]")
+            for i, v in enumerate(check.array(entry["time_limits"], f"{key}.time_limits"))
+        )
     seeds = None
     if "seeds" in entry:
-        seeds = tuple(check.seed(v, f"{key}.seeds[{i}]") for i, v in enumerate(check.array(entry["seeds"], f"{key}.seeds")))
+        seeds = tuple(
+            check.seed(v, f"{key}.seeds[{i}]") for i, v in enumerate(check.array(entry["seeds"], f"{key}.seeds"))
+        )
     return MethodEntry(name=name, options=options, problem=problem, time_limits=time_limits, seeds=seeds)
 
 
@@ -319,14 +346,16 @@ def _instances(study: Study) -> list[tuple[Any, str | None, str]]:
         generator = get_problem(entry.problem).generators[entry.family]
         names = list(entry.sweep)
         for combination in itertools.product(*(entry.sweep[name] for name in names)):
-            params = {**entry.params, **dict(zip(names, combination))}
+            params = {**entry.params, **dict(zip(names, combination, strict=False))}
             for seed in entry.seeds:
                 try:
                     found.append((generator(seed=seed, **params), None, key))
                 except HpcschedError as error:
                     raise check.fail(key, f"family '{entry.family}' with {params} seed {seed}: {error}") from None
                 except TypeError as error:
-                    raise check.fail(f"{key}.params", f"family '{entry.family}' does not accept {params}: {error}") from None
+                    raise check.fail(
+                        f"{key}.params", f"family '{entry.family}' does not accept {params}: {error}"
+                    ) from None
     return found
 
 
@@ -365,15 +394,24 @@ def expand(study: Study) -> list[dict[str, Any]]:
         for method in applicable:
             for time_limit in method.time_limits or study.time_limits:
                 for seed in method.seeds or study.seeds:
-                    tasks.append(make_task(
-                        instance, method.name, options=method.options, seed=seed, time_limit=time_limit,
-                        grace=study.grace, plugins=study.plugins, prepared=prepared,
-                    ))
+                    tasks.append(
+                        make_task(
+                            instance,
+                            method.name,
+                            options=method.options,
+                            seed=seed,
+                            time_limit=time_limit,
+                            grace=study.grace,
+                            plugins=study.plugins,
+                            prepared=prepared,
+                        )
+                    )
     return tasks
 
 
-def _check_options(check: _Checker, problem: Any, method: MethodEntry, index: int, instance: Any,
-                   checked: set[tuple[str, int, str]]) -> None:
+def _check_options(
+    check: _Checker, problem: Any, method: MethodEntry, index: int, instance: Any, checked: set[tuple[str, int, str]]
+) -> None:
     """Refuse, before any run, options the method does not have or cannot take.
 
     A misspelt or ill-typed option would otherwise fail every one of its runs
@@ -392,7 +430,9 @@ def _check_options(check: _Checker, problem: Any, method: MethodEntry, index: in
         check_method_options(entry, dict(method.options))
     except HpcschedError as error:
         where = "" if entry.name == method.name else f" (which runs '{entry.name}' on instance {instance.name})"
-        raise check.fail(f"methods[{index}].options", f"method '{method.name}' of problem '{problem.name}'{where}: {error}") from None
+        raise check.fail(
+            f"methods[{index}].options", f"method '{method.name}' of problem '{problem.name}'{where}: {error}"
+        ) from None
     checked.add(key)
 
 

@@ -22,8 +22,9 @@ value (minimize). Methods:
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -55,9 +56,11 @@ class Instance:
         return len(self.values)
 
     @classmethod
-    def from_data(cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None) -> "Instance":
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None) -> Instance:
         data = require_dict(data, "data")
-        return cls(name=name, values=tuple(require_key(data, "values", "data")), source=dict(source or {}), time_unit=time_unit)
+        return cls(
+            name=name, values=tuple(require_key(data, "values", "data")), source=dict(source or {}), time_unit=time_unit
+        )
 
     def to_data(self) -> dict:
         return {"values": list(self.values)}
@@ -70,7 +73,7 @@ class Solution:
     pick: int
 
     @classmethod
-    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+    def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         data = require_dict(data, "solution")
         return cls(require_int(require_key(data, "pick", ""), "pick"))
 
@@ -99,7 +102,14 @@ def generate_uniform(*, seed: int = 0, n: int = 10, high: int = 100) -> Instance
 def solve_exact(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
     """The minimum value (exhaustive, OPTIMAL)."""
     pick = int(np.argmin(instance.values))
-    return Result(NAME, "exact", Status.OPTIMAL, objective=instance.values[pick], bound=instance.values[pick], solution=Solution(pick))
+    return Result(
+        NAME,
+        "exact",
+        Status.OPTIMAL,
+        objective=instance.values[pick],
+        bound=instance.values[pick],
+        solution=Solution(pick),
+    )
 
 
 def solve_first(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:

@@ -18,8 +18,9 @@ reproducible use it, with the wall-clock limit as a safety net only.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from ..core.errors import SolverUnavailableError
 from ..core.result import Status

@@ -41,8 +41,6 @@ def _pulp():
 def version(backend: str = "highs") -> str:
     pulp = _pulp()
     if backend == "highs":
-        import highspy
-
         try:
             from importlib.metadata import version as dist_version
 
