@@ -75,7 +75,7 @@ class _MilpBuilder:
     """The disjunctive MILP with big-M ``horizon``, one method per row family; checks ``deadline`` while it builds."""
 
     def __init__(self, instance: Instance, horizon: int, params: MilpParams, deadline: Deadline):
-        import pulp  # type: ignore[import-untyped]  # PuLP ships no type information
+        import pulp
 
         self.pulp = pulp
         self.instance, self.horizon, self.params, self.deadline = instance, horizon, params, deadline
