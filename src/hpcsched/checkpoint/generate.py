@@ -49,11 +49,11 @@ def _check_budget(budget: float) -> float:
 
 
 def with_budget(fw, bw, x, xbar, *, budget: float, name: str, source: dict[str, Any], time_unit: str | None = None,
-                memory: int | None = None) -> Instance:
+                memory: int | None = None, ftmp=None, btmp=None) -> Instance:
     """The chain with M = budget × store-all peak (raised to the recompute-all peak if below it)."""
     source = dict(source)
     notes = list(source.get("notes", []))
-    probe = Instance.create(fw, bw, x, xbar, 2**52, name=name, time_unit=time_unit)
+    probe = Instance.create(fw, bw, x, xbar, 2**52, ftmp=ftmp, btmp=btmp, name=name, time_unit=time_unit)
     peak = store_all_peak(probe)
     floor = simulated_peak(probe, recompute_all_sequence(probe.length))
     if memory is None:
@@ -63,7 +63,8 @@ def with_budget(fw, bw, x, xbar, *, budget: float, name: str, source: dict[str, 
                          f"peak; raised to {floor} bytes ({floor / peak:.3f} of the peak)")
             memory = floor
     source.update({"store_all_peak": peak, "recompute_all_peak": floor, "notes": notes})
-    return Instance.create(fw, bw, x, xbar, memory, name=name, time_unit=time_unit, source=source)
+    return Instance.create(fw, bw, x, xbar, memory, ftmp=ftmp, btmp=btmp, name=name, time_unit=time_unit,
+                           source=source)
 
 
 def generate_homogeneous(*, seed: int = 0, n: int = 10, budget: float = 0.5, size: int = 1, time: int = 1) -> Instance:

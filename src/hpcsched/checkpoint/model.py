@@ -450,8 +450,13 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     ``peak_memory`` (bytes) and ``peak_memory_fraction`` (of M);
     ``forward_ops`` (F and Fall operations run); ``operations``.
     """
-    total = sum(_operation_time(instance, name, stage) for name, stage in solution.sequence
-                if stage < len(instance.bw) and (name == "B" or stage < instance.length))
+    in_range = all(stage <= (instance.length if name == "B" else instance.length - 1)
+                   for name, stage in solution.sequence)
+    if not in_range:  # `validate` reports the stage; nothing here can be measured
+        nan = float("nan")
+        return {"objective": nan, "total_time": nan, "recomputation_time": nan, "peak_memory": nan,
+                "peak_memory_fraction": nan, "forward_ops": nan, "operations": float(len(solution.sequence))}
+    total = sum(_operation_time(instance, name, stage) for name, stage in solution.sequence)
     profile = memory_profile(instance, solution) if solution.sequence else [0]
     peak = max(profile)
     return {
