@@ -9,7 +9,7 @@ import pytest
 
 from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.io import read_instance
-from hpcsched.core.registry import run_method
+from hpcsched import solve
 from hpcsched.coschedule import Instance
 from hpcsched.coschedule.generate import (
     generate_all_ones,
@@ -41,7 +41,7 @@ def small():
 )
 def test_bad_method_option_names_it(method, options, field):
     with pytest.raises(InvalidInstanceError) as error:
-        run_method(small(), method, time_limit=5, **options)
+        solve(small(), method, time_limit=5, **options)
     assert error.value.field == field
     if field == "options.backend":
         assert "scipy" in error.value.reason and "pulp" in error.value.reason

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hpcsched.core.io import read_instance
-from hpcsched.core.registry import run_method
+from hpcsched import solve
 from hpcsched.core.result import Status
 
 FOLDER = Path(__file__).resolve().parents[2] / "instances" / "coschedule"
@@ -24,7 +24,7 @@ def test_every_shipped_instance_is_listed():
 def test_lp_reproduces_solved(name):
     instance = read_instance(FOLDER / name)
     assert instance.source["files"] and all(len(f["sha256"]) == 64 for f in instance.source["files"])
-    result = run_method(instance, "lp-preemptive", time_limit=10)
+    result = solve(instance, "lp-preemptive", time_limit=10)
     if instance.streams:  # Orion mixes: one stream per application; the LP ignores the order
         assert result.status is Status.NOT_APPLICABLE and "stream" in result.notes[0]
         from hpcsched.coschedule import bounds
@@ -41,6 +41,6 @@ def test_lp_reproduces_solved(name):
 def test_milp_reproduces_nonpreemptive_optimum(name):
     entry = SOLVED[name]["nonpreemptive"]
     assert entry["status"] == "OPTIMAL"
-    result = run_method(read_instance(FOLDER / name), "milp", time_limit=10)
+    result = solve(read_instance(FOLDER / name), "milp", time_limit=10)
     assert result.status is Status.OPTIMAL
     assert math.isclose(result.objective, entry["objective"], rel_tol=1e-6)

@@ -37,8 +37,8 @@ kernels whose stream predecessor has completed, so every heuristic honours
   the least makespan increase (the "transform a preemptive solution" step).
 - ``local-search``: from the best of the LPT, greedy, matching and lp-merge orders,
   random swap and insertion moves on the submission order, list-scheduled,
-  keeping non-worsening moves, until the time limit (default 2 s) or 3,000
-  moves.
+  keeping non-worsening moves, until the time limit or ``max_iterations``
+  moves (default 3,000).
 
 Heuristics attach the preemptive LP value as bound only when it is cheap
 (n <= 300); it is a valid lower bound for every schedule.
@@ -46,27 +46,32 @@ Heuristics attach the preemptive LP value as bound only when it is cheap
 
 from __future__ import annotations
 
-import time as clock
-from typing import Any, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.deadline import Deadline
+from ..core.params import at_least
 from ..core.result import Result, Status
-from .model import Instance, Solution, evaluate
+from .bounds import best, solve_preemptive_lp
+from .model import Instance, Solution
 from .simulate import fifo_policy, list_policy, simulate
-
-PROBLEM = "coschedule"
+from .special_cases import order_phases, pair_block, paired_matching
 
 
 def makespan_of(instance: Instance, solution: Solution) -> float:
+    """Latest segment end."""
     return max(s.end for s in solution.segments)
 
 
-def _result(instance: Instance, method: str, solution: Solution, notes: tuple[str, ...] = ()) -> Result:
-    from .bounds import best
+#: Above this n heuristics attach no bound (the LP would cost more than the heuristic).
+BOUND_MAX_N = 300
 
-    bound = best(instance) if instance.n <= 300 else None
-    return Result(PROBLEM, method, Status.FEASIBLE, objective=makespan_of(instance, solution), bound=bound, solution=solution, notes=notes)
+
+def _result(instance: Instance, solution: Solution, notes: tuple[str, ...] = ()) -> Result:
+    bound = best(instance) if instance.n <= BOUND_MAX_N else None
+    return Result(status=Status.FEASIBLE, objective=makespan_of(instance, solution), bound=bound, solution=solution, notes=notes)
 
 
 def list_schedule(instance: Instance, order: Sequence[int]) -> Solution:
@@ -74,22 +79,47 @@ def list_schedule(instance: Instance, order: Sequence[int]) -> Solution:
     return simulate(instance, order, list_policy(beneficial_only=True))
 
 
-def serial(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
-    """Serial baseline: one kernel at a time, makespan Σp."""
+def serial(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Serial baseline: one kernel at a time, makespan Σp.
+
+    Parameters
+    ----------
+    instance
+        The instance (streams honoured).
+    time_limit, seed, params
+        Unused (one simulation, deterministic, no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, with `bounds.best` as bound for n <= 300.
+    """
     solution = simulate(instance, range(instance.n), lambda inst, running, t, pending: None if running else pending[0])
-    return _result(instance, "serial", solution)
+    return _result(instance, solution)
 
 
-def fifo(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
-    """Hardware FIFO with the leftover policy, in submission (instance) order; per stream with streams."""
+def fifo(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Hardware FIFO with the leftover policy, in submission (instance) order; per stream with streams.
+
+    Parameters
+    ----------
+    instance
+        The instance (streams honoured).
+    time_limit, seed, params
+        Unused (one simulation, deterministic, no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, with `bounds.best` as bound for n <= 300.
+    """
     if instance.streams:
         return _result(
             instance,
-            "fifo",
             simulate(instance, stream_submission_order(instance), list_policy()),
             ("streams replayed: stream heads issued round-robin, leftover policy (any compatible head co-runs)",),
         )
-    return _result(instance, "fifo", simulate(instance, range(instance.n), fifo_policy()))
+    return _result(instance, simulate(instance, range(instance.n), fifo_policy()))
 
 
 def stream_submission_order(instance: Instance) -> list[int]:
@@ -98,16 +128,42 @@ def stream_submission_order(instance: Instance) -> list[int]:
     return sorted(range(instance.n), key=lambda k: place.get(k, (0, k, 0)))
 
 
-def lpt(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
-    """LPT list scheduling (longest solo duration first)."""
+def lpt(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """LPT list scheduling (longest solo duration first).
+
+    Parameters
+    ----------
+    instance
+        The instance (streams honoured).
+    time_limit, seed, params
+        Unused (one simulation, deterministic, no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, with `bounds.best` as bound for n <= 300.
+    """
     order = sorted(range(instance.n), key=lambda k: (-instance.kernels[k].duration, k))
-    return _result(instance, "lpt", list_schedule(instance, order))
+    return _result(instance, list_schedule(instance, order))
 
 
-def spt(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
-    """SPT list scheduling (shortest solo duration first)."""
+def spt(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """SPT list scheduling (shortest solo duration first).
+
+    Parameters
+    ----------
+    instance
+        The instance (streams honoured).
+    time_limit, seed, params
+        Unused (one simulation, deterministic, no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, with `bounds.best` as bound for n <= 300.
+    """
     order = sorted(range(instance.n), key=lambda k: (instance.kernels[k].duration, k))
-    return _result(instance, "spt", list_schedule(instance, order))
+    return _result(instance, list_schedule(instance, order))
 
 
 def _greedy_policy(instance, running, time, pending):
@@ -124,17 +180,30 @@ def _greedy_policy(instance, running, time, pending):
 
 
 def greedy_partner_schedule(instance: Instance) -> Solution:
+    """The schedule of ``greedy-partner``."""
     return simulate(instance, range(instance.n), _greedy_policy)
 
 
-def greedy_partner(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
-    """Greedy best partner: when a slot frees, start the partner saving the most time."""
-    return _result(instance, "greedy-partner", greedy_partner_schedule(instance))
+def greedy_partner(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Greedy best partner: when a slot frees, start the partner saving the most time.
+
+    Parameters
+    ----------
+    instance
+        The instance (streams honoured).
+    time_limit, seed, params
+        Unused (one simulation, deterministic, no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, with `bounds.best` as bound for n <= 300.
+    """
+    return _result(instance, greedy_partner_schedule(instance))
 
 
 def matching_order(instance: Instance) -> list[int]:
-    from .special_cases import pair_block, paired_matching
-
+    """Matched pairs (longer kernel first) and single kernels, longest block first."""
     blocks = []
     for pair in paired_matching(instance):
         if len(pair) == 2:
@@ -147,9 +216,22 @@ def matching_order(instance: Instance) -> list[int]:
     return [k for _, kernels in blocks for k in kernels]
 
 
-def matching_list(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
-    """Matching pairing: max-weight matching pairs submitted together, then list scheduling."""
-    return _result(instance, "matching-list", list_schedule(instance, matching_order(instance)))
+def matching_list(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Matching pairing: max-weight matching pairs submitted together, then list scheduling.
+
+    Parameters
+    ----------
+    instance
+        The instance (streams honoured).
+    time_limit, seed, params
+        Unused (one simulation, deterministic, no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, with `bounds.best` as bound for n <= 300.
+    """
+    return _result(instance, list_schedule(instance, matching_order(instance)))
 
 
 def best_list_schedule(instance: Instance) -> Solution:
@@ -165,21 +247,33 @@ def best_list_schedule(instance: Instance) -> Solution:
     return min(candidates, key=lambda s: makespan_of(instance, s))
 
 
-def lp_merge(instance: Instance, *, time_limit: float | None = None, seed: int = 0, **_: Any) -> Result:
-    """LP-guided: caterpillar order of the preemptive LP, preempted pieces merged greedily."""
+def lp_merge(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """LP-guided: caterpillar order of the preemptive LP, preempted pieces merged greedily.
+
+    Parameters
+    ----------
+    instance
+        The instance (streams honoured).
+    time_limit, seed, params
+        Unused (one LP and a few simulations, deterministic, no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, with `bounds.best` as bound for n <= 300.
+    """
     order, merged = _lp_merge(instance, time_limit)
-    return _result(instance, "lp-merge", list_schedule(instance, order), (f"{merged} preempted kernels of the LP order merged",))
+    return _result(instance, list_schedule(instance, order), (f"{merged} preempted kernels of the LP order merged",))
 
 
 def lp_merge_order(instance: Instance) -> list[int]:
+    """The submission order of ``lp-merge`` (LP solved without a time limit)."""
     return _lp_merge(instance, None)[0]
 
 
 def _lp_merge(instance: Instance, time_limit: float | None) -> tuple[list[int], int]:
-    from .formulations import order_phases, solve_preemptive_lp
-
-    _, value, solo, pairs, _ = solve_preemptive_lp(instance, time_limit=time_limit)
-    phases = order_phases(solo, pairs, instance.n)
+    solved = solve_preemptive_lp(instance, time_limit=time_limit)
+    phases = order_phases(solved.solo, solved.pairs, instance.n)
     pieces: dict[int, list[int]] = {}
     for position, (kernels, _) in enumerate(phases):
         for k in kernels:
@@ -212,13 +306,50 @@ def _lp_merge(instance: Instance, time_limit: float | None) -> tuple[list[int], 
     return sorted(range(instance.n), key=lambda k: (key[k], k)), merged
 
 
-def local_search(
-    instance: Instance, *, time_limit: float | None = None, seed: int = 0, max_moves: int = 3000, **_: Any
-) -> Result:
-    """Local search over the submission order (swap / insert moves, list simulator)."""
+@dataclass(frozen=True)
+class LocalSearchParams:
+    """Options of ``local-search``.
+
+    Attributes
+    ----------
+    max_iterations
+        Moves tried at most (the search also stops at the time limit); a move
+        count, not a time, makes a run reproducible.
+    """
+
+    max_iterations: int = 3000
+
+    def __post_init__(self) -> None:
+        at_least("max_iterations", self.max_iterations, 0)
+
+
+def local_search(instance: Instance, /, *, time_limit: float, seed: int, params: LocalSearchParams | None) -> Result:
+    """Local search over the submission order (swap / insert moves, list simulator).
+
+    Parameters
+    ----------
+    instance
+        The instance (streams honoured: every order is list-scheduled).
+    time_limit
+        Seconds of search (the starting orders are built first).
+    seed
+        Seed of the move generator (``numpy.random.default_rng``).
+    params
+        `LocalSearchParams` (None: the defaults).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, the best order found, with `bounds.best` as bound for n <= 300.
+    """
+    params = params or LocalSearchParams()
+    order, moves = search_order(instance, Deadline.after(time_limit), seed, params.max_iterations)
+    return _result(instance, list_schedule(instance, order), (f"{moves} moves, seed {seed}",))
+
+
+def search_order(instance: Instance, deadline: Deadline, seed: int, max_iterations: int) -> tuple[list[int], int]:
+    """The best submission order of the local search, and the moves it tried."""
     rng = np.random.default_rng(seed)
-    budget = 2.0 if time_limit is None else float(time_limit)
-    started = clock.perf_counter()
     starts = [
         sorted(range(instance.n), key=lambda k: -instance.kernels[k].duration),
         [s.kernel for s in greedy_partner_schedule(instance).segments],
@@ -230,7 +361,7 @@ def local_search(
     best_value, order = min(scored, key=lambda t: t[0])
     order = list(order)
     moves = 0
-    while instance.n > 1 and moves < max_moves and clock.perf_counter() - started < budget:
+    while instance.n > 1 and moves < max_iterations and not deadline.expired():
         moves += 1
         candidate = list(order)
         a, b = rng.choice(instance.n, size=2, replace=False)
@@ -241,4 +372,4 @@ def local_search(
         value = makespan_of(instance, list_schedule(instance, candidate))
         if value <= best_value:
             best_value, order = value, candidate
-    return _result(instance, "local-search", list_schedule(instance, order), (f"{moves} moves, seed {seed}",))
+    return order, moves

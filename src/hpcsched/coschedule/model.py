@@ -22,9 +22,9 @@ Modelling choices where the spec leaves room (documented for users):
   the relative tolerance the spec allows; the second absorbs float rounding
   of cumulated times (a few ulps of the makespan) on short kernels.
 - Idle time is the part of [0, makespan] where no kernel runs.
-- The ratio to the preemptive optimum needs an LP solve: ``evaluate``
-  reports it (``ratio_to_preemptive_optimum``) for n <= 300 without streams, solving the LP
-  once per instance object (cached), and omits it above.
+- The ratio to the preemptive optimum needs an LP solve, so ``evaluate``
+  does not report it (it stays a pure function of the schedule): divide the
+  makespan by ``bounds.lp(instance)`` where it is wanted.
 
 Kernels may carry an optional ``profile`` (SM demand, class compute / memory
 / unknown, grid, block, registers, shared memory...) kept for provenance only:
@@ -49,10 +49,12 @@ go there, any key is kept, and the known ones are typed.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..core.errors import InvalidInstanceError
 from ..core.fields import (
@@ -73,6 +75,57 @@ DATA_KEYS = ("kernels", "pairs", "gpu", "streams")
 KERNEL_KEYS = ("name", "duration", "profile")
 PAIR_KEYS = ("a", "b", "rate_a", "rate_b")
 GPU_KEYS = ("name", "sms")
+
+_PROFILE = {
+    "type": "object",
+    "description": "provenance only, any key (descriptive fields of a kernel go here): sm_demand, class (compute|memory|unknown), grid, block, registers, shared_memory, app, ...",
+}
+
+DATA_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "coschedule data",
+    "type": "object",
+    "required": ["kernels"],
+    "additionalProperties": False,
+    "properties": {
+        "kernels": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["duration"],
+                "additionalProperties": False,
+                "properties": {
+                    "name": {"type": "string"},
+                    "duration": {"type": "integer", "minimum": 1, "description": "solo duration in time_unit"},
+                    "profile": _PROFILE,
+                },
+            },
+        },
+        "pairs": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["a", "b", "rate_a", "rate_b"],
+                "additionalProperties": False,
+                "properties": {
+                    "a": {"type": "integer", "minimum": 0},
+                    "b": {"type": "integer", "minimum": 0},
+                    "rate_a": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                    "rate_b": {"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                },
+            },
+        },
+        "gpu": {"type": "object", "additionalProperties": False, "properties": {"name": {"type": "string"}, "sms": {"type": "integer", "minimum": 1}}},
+        "streams": {
+            "type": "array",
+            "description": "ordered kernel lists (CUDA streams): kernels of one stream run one after another in list order "
+            "(start of k+1 >= end of k) and never co-run; each kernel in at most one stream; absent = independent kernels",
+            "items": {"type": "array", "minItems": 1, "items": {"type": "integer", "minimum": 0}},
+        },
+    },
+}
+
 
 #: Progress tolerance of the validator (see module docstring).
 PROGRESS_TOLERANCE = 1e-9
@@ -183,7 +236,7 @@ class Instance:
         time_unit: str | None = "us",
         source: Mapping[str, Any] | None = None,
         streams: list[list[int]] | None = None,
-    ) -> "Instance":
+    ) -> Instance:
         """Build an instance in code, through the same checks as `from_data`."""
         kernels = []
         for index, duration in enumerate(durations):
@@ -202,7 +255,7 @@ class Instance:
         return cls.from_data(data, name=name, time_unit=time_unit, source=dict(source or {}))
 
     @classmethod
-    def from_data(cls, data: dict, *, name: str, time_unit: str | None, source: dict) -> "Instance":
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None, source: dict) -> Instance:
         """Check the ``data`` section of an instance file and build the Instance."""
         data = require_dict(data, "data")
         require_known_keys(data, DATA_KEYS, "data", "coschedule data (kernels, pairs, gpu)")
@@ -321,7 +374,7 @@ class Solution:
         return {"segments": [{"kernel": s.kernel, "start": s.start, "end": s.end} for s in self.segments]}
 
     @classmethod
-    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+    def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         data = require_dict(data, "solution")
         raw_segments = require_list(require_key(data, "segments", ""), "segments")
         segments = []
@@ -355,8 +408,7 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
         ``objective`` = ``makespan`` (latest segment end); ``preemptions``
         (Σ runs − 1); ``preempted_fraction`` (kernels with ≥ 2 runs / n);
         ``idle_time`` (no kernel running within [0, makespan]);
-        ``corun_time`` (two kernels running); ``segments``;
-        ``ratio_to_preemptive_optimum`` (n <= 300, see module docstring).
+        ``corun_time`` (two kernels running); ``segments``.
     """
     by_kernel: list[list[Segment]] = [[] for _ in range(instance.n)]
     for segment in solution.segments:
@@ -385,29 +437,7 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
         "corun_time": float(corun),
         "segments": float(len(solution.segments)),
     }
-    # With streams the LP ignores the stream order: its value is a bound, not the preemptive optimum.
-    optimum = _preemptive_optimum(instance) if instance.n <= RATIO_MAX_N and not instance.streams else None
-    if optimum:
-        kpis["ratio_to_preemptive_optimum"] = float(makespan) / optimum
     return kpis
-
-
-#: Largest n for which evaluate() solves the preemptive LP to report the ratio.
-RATIO_MAX_N = 300
-_OPTIMA: dict[int, tuple["Instance", float | None]] = {}
-
-
-def _preemptive_optimum(instance: Instance) -> float | None:
-    cached = _OPTIMA.get(id(instance))
-    if cached is not None and cached[0] is instance:
-        return cached[1]
-    from .formulations.preemptive import preemptive_optimum  # the LP; evaluate stays independent of validate
-
-    value = preemptive_optimum(instance)  # None unless proven optimal: the ratio needs the optimum
-    if len(_OPTIMA) > 64:
-        _OPTIMA.clear()
-    _OPTIMA[id(instance)] = (instance, value)
-    return value
 
 
 def validate(instance: Instance, solution: Solution) -> list[Violation]:
@@ -423,32 +453,56 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     it). Progress is integrated slab by slab in exact rationals.
     """
     violations: list[Violation] = []
+    by_kernel = _well_formed_segments(instance, solution, violations)
+    violations += _missing_and_self_overlap(instance, by_kernel)
+    violations += _stream_order(instance, by_kernel)
+    sweep = _ProgressSweep(instance)
+    sweep.run([s for segments in by_kernel for s in segments])
+    violations += sweep.violations
+    violations += _completion(instance, by_kernel, sweep.progress)
+    return violations
+
+
+def _well_formed_segments(instance: Instance, solution: Solution, violations: list[Violation]) -> list[list[Segment]]:
+    """Segments grouped by kernel, those with a bad kernel or bad times reported and left out."""
     n = instance.n
     by_kernel: list[list[Segment]] = [[] for _ in range(n)]
     for index, segment in enumerate(solution.segments):
+        where = f"segment {index} of kernel {segment.kernel}"
         if not (0 <= segment.kernel < n):
             violations.append(Violation("segment", f"segment {index} names kernel {segment.kernel}, not in 0..{n - 1}"))
             continue
         if not (math.isfinite(segment.start) and math.isfinite(segment.end)):
-            violations.append(Violation("segment", f"segment {index} of kernel {segment.kernel} has a non-finite time"))
+            violations.append(Violation("segment", f"{where} has a non-finite time"))
             continue
         if segment.start < 0:
-            violations.append(Violation("segment", f"segment {index} of kernel {segment.kernel} starts at {segment.start} < 0"))
+            violations.append(Violation("segment", f"{where} starts at {segment.start} < 0"))
         if segment.end <= segment.start:
-            violations.append(
-                Violation("segment", f"segment {index} of kernel {segment.kernel} ends at {segment.end} <= its start {segment.start}")
-            )
+            violations.append(Violation("segment", f"{where} ends at {segment.end} <= its start {segment.start}"))
             continue
         by_kernel[segment.kernel].append(segment)
+    return by_kernel
+
+
+def _missing_and_self_overlap(instance: Instance, by_kernel: list[list[Segment]]) -> list[Violation]:
+    violations = []
     for kernel, segments in enumerate(by_kernel):
         if not segments:
             violations.append(Violation("missing", f"kernel {kernel} ({instance.kernels[kernel].name}) never runs"))
         ordered = sorted(segments, key=lambda s: s.start)
-        for first, second in zip(ordered, ordered[1:]):
+        for first, second in itertools.pairwise(ordered):
             if second.start < first.end:
                 violations.append(
-                    Violation("self-overlap", f"kernel {kernel} runs twice at once: [{first.start}, {first.end}) and [{second.start}, {second.end})")
+                    Violation(
+                        "self-overlap",
+                        f"kernel {kernel} runs twice at once: [{first.start}, {first.end}) and [{second.start}, {second.end})",
+                    )
                 )
+    return violations
+
+
+def _stream_order(instance: Instance, by_kernel: list[list[Segment]]) -> list[Violation]:
+    violations = []
     for before, after in instance.precedences():
         if by_kernel[before] and by_kernel[after]:
             last_end = max(s.end for s in by_kernel[before])
@@ -460,51 +514,71 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
                         f"kernel {after} starts at {first_start} before its stream predecessor {before} ends at {last_end}",
                     )
                 )
-    # Sweep the slabs between consecutive distinct endpoints.
-    valid = [s for segments in by_kernel for s in segments]
-    events: dict[float, list[tuple[int, int]]] = {}
-    for s in valid:
-        events.setdefault(s.start, []).append((1, s.kernel))
-        events.setdefault(s.end, []).append((-1, s.kernel))
-    times = sorted(events)
-    progress = [Fraction(0)] * n
-    active: dict[int, int] = {}
-    reported_pairs: set[tuple[int, int]] = set()
-    reported_crowds = 0
-    for position, time in enumerate(times):
-        for delta, kernel in events[time]:
-            active[kernel] = active.get(kernel, 0) + delta
-            if active[kernel] == 0:
-                del active[kernel]
-        if position + 1 == len(times) or not active:
-            continue
-        length = Fraction(times[position + 1]) - Fraction(time)
-        running = sorted(active)
+    return violations
+
+
+class _ProgressSweep:
+    """Exact progress of every kernel, slab by slab between consecutive distinct endpoints.
+
+    Slabs with three or more kernels (``concurrency``, first ten reported,
+    then a count) or an unlisted pair (``compatibility``, once per pair) add
+    no progress and are reported.
+    """
+
+    REPORTED_CROWDS = 10
+
+    def __init__(self, instance: Instance) -> None:
+        self.instance = instance
+        self.progress = [Fraction(0)] * instance.n
+        self.violations: list[Violation] = []
+        self._reported_pairs: set[tuple[int, int]] = set()
+        self._crowds = 0
+
+    def run(self, segments: list[Segment]) -> None:
+        events: dict[float, list[tuple[int, int]]] = {}
+        for s in segments:
+            events.setdefault(s.start, []).append((1, s.kernel))
+            events.setdefault(s.end, []).append((-1, s.kernel))
+        times = sorted(events)
+        active: dict[int, int] = {}
+        for position, time in enumerate(times):
+            for delta, kernel in events[time]:
+                active[kernel] = active.get(kernel, 0) + delta
+                if active[kernel] == 0:
+                    del active[kernel]
+            if position + 1 < len(times) and active:
+                self._slab(time, times[position + 1], sorted(active))
+        if self._crowds > self.REPORTED_CROWDS:
+            more = self._crowds - self.REPORTED_CROWDS
+            self.violations.append(Violation("concurrency", f"... {more} more slabs with three or more kernels"))
+
+    def _slab(self, time: float, next_time: float, running: list[int]) -> None:
+        length = Fraction(next_time) - Fraction(time)
         if len(running) > 2:
-            if reported_crowds < 10:
-                violations.append(
-                    Violation("concurrency", f"kernels {running} run at once during [{time}, {times[position + 1]})")
-                )
-            reported_crowds += 1
-            continue
+            if self._crowds < self.REPORTED_CROWDS:
+                self.violations.append(Violation("concurrency", f"kernels {running} run at once during [{time}, {next_time})"))
+            self._crowds += 1
+            return
         if len(running) == 1:
             kernel = running[0]
-            progress[kernel] += length / instance.kernels[kernel].duration
-            continue
+            self.progress[kernel] += length / self.instance.kernels[kernel].duration
+            return
         i, j = running
-        rate_i, rate_j = instance.rate(i, j), instance.rate(j, i)
+        rate_i, rate_j = self.instance.rate(i, j), self.instance.rate(j, i)
         if rate_i is None or rate_j is None:
-            if (i, j) not in reported_pairs:
-                violations.append(
+            if (i, j) not in self._reported_pairs:
+                self.violations.append(
                     Violation("compatibility", f"kernels {i} and {j} are not a compatible pair but run together from {time}")
                 )
-                reported_pairs.add((i, j))
-            continue
-        progress[i] += length * Fraction(rate_i) / instance.kernels[i].duration
-        progress[j] += length * Fraction(rate_j) / instance.kernels[j].duration
-    if reported_crowds > 10:
-        violations.append(Violation("concurrency", f"... {reported_crowds - 10} more slabs with three or more kernels"))
-    makespan = max((s.end for s in valid), default=0.0)
+                self._reported_pairs.add((i, j))
+            return
+        self.progress[i] += length * Fraction(rate_i) / self.instance.kernels[i].duration
+        self.progress[j] += length * Fraction(rate_j) / self.instance.kernels[j].duration
+
+
+def _completion(instance: Instance, by_kernel: list[list[Segment]], progress: list[Fraction]) -> list[Violation]:
+    violations = []
+    makespan = max((s.end for segments in by_kernel for s in segments), default=0.0)
     for kernel, segments in enumerate(by_kernel):
         if not segments:
             continue
@@ -512,11 +586,8 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
         tolerance = PROGRESS_TOLERANCE + TIME_TOLERANCE * makespan / duration
         done = float(progress[kernel])
         if done < 1 - tolerance:
-            violations.append(
-                Violation("incomplete", f"kernel {kernel} stops at progress {done:.12g} < 1 (last end {max(s.end for s in segments)})")
-            )
+            last_end = max(s.end for s in segments)
+            violations.append(Violation("incomplete", f"kernel {kernel} stops at progress {done:.12g} < 1 (last end {last_end})"))
         elif done > 1 + tolerance:
-            violations.append(
-                Violation("overrun", f"kernel {kernel} reaches progress {done:.12g} > 1: it runs after completing")
-            )
+            violations.append(Violation("overrun", f"kernel {kernel} reaches progress {done:.12g} > 1: it runs after completing"))
     return violations

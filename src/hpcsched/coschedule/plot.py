@@ -1,67 +1,89 @@
 """Two-lane Gantt chart of a coschedule schedule.
 
-Segments are colored by kernel and drawn on two lanes (the two concurrent
+Segments are coloured by kernel and drawn on two lanes (the two concurrent
 slots; lanes are assigned greedily by start time, which suffices because at
 most two kernels overlap). Co-run intervals are shaded across both lanes so
-the pairs are visible; preempted kernels get a hatched border.
+the pairs are visible; a preempted kernel's segments are labelled ``k*``.
+Drawing never chooses a matplotlib backend (a notebook keeps its own); the
+command line saves the figure with `hpcsched.plotting.save_axes`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections import Counter
+from typing import TYPE_CHECKING
 
-from .model import Instance, Solution, evaluate
+from ..plotting import Bar, gantt, new_axes
+from .model import Instance, Segment, Solution, evaluate
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+_LANES = ("slot 1", "slot 2")
 
 
-def plot_solution(instance: Instance, solution: Solution, path: Any, *, title: str | None = None, labels: bool | None = None) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    segments = sorted(solution.segments, key=lambda s: (s.start, s.end))
+def lanes_of(segments: list[Segment]) -> list[int]:
+    """The lane (0 or 1) of each segment, sorted by (start, end), greedily."""
     lane_free = [0.0, 0.0]
-    lane_of = []
+    lanes = []
     for s in segments:
         lane = 0 if lane_free[0] <= s.start else 1 if lane_free[1] <= s.start else int(lane_free[1] < lane_free[0])
-        lane_of.append(lane)
+        lanes.append(lane)
         lane_free[lane] = s.end
-    counts: dict[int, int] = {}
-    for s in segments:
-        counts[s.kernel] = counts.get(s.kernel, 0) + 1
-    colors = plt.get_cmap("tab20")
-    figure, axes = plt.subplots(figsize=(11, 2.8))
-    # Shade co-run intervals (both lanes busy).
+    return lanes
+
+
+def corun_intervals(segments: list[Segment]) -> list[tuple[float, float]]:
+    """Maximal-by-event intervals during which two kernels run."""
     events = sorted([(s.start, 1) for s in segments] + [(s.end, -1) for s in segments])
+    intervals = []
     active, last = 0, 0.0
     for time, delta in events:
         if active >= 2 and time > last:
-            axes.axvspan(last, time, color="0.85", zorder=0)
+            intervals.append((last, time))
         active += delta
         last = time
-    show_labels = labels if labels is not None else instance.n <= 40
-    for s, lane in zip(segments, lane_of):
-        axes.barh(
-            1 - lane,
-            s.end - s.start,
-            left=s.start,
-            height=0.8,
-            color=colors(s.kernel % 20),
-            edgecolor="black",
-            linewidth=0.4,
-            hatch="//" if counts[s.kernel] > 1 else None,
-            zorder=2,
+    return intervals
+
+
+def plot_solution(instance: Instance, solution: Solution, ax: Axes | None = None) -> Axes:
+    """Gantt chart of the two slots, co-run time shaded grey, preempted kernels starred.
+
+    Parameters
+    ----------
+    instance, solution
+        What to draw.
+    ax
+        Axes to draw on (None: a new figure).
+
+    Returns
+    -------
+    Axes
+        The Axes drawn on.
+    """
+    from matplotlib import colormaps
+
+    ax = new_axes(11, 2.8) if ax is None else ax
+    segments = sorted(solution.segments, key=lambda s: (s.start, s.end))
+    runs = Counter(s.kernel for s in segments)
+    colours = colormaps["tab20"]
+    for start, end in corun_intervals(segments):
+        ax.axvspan(start, end, color="0.85", zorder=0)
+    bars = [
+        Bar(
+            lane=lane,
+            start=s.start,
+            length=s.end - s.start,
+            colour=colours(s.kernel % 20),
+            label=f"{s.kernel}*" if runs[s.kernel] > 1 else str(s.kernel),
         )
-        if show_labels:
-            axes.text((s.start + s.end) / 2, 1 - lane, str(s.kernel), ha="center", va="center", fontsize=7, zorder=3)
+        for s, lane in zip(segments, lanes_of(segments), strict=True)
+    ]
+    gantt(ax, bars, _LANES, time_unit=instance.time_unit or "", labels=instance.n <= 40)
     kpis = evaluate(instance, solution)
-    axes.set_yticks([1, 0], ["slot 1", "slot 2"])
-    axes.set_xlabel(f"time ({instance.time_unit or 'units'})")
-    axes.set_title(
-        title
-        or f"{instance.name}: makespan {kpis['makespan']:.6g}, {int(kpis['preemptions'])} preemptions (grey: co-run, hatched: preempted)",
+    ax.set_title(
+        f"{instance.name}: makespan {kpis['makespan']:.6g}, {int(kpis['preemptions'])} preemptions "
+        "(grey: co-run, k*: preempted)",
         fontsize=9,
     )
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    return ax

@@ -1,4 +1,4 @@
-"""Event-driven simulator of a two-slot GPU, used by heuristics and decoders.
+"""Event-driven simulator of a two-slot GPU, and exact timing of slab sequences.
 
 It is *not* the validator: `model.validate` re-checks everything it builds.
 
@@ -14,11 +14,27 @@ Streams (``Instance.streams``): a kernel is *ready* once its stream
 predecessor has completed; policies see only the ready pending kernels (in
 submission order), so every simulated schedule honours the stream order, and
 stream-mates never co-run (`Instance.compatible` is False for them).
+
+Slab sequences: a *slab sequence* is a list of kernel sets (who runs in each
+consecutive slab). Given the sets, the best timing is an LP: slab lengths
+l_k >= 0, minimize Σ l_k subject to, for each kernel i,
+Σ_{k: i in set_k} l_k * speed_i(set_k) = p_i (speed 1 alone, r_{i|j} with
+j). A slab whose set is not allowed (three kernels, or an incompatible
+pair) is fixed to length 0. The LP is solved by HiGHS (scipy's ``linprog``)
+with the rows scaled by 1/p_i and feasibility tolerances of 1e-10, so that
+the progress of every kernel is within the validator's tolerance. Every
+exact formulation decodes its solution through this LP (the solver's own
+1e-6 MIP tolerances would otherwise leak into the schedule), and the brute
+force enumerates slab sequences and solves this LP for each.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from scipy.optimize import linprog
+from scipy.sparse import coo_matrix
 
 from .model import Instance, Segment, Solution
 
@@ -44,58 +60,84 @@ def simulate(
         to start now (released, and compatible with the running one) or None.
     releases
         Optional earliest start of each kernel.
+
+    Returns
+    -------
+    Solution
+        One segment per kernel, sorted by (start, kernel).
     """
-    pending = list(order)
-    remaining: dict[int, float] = {}
-    started: dict[int, float] = {}
-    segments: list[Segment] = []
-    completed: set[int] = set()
-    time = 0.0
-    while pending or remaining:
-        while len(remaining) < 2 and pending:
-            ready = pending if not instance.streams else [k for k in pending if _ready(instance, k, completed)]
+    run = _TwoSlotRun(instance, order, policy, releases)
+    while run.pending or run.remaining:
+        run.start_ready()
+        run.advance()
+    return Solution(tuple(sorted(run.segments, key=lambda s: (s.start, s.kernel))))
+
+
+class _TwoSlotRun:
+    """The state of one simulation: pending kernels, running kernels' remaining work, segments."""
+
+    def __init__(self, instance: Instance, order: Sequence[int], policy: Policy, releases: Sequence[float] | None) -> None:
+        self.instance = instance
+        self.policy = policy
+        self.releases = releases
+        self.pending = list(order)
+        self.remaining: dict[int, float] = {}
+        self.started: dict[int, float] = {}
+        self.segments: list[Segment] = []
+        self.completed: set[int] = set()
+        self.time = 0.0
+
+    def start_ready(self) -> None:
+        """Let the policy fill the free slots with ready pending kernels."""
+        instance = self.instance
+        while len(self.remaining) < 2 and self.pending:
+            ready = self.pending if not instance.streams else [k for k in self.pending if _ready(instance, k, self.completed)]
             if not ready:
-                break
-            choice = policy(instance, tuple(remaining), time, ready)
+                return
+            choice = self.policy(instance, tuple(self.remaining), self.time, ready)
             if choice is None:
-                break
-            pending.remove(choice)
-            remaining[choice] = float(instance.kernels[choice].duration)
-            started[choice] = time
-        running = tuple(remaining)
-        next_release = min(
-            (releases[k] for k in pending if releases is not None and releases[k] > time), default=None
-        )
+                return
+            self.pending.remove(choice)
+            self.remaining[choice] = float(instance.kernels[choice].duration)
+            self.started[choice] = self.time
+
+    def advance(self) -> None:
+        """Move time to the next event: the next release, or the first completion."""
+        running = tuple(self.remaining)
+        releases = self.releases
+        next_release = min((releases[k] for k in self.pending if releases is not None and releases[k] > self.time), default=None)
         if not running:
             if next_release is None:
-                raise RuntimeError(f"policy started nothing at time {time} with kernels {pending} pending")
-            time = next_release
-            continue
-        speeds = {k: _speed(instance, k, running) for k in running}
-        finishing = min(running, key=lambda k: remaining[k] / speeds[k])
-        step = remaining[finishing] / speeds[finishing]
-        if next_release is not None and next_release < time + step:
+                raise RuntimeError(f"policy started nothing at time {self.time} with kernels {self.pending} pending")
+            self.time = next_release
+            return
+        speeds = {k: _speed(self.instance, k, running) for k in running}
+        finishing = min(running, key=lambda k: self.remaining[k] / speeds[k])
+        step = self.remaining[finishing] / speeds[finishing]
+        if next_release is not None and next_release < self.time + step:
             for k in running:
-                remaining[k] -= speeds[k] * (next_release - time)
-            time = next_release
-            continue
-        end = time + step
+                self.remaining[k] -= speeds[k] * (next_release - self.time)
+            self.time = next_release
+            return
+        self._complete(running, speeds, finishing, step)
+
+    def _complete(self, running: tuple[int, ...], speeds: dict[int, float], finishing: int, step: float) -> None:
+        end = self.time + step
         for k in running:
             if k == finishing:
                 continue
-            remaining[k] -= speeds[k] * step
+            self.remaining[k] -= speeds[k] * step
             # A partner that finishes within rounding of the same instant ends too.
-            if remaining[k] <= 1e-12 * instance.kernels[k].duration:
-                remaining[k] = 0.0
-        del remaining[finishing]
-        segments.append(Segment(finishing, started.pop(finishing), end))
-        completed.add(finishing)
-        for k in [k for k, left in remaining.items() if left == 0.0]:
-            del remaining[k]
-            segments.append(Segment(k, started.pop(k), end))
-            completed.add(k)
-        time = end
-    return Solution(tuple(sorted(segments, key=lambda s: (s.start, s.kernel))))
+            if self.remaining[k] <= 1e-12 * self.instance.kernels[k].duration:
+                self.remaining[k] = 0.0
+        del self.remaining[finishing]
+        self.segments.append(Segment(finishing, self.started.pop(finishing), end))
+        self.completed.add(finishing)
+        for k in [k for k, left in self.remaining.items() if left == 0.0]:
+            del self.remaining[k]
+            self.segments.append(Segment(k, self.started.pop(k), end))
+            self.completed.add(k)
+        self.time = end
 
 
 def _ready(instance: Instance, kernel: int, completed: set[int]) -> bool:
@@ -165,3 +207,97 @@ def simulate_fixed_starts(instance: Instance, starts: Sequence[float]) -> Soluti
     """
     order = sorted(range(instance.n), key=lambda k: (starts[k], k))
     return simulate(instance, order, fifo_policy(releases=list(starts)), releases=list(starts))
+
+
+# -- slab sequences ----------------------------------------------------------------
+
+LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10, "presolve": True}
+
+
+def slab_speed(instance: Instance, kernel: int, kernels: Sequence[int]) -> float | None:
+    """Speed of ``kernel`` in a slab running ``kernels`` (None if not allowed)."""
+    if len(kernels) == 1:
+        return 1.0
+    if len(kernels) != 2:
+        return None
+    partner = kernels[0] if kernels[1] == kernel else kernels[1]
+    return instance.rate(kernel, partner)
+
+
+def time_slab_sequence(instance: Instance, sets: Sequence[Sequence[int]]) -> list[float] | None:
+    """Optimal slab lengths for the sequence ``sets``, or None if none exists."""
+    rows, cols, values = [], [], []
+    upper = []
+    for column, kernels in enumerate(sets):
+        allowed = 1 <= len(kernels) <= 2 and (len(kernels) == 1 or instance.compatible(kernels[0], kernels[1]))
+        upper.append(None if allowed else 0.0)
+        if not allowed:
+            continue
+        for kernel in kernels:
+            rows.append(kernel)
+            cols.append(column)
+            values.append(slab_speed(instance, kernel, kernels) / instance.kernels[kernel].duration)
+    if not sets:
+        return None
+    matrix = coo_matrix((values, (rows, cols)), shape=(instance.n, len(sets))).tocsr()
+    result = linprog(
+        np.ones(len(sets)),
+        A_eq=matrix,
+        b_eq=np.ones(instance.n),
+        bounds=[(0.0, u) for u in upper],
+        method="highs",
+        options=LP_OPTIONS,
+    )
+    if result.status != 0:
+        return None
+    return [max(0.0, float(v)) for v in result.x]
+
+
+def solution_from_slabs(sets: Sequence[Sequence[int]], lengths: Sequence[float]) -> Solution:
+    """Segments of a slab sequence; a kernel in consecutive slabs gets one segment."""
+    open_runs: dict[int, float] = {}
+    segments: list[Segment] = []
+    time = 0.0
+    for kernels, length in zip(sets, lengths):
+        if length <= 0:
+            continue
+        end = time + length
+        for kernel in list(open_runs):
+            if kernel not in kernels:
+                segments.append(Segment(kernel, open_runs.pop(kernel), time))
+        for kernel in kernels:
+            open_runs.setdefault(kernel, time)
+        time = end
+    for kernel, start in open_runs.items():
+        segments.append(Segment(kernel, start, time))
+    return Solution(tuple(sorted(segments, key=lambda s: (s.start, s.kernel))))
+
+
+def slabs_of_intervals(starts: Sequence[float], ends: Sequence[float], *, snap: float = 0.0) -> list[tuple[int, ...]]:
+    """The slab sequence (running sets) of one interval per kernel.
+
+    Event times closer than ``snap`` are treated as equal (solver round-off);
+    at equal times ends come before starts, so touching kernels do not overlap.
+    """
+    events = []
+    for kernel, (start, end) in enumerate(zip(starts, ends)):
+        events.append((start, 1, kernel))
+        events.append((end, 0, kernel))
+    events.sort()
+    # Snap near-equal times so that the order "end before start" applies to them.
+    snapped, last = [], None
+    for time, kind, kernel in events:
+        if last is not None and time - last <= snap:
+            time = last
+        snapped.append((time, kind, kernel))
+        last = time
+    snapped.sort()
+    sets, active = [], []
+    for position, (time, kind, kernel) in enumerate(snapped):
+        if kind == 1:
+            active.append(kernel)
+        else:
+            active.remove(kernel)
+        if active and position + 1 < len(snapped):
+            sets.append(tuple(sorted(active)))
+    return sets

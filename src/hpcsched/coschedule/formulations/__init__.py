@@ -1,20 +1,30 @@
-"""Exact formulations of coschedule (see each module's docstring).
+"""Exact formulations of coschedule, one module per formulation.
 
-- `preemptive`: the preemptive LP (``lp-preemptive``), the caterpillar phase
-  order, and the small-n MILP minimizing preemptions at optimal makespan.
-- `nonpreemptive`: the non-preemptive MILP, the CP-SAT grid model and the
-  brute force (n <= 6).
-- `slabs`: the exact timing LP of a fixed slab sequence shared by all decoders.
+- `preemptive`: ``lp-preemptive`` (`lp`: the LP's schedule, phases in
+  caterpillar order) and ``milp-min-preemptions`` (fewest preemptions, small n).
+- `milp`: the non-preemptive MILP (HiGHS).
+- `cpsat`: the non-preemptive CP-SAT model on an integer time grid.
+- `brute_force`: every event sequence (n <= 6), each timed by the slab LP.
+- `common`: what the non-preemptive ones share (start schedule, bounds, decoding).
 """
 
-from .nonpreemptive import (
-    brute_force_nonpreemptive as brute_force_nonpreemptive,
-    cpsat_nonpreemptive as cpsat_nonpreemptive,
-    milp_nonpreemptive as milp_nonpreemptive,
-)
-from .preemptive import (
-    lp_preemptive as lp_preemptive,
-    milp_min_preemptions as milp_min_preemptions,
-    order_phases as order_phases,
-    solve_preemptive_lp as solve_preemptive_lp,
-)
+from .brute_force import BRUTE_FORCE_LIMIT, brute_force
+from .common import MIP_TOLERANCE, safe_mip_bound
+from .cpsat import CpsatParams, cpsat
+from .milp import milp
+from .preemptive import STREAMS_NOTE, LpParams, MinPreemptionsParams, lp, milp_min_preemptions
+
+__all__ = [
+    "BRUTE_FORCE_LIMIT",
+    "MIP_TOLERANCE",
+    "STREAMS_NOTE",
+    "CpsatParams",
+    "LpParams",
+    "MinPreemptionsParams",
+    "brute_force",
+    "cpsat",
+    "lp",
+    "milp",
+    "milp_min_preemptions",
+    "safe_mip_bound",
+]
