@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hpcsched.core.errors import InvalidInstanceError, UnknownOptionError
+import hpcsched
+from hpcsched.core.errors import InvalidInstanceError, OptionError
 from hpcsched.core.fields import LARGEST_INTEGER
-from hpcsched.core.registry import run_method
-from hpcsched.locality import DATA_SCHEMA, Instance, generate_rack_aware, generate_uniform, import_csv, read_any
+from hpcsched.core.io import read_instance
+from hpcsched.locality import DATA_SCHEMA, Instance, generate_rack_aware, generate_uniform, import_csv, load_npz
 from hpcsched.locality.model import DATA_KEYS, MAX_SERVERS, TASK_KEYS
 
 SHIPPED = Path(__file__).resolve().parents[2] / "instances" / "locality"
@@ -64,15 +65,17 @@ def test_shipped_instances_still_load():
     files = [path for path in sorted(glob.glob(str(SHIPPED / "*.json"))) if not path.endswith("solved.json")]
     assert len(files) >= 9
     for path in files:
-        read_any(path)
+        read_instance(path)
 
 
 def test_generators_and_importer_write_only_known_keys(tmp_path):
     csv = tmp_path / "t.csv"
     csv.write_text("task,duration,replicas\na,2,0 1\nb,3,1\n")
-    for instance in (generate_uniform(seed=1, n=20, m=4, r=2, durations="lognormal"),
-                     generate_rack_aware(seed=1, n=20, m=8, r=3, rack_size=4),
-                     import_csv(csv, objective="communication", remote_cost=1)):
+    for instance in (
+        generate_uniform(seed=1, n=20, m=4, r=2, durations="lognormal"),
+        generate_rack_aware(seed=1, n=20, m=8, r=3, rack_size=4),
+        import_csv(csv, objective="communication", remote_cost=1),
+    ):
         data = instance.to_data()
         assert set(data) <= set(DATA_KEYS)
         assert all(set(task) <= set(TASK_KEYS) for task in data["tasks"])
@@ -124,29 +127,54 @@ def test_huge_server_count_is_refused_before_any_allocation():
 
 def test_npz_with_an_unknown_key_is_refused(tmp_path):
     path = tmp_path / "i.npz"
-    np.savez(path, servers=np.int64(2), durations=np.ones(2, dtype=np.int64), replicas=np.zeros((2, 1), dtype=np.int64),
-             objectiv=np.str_("communication"))
+    np.savez(
+        path,
+        servers=np.int64(2),
+        durations=np.ones(2, dtype=np.int64),
+        replicas=np.zeros((2, 1), dtype=np.int64),
+        objectiv=np.str_("communication"),
+    )
     with pytest.raises(InvalidInstanceError) as error:
-        read_any(path)
+        load_npz(path)
     assert error.value.field == "objectiv"
 
 
 # ------------------------------------------------------- auto's options
 def test_auto_checks_options_like_the_method_it_chooses():
     instance = build(fresh())  # heterogeneous, objective 2: auto runs milp-communication
-    for options in ({"max_pairs": "x"}, {"max_pairs": -5}):
-        with pytest.raises(InvalidInstanceError) as via_auto:
-            run_method(instance, "auto", **options)
-        with pytest.raises(InvalidInstanceError) as direct:
-            run_method(instance, "milp-communication", **options)
-        assert str(via_auto.value) == str(direct.value) and via_auto.value.field == "options.max_pairs"
-    with pytest.raises(UnknownOptionError, match="bogus"):
-        run_method(instance, "auto", bogus=1)
-    result = run_method(instance, "auto", max_pairs=50)
-    assert result.status.name == "OPTIMAL" and "auto chose milp-communication" in result.notes
+    for options in ({"max_pairs": "x"}, {"max_pairs": -5}, {"backend": "gurobi"}):
+        with pytest.raises(OptionError) as via_auto:
+            hpcsched.solve(instance, "auto", **options)
+        with pytest.raises(OptionError) as direct:
+            hpcsched.solve(instance, "milp-communication", **options)
+        assert str(via_auto.value) == str(direct.value)
+        assert via_auto.value.field == f"options.{next(iter(options))}"
+    with pytest.raises(OptionError, match="bogus"):
+        hpcsched.solve(instance, "auto", bogus=1)
+    result = hpcsched.solve(instance, "auto", max_pairs=50)
+    assert result.status.name == "OPTIMAL" and "auto ran milp-communication" in result.notes
 
 
 def test_auto_refuses_options_the_flow_methods_do_not_have():
     unit = Instance.create(3, [1, 1, 1], [[0], [1], [2]])
-    with pytest.raises(UnknownOptionError, match="max_pairs"):
-        run_method(unit, "auto", max_pairs=10)
+    with pytest.raises(OptionError, match="max_pairs"):
+        hpcsched.solve(unit, "auto", max_pairs=10)
+
+
+@pytest.mark.parametrize(
+    "method, options, field",
+    [
+        ("cpsat", {"workers": 0}, "options.workers"),
+        ("cpsat", {"deterministic_time": -1}, "options.deterministic_time"),
+        ("milp", {"backend": "gurobi"}, "options.backend"),
+        ("delay-scheduling", {"delay": -1}, "options.delay"),
+        ("delay-scheduling", {"wait": 1.5}, "options.wait"),
+        ("brute-force", {"max_assignments": 0}, "options.max_assignments"),
+        ("semi-matching", {"bogus": 1}, "options.bogus"),
+    ],
+)
+def test_bad_options_are_option_errors_before_the_method_runs(method, options, field):
+    instance = Instance.create(3, [1, 2, 3], [[0], [1, 2], [2]])
+    with pytest.raises(OptionError) as error:
+        hpcsched.solve(instance, method, **options)
+    assert error.value.field == field

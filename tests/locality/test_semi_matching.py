@@ -8,11 +8,10 @@ import numpy as np
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hpcsched.core.registry import run_method
+import hpcsched
 from hpcsched.core.result import Status
 from hpcsched.locality import Instance, generate_uniform
-from hpcsched.locality.special_cases import optimal_semi_matching_assignment
-
+from hpcsched.locality.flows import MIN_COST_BALANCING, optimal_semi_matching_assignment
 
 # Loads [5, 3, 0] have the optimal maximum but not the optimal semi-matching [5, 2, 1].
 REVIEW_EXAMPLE = Instance.create(3, [1] * 8, [[1, 2], [1], [1]] + [[0]] * 5)
@@ -25,10 +24,10 @@ def counts_of(instance, result):
 
 def test_review_example_is_balanced_below_the_maximum():
     instance = REVIEW_EXAMPLE
-    result = run_method(instance, "semi-matching")
+    result = hpcsched.solve(instance, "semi-matching")
     assert result.status is Status.OPTIMAL and result.objective == 5
     assert sorted(counts_of(instance, result).tolist()) == [1, 2, 5]
-    plan = run_method(instance, "plan-then-execute")
+    plan = hpcsched.solve(instance, "plan-then-execute")
     assert sorted(counts_of(instance, plan).tolist()) == [1, 2, 5]
 
 
@@ -57,7 +56,7 @@ def brute_force_optimum(instance):
 @example(REVIEW_EXAMPLE, 0)
 def test_semi_matching_minimizes_sum_of_squares_and_maximum_by_brute_force(instance, seed):
     best_squares, best_max = brute_force_optimum(instance)
-    result = run_method(instance, "semi-matching", seed=seed)
+    result = hpcsched.solve(instance, "semi-matching", seed=seed)
     counts = counts_of(instance, result)
     assert result.status is Status.OPTIMAL
     assert int((counts**2).sum()) == best_squares
@@ -66,9 +65,9 @@ def test_semi_matching_minimizes_sum_of_squares_and_maximum_by_brute_force(insta
 
 def test_min_cost_flow_path_at_a_moderate_size_keeps_the_maximum():
     instance = generate_uniform(seed=3, n=2050, m=40, r=2)
-    target, server_of_task, stats = optimal_semi_matching_assignment(instance)
-    counts = np.bincount(server_of_task, minlength=instance.servers)
-    assert int(counts.max()) == target == run_method(instance, "unit-flow").objective
-    assert int(counts.max()) - int(counts.min()) <= 1 or stats["balancing"].startswith("min-cost")
+    found = optimal_semi_matching_assignment(instance)
+    counts = np.bincount(found.server_of_task, minlength=instance.servers)
+    assert int(counts.max()) == found.target == hpcsched.solve(instance, "unit-flow").objective
+    assert int(counts.max()) - int(counts.min()) <= 1 or found.balancing.startswith(MIN_COST_BALANCING)
     for j in range(instance.num_tasks):
-        assert server_of_task[j] in instance.replicas(j)
+        assert found.server_of_task[j] in instance.replicas(j)

@@ -44,6 +44,7 @@ import math
 
 import numpy as np
 
+from .flows import equal_duration, quota_flow_assignment, semi_matching_assignment
 from .model import Instance
 
 
@@ -60,11 +61,17 @@ def fractional_flow_value(instance: Instance, capacity: int) -> int:
     n, m = instance.num_tasks, instance.servers
     flow = max_flow.SimpleMaxFlow()
     source, sink = n + m, n + m + 1
-    flow.add_arcs_with_capacity(np.full(n, source, dtype=np.int32), np.arange(n, dtype=np.int32), instance.durations.astype(np.int64))
+    flow.add_arcs_with_capacity(
+        np.full(n, source, dtype=np.int32), np.arange(n, dtype=np.int32), instance.durations.astype(np.int64)
+    )
     entry_task = np.repeat(np.arange(n, dtype=np.int32), instance.replica_counts)
     big = int(instance.durations.sum())
-    flow.add_arcs_with_capacity(entry_task, (instance.replica_servers + n).astype(np.int32), np.full(entry_task.size, big, dtype=np.int64))
-    flow.add_arcs_with_capacity(np.arange(n, n + m, dtype=np.int32), np.full(m, sink, dtype=np.int32), np.full(m, capacity, dtype=np.int64))
+    flow.add_arcs_with_capacity(
+        entry_task, (instance.replica_servers + n).astype(np.int32), np.full(entry_task.size, big, dtype=np.int64)
+    )
+    flow.add_arcs_with_capacity(
+        np.arange(n, n + m, dtype=np.int32), np.full(m, sink, dtype=np.int32), np.full(m, capacity, dtype=np.int64)
+    )
     if flow.solve(source, sink) != flow.OPTIMAL:  # pragma: no cover
         raise RuntimeError("OR-Tools max-flow failed")
     return int(flow.optimal_flow())
@@ -97,20 +104,17 @@ def hall_bound_enumerated(instance: Instance, max_servers: int = 12) -> int:
     for size in range(1, m + 1):
         for subset in itertools.combinations(range(m), size):
             inside = set(subset)
-            work = sum(p for p, replicas in zip(durations, replica_sets) if replicas <= inside)
+            work = sum(p for p, replicas in zip(durations, replica_sets, strict=True) if replicas <= inside)
             best = max(best, -(-work // size))
     return best
 
 
 def equal_duration_bound(instance: Instance) -> int | None:
     """``p * OPT_unit`` when all durations are ``p`` (then it is the optimum), else None."""
-    from .special_cases import equal_duration, semi_matching_assignment
-
     duration = equal_duration(instance)
     if duration is None:
         return None
-    target, _, _ = semi_matching_assignment(instance)
-    return duration * target
+    return duration * semi_matching_assignment(instance).target
 
 
 def maximum_local_matching(instance: Instance) -> int:
@@ -120,8 +124,11 @@ def maximum_local_matching(instance: Instance) -> int:
 
     n = instance.num_tasks
     matrix = csr_matrix(
-        (np.ones(instance.replica_servers.size, dtype=np.int8), instance.replica_servers.astype(np.int32),
-         instance.replica_offsets.astype(np.int64)),
+        (
+            np.ones(instance.replica_servers.size, dtype=np.int8),
+            instance.replica_servers.astype(np.int32),
+            instance.replica_offsets.astype(np.int64),
+        ),
         shape=(n, instance.servers),
     )
     matched = maximum_bipartite_matching(matrix, perm_type="column")
@@ -130,11 +137,8 @@ def maximum_local_matching(instance: Instance) -> int:
 
 def communication_bound(instance: Instance) -> int:
     """Lower bound on the non-local count (objective 2), see the module docstring."""
-    from .special_cases import equal_duration, quota_flow_assignment
-
     if instance.remote_cost == 0 and equal_duration(instance) is not None:
-        local, _ = quota_flow_assignment(instance)
-        return instance.num_tasks - local
+        return instance.num_tasks - quota_flow_assignment(instance).local
     return max(0, min(instance.num_tasks, instance.servers) - maximum_local_matching(instance))
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +53,10 @@ def check_size(field: str, value: int, bytes_each: int, what: str) -> None:
     if estimate > GENERATOR_MEMORY_LIMIT:
         largest = GENERATOR_MEMORY_LIMIT // bytes_each
         raise InvalidInstanceError(
-            field, f"{value} {what} would take about {estimate / 2**30:.3g} GiB (about {bytes_each} bytes each); "
-                   f"the generators stop at {GENERATOR_MEMORY_LIMIT / 2**30:.3g} GiB, i.e. at most {largest} {what}")
+            field,
+            f"{value} {what} would take about {estimate / 2**30:.3g} GiB (about {bytes_each} bytes each); "
+            f"the generators stop at {GENERATOR_MEMORY_LIMIT / 2**30:.3g} GiB, i.e. at most {largest} {what}",
+        )
 
 
 #: Bytes per generated task (duration, name, JSON record) and per replica (int64 draws, sort, JSON).
@@ -80,8 +83,16 @@ def distinct_uniform_servers(rng: np.random.Generator, n: int, m: int, r: int) -
     return chosen
 
 
-def sample_durations(rng: np.random.Generator, n: int, model: str, *, median: float = 10.0, sigma: float = 1.0,
-                     alpha: float = 1.5, scale: float = 5.0) -> np.ndarray:
+def sample_durations(
+    rng: np.random.Generator,
+    n: int,
+    model: str,
+    *,
+    median: float = 10.0,
+    sigma: float = 1.0,
+    alpha: float = 1.5,
+    scale: float = 5.0,
+) -> np.ndarray:
     """Integer durations >= 1 from one of `DURATION_MODELS`."""
     if model == "unit":
         return np.ones(n, dtype=np.int64)
@@ -96,7 +107,9 @@ def sample_durations(rng: np.random.Generator, n: int, model: str, *, median: fl
 
 def _common(n: Any, m: Any, r: Any, objective: str, remote_cost: Any) -> tuple[int, int, int]:
     n = _check_positive_int(n, "n")
-    m = _check_positive_int(m if m is not None else max(40, n // 100), "m")  # 40: two racks of the default rack_size, r <= m
+    m = _check_positive_int(
+        m if m is not None else max(40, n // 100), "m"
+    )  # 40: two racks of the default rack_size, r <= m
     r = _check_positive_int(r, "r")
     check_size("r", r, 8 * BYTES_PER_REPLICA, "replicas per task")  # r distinct servers: r <= m checked below
     # per task: its duration and r replicas in numpy (the generator's int64 draws) and in the JSON text
@@ -109,9 +122,21 @@ def _common(n: Any, m: Any, r: Any, objective: str, remote_cost: Any) -> tuple[i
     return n, m, r
 
 
-def generate_uniform(*, seed: int = 0, n: int = 100, m: int | None = None, r: int = 3, durations: str = "unit",
-                     objective: str = "makespan", remote_cost: int = 0, median: float = 10.0, sigma: float = 1.0,
-                     alpha: float = 1.5, scale: float = 5.0, name: str | None = None) -> Instance:
+def generate_uniform(
+    *,
+    seed: int = 0,
+    n: int = 100,
+    m: int | None = None,
+    r: int = 3,
+    durations: str = "unit",
+    objective: str = "makespan",
+    remote_cost: int = 0,
+    median: float = 10.0,
+    sigma: float = 1.0,
+    alpha: float = 1.5,
+    scale: float = 5.0,
+    name: str | None = None,
+) -> Instance:
     """Uniform random placement of r replicas per task (m defaults to n/100)."""
     n, m, r = _common(n, m, r, objective, remote_cost)
     rng = np.random.default_rng(seed)
@@ -122,15 +147,34 @@ def generate_uniform(*, seed: int = 0, n: int = 100, m: int | None = None, r: in
         params.update(median=median, sigma=sigma)
     elif durations == "pareto":
         params.update(alpha=alpha, scale=scale)
-    return Instance.create(m, task_durations, replicas, objective=objective, remote_cost=remote_cost,
-                           name=name or f"uniform-n{n}-m{m}-r{r}-{durations}-s{seed}", time_unit="s",
-                           source={"generator": "locality.uniform", "params": params, "seed": seed})
+    return Instance.create(
+        m,
+        task_durations,
+        replicas,
+        objective=objective,
+        remote_cost=remote_cost,
+        name=name or f"uniform-n{n}-m{m}-r{r}-{durations}-s{seed}",
+        time_unit="s",
+        source={"generator": "locality.uniform", "params": params, "seed": seed},
+    )
 
 
-def generate_rack_aware(*, seed: int = 0, n: int = 100, m: int | None = None, r: int = 3, rack_size: int = 20,
-                        durations: str = "unit", objective: str = "makespan", remote_cost: int = 0,
-                        median: float = 10.0, sigma: float = 1.0, alpha: float = 1.5, scale: float = 5.0,
-                        name: str | None = None) -> Instance:
+def generate_rack_aware(
+    *,
+    seed: int = 0,
+    n: int = 100,
+    m: int | None = None,
+    r: int = 3,
+    rack_size: int = 20,
+    durations: str = "unit",
+    objective: str = "makespan",
+    remote_cost: int = 0,
+    median: float = 10.0,
+    sigma: float = 1.0,
+    alpha: float = 1.5,
+    scale: float = 5.0,
+    name: str | None = None,
+) -> Instance:
     """HDFS default placement (writer's node, then two nodes of one other rack)."""
     n, m, r = _common(n, m, r, objective, remote_cost)
     rack_size = _check_positive_int(rack_size, "rack_size")
@@ -165,11 +209,25 @@ def generate_rack_aware(*, seed: int = 0, n: int = 100, m: int | None = None, r:
             draw += draw >= taken[:, k]
         replicas[:, column] = draw
     task_durations = sample_durations(rng, n, durations, median=median, sigma=sigma, alpha=alpha, scale=scale)
-    params = {"n": n, "m": m, "r": r, "rack_size": rack_size, "durations": durations, "objective": objective,
-              "remote_cost": remote_cost}
-    return Instance.create(m, task_durations, replicas, objective=objective, remote_cost=remote_cost,
-                           name=name or f"rack-n{n}-m{m}-r{r}-{durations}-s{seed}", time_unit="s",
-                           source={"generator": "locality.rack-aware", "params": params, "seed": seed})
+    params = {
+        "n": n,
+        "m": m,
+        "r": r,
+        "rack_size": rack_size,
+        "durations": durations,
+        "objective": objective,
+        "remote_cost": remote_cost,
+    }
+    return Instance.create(
+        m,
+        task_durations,
+        replicas,
+        objective=objective,
+        remote_cost=remote_cost,
+        name=name or f"rack-n{n}-m{m}-r{r}-{durations}-s{seed}",
+        time_unit="s",
+        source={"generator": "locality.rack-aware", "params": params, "seed": seed},
+    )
 
 
 def _first_not_in(candidates: np.ndarray, used: np.ndarray) -> np.ndarray:
@@ -177,16 +235,43 @@ def _first_not_in(candidates: np.ndarray, used: np.ndarray) -> np.ndarray:
     return candidates[np.arange(candidates.shape[0]), np.argmax(~clash, axis=1)]
 
 
-def import_csv(path: str | Path, *, servers: int | None = None, objective: str = "makespan", remote_cost: int = 0,
-               time_unit: str | None = None) -> Instance:
-    """Read ``task,duration,replicas`` (replicas separated by ';' or spaces).
+@dataclass
+class _CsvRows:
+    """What the rows of a ``task,duration,replicas`` file hold, in file order."""
 
-    ``servers`` defaults to the largest server id + 1.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise FormatError(f"{path}: no such file")
-    names, durations, replica_lists = [], [], []
+    names: list[str] = field(default_factory=list)
+    durations: list[int] = field(default_factory=list)
+    replicas: list[list[int]] = field(default_factory=list)
+
+    def add(self, path: Path, line_number: int, row: list[str]) -> None:
+        """Check one data row and append it (an error names the line and the column)."""
+        if len(row) != 3:
+            raise InvalidInstanceError(f"line {line_number}", f"expected 3 columns, got {len(row)}", str(path))
+        task, duration, replicas = (cell.strip() for cell in row)
+        try:
+            value = float(duration)
+        except ValueError:
+            raise InvalidInstanceError(
+                f"line {line_number}.duration", f"not a number: {duration!r}", str(path)
+            ) from None
+        if not math.isfinite(value) or not value.is_integer() or value < 1:
+            raise InvalidInstanceError(
+                f"line {line_number}.duration", f"must be an integer >= 1, got {duration!r}", str(path)
+            )
+        try:
+            servers_of_task = [int(item) for item in replicas.replace(";", " ").split()]
+        except ValueError:
+            raise InvalidInstanceError(
+                f"line {line_number}.replicas", f"not a list of server ids: {replicas!r}", str(path)
+            ) from None
+        self.names.append(task)
+        self.durations.append(int(value))
+        self.replicas.append(servers_of_task)
+
+
+def _read_csv_rows(path: Path) -> _CsvRows:
+    """The checked rows of ``path`` after its header line; blank lines are skipped."""
+    rows = _CsvRows()
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             reader = csv.reader(handle)
@@ -194,34 +279,49 @@ def import_csv(path: str | Path, *, servers: int | None = None, objective: str =
             if header is None or [h.strip().lower() for h in header[:3]] != ["task", "duration", "replicas"]:
                 raise FormatError(f"{path}: line 1 must be the header 'task,duration,replicas', got {header!r}")
             for line_number, row in enumerate(reader, start=2):
-                if not row or all(not cell.strip() for cell in row):
-                    continue
-                if len(row) != 3:
-                    raise InvalidInstanceError(f"line {line_number}", f"expected 3 columns, got {len(row)}", str(path))
-                task, duration, replicas = (cell.strip() for cell in row)
-                try:
-                    value = float(duration)
-                except ValueError:
-                    raise InvalidInstanceError(f"line {line_number}.duration", f"not a number: {duration!r}", str(path)) from None
-                if not math.isfinite(value) or not value.is_integer() or value < 1:
-                    raise InvalidInstanceError(f"line {line_number}.duration", f"must be an integer >= 1, got {duration!r}", str(path))
-                try:
-                    servers_of_task = [int(item) for item in replicas.replace(";", " ").split()]
-                except ValueError:
-                    raise InvalidInstanceError(f"line {line_number}.replicas", f"not a list of server ids: {replicas!r}", str(path)) from None
-                names.append(task)
-                durations.append(int(value))
-                replica_lists.append(servers_of_task)
+                if row and any(cell.strip() for cell in row):
+                    rows.add(path, line_number, row)
     except UnicodeDecodeError as error:
         raise FormatError(f"{path}: not UTF-8 text: {error}") from None
-    if not names:
+    if not rows.names:
         raise InvalidInstanceError("tasks", "the file has no task rows", str(path))
+    return rows
+
+
+def import_csv(
+    path: str | Path,
+    *,
+    servers: int | None = None,
+    objective: str = "makespan",
+    remote_cost: int = 0,
+    time_unit: str | None = None,
+) -> Instance:
+    """Read ``task,duration,replicas`` (replicas separated by ';' or spaces).
+
+    ``servers`` defaults to the largest server id + 1.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FormatError(f"{path}: no such file")
+    rows = _read_csv_rows(path)
     if servers is None:
-        servers = max((max(r) for r in replica_lists if r), default=-1) + 1
+        servers = max((max(r) for r in rows.replicas if r), default=-1) + 1
     try:
-        return Instance.create(servers, np.asarray(durations, dtype=np.int64), replica_lists, objective=objective,
-                               remote_cost=remote_cost, task_names=names, name=path.stem, time_unit=time_unit,
-                               source={"importer": "locality.csv", "file": path.name, "sha256": file_sha256(path),
-                                       "options": {"servers": servers, "objective": objective, "remote_cost": remote_cost}})
+        return Instance.create(
+            servers,
+            np.asarray(rows.durations, dtype=np.int64),
+            rows.replicas,
+            objective=objective,
+            remote_cost=remote_cost,
+            task_names=rows.names,
+            name=path.stem,
+            time_unit=time_unit,
+            source={
+                "importer": "locality.csv",
+                "file": path.name,
+                "sha256": file_sha256(path),
+                "options": {"servers": servers, "objective": objective, "remote_cost": remote_cost},
+            },
+        )
     except InvalidInstanceError as error:
         raise error.in_file(str(path)) from None

@@ -71,8 +71,15 @@ def _is_local(instance: Instance, task: int, server: int) -> bool:
     return bool(np.any(instance.replicas(task) == server))
 
 
-def list_schedule(instance: Instance, policy: str, *, delay: int = 0, wait: int = 1,
-                  plan: np.ndarray | None = None, allow_remote: bool = True) -> Trace:
+def list_schedule(
+    instance: Instance,
+    policy: str,
+    *,
+    delay: int = 0,
+    wait: int = 1,
+    plan: np.ndarray | None = None,
+    allow_remote: bool = True,
+) -> Trace:
     """Simulate free servers picking tasks.
 
     Parameters
@@ -141,7 +148,9 @@ def list_schedule(instance: Instance, policy: str, *, delay: int = 0, wait: int 
     return Trace(server_of_task=server_of_task, start=start, idle_time=idle, makespan=makespan, waits=waits)
 
 
-def repair_no_idle(instance: Instance, server_of_task: np.ndarray, max_moves: int | None = None) -> tuple[np.ndarray, int]:
+def repair_no_idle(
+    instance: Instance, server_of_task: np.ndarray, max_moves: int | None = None
+) -> tuple[np.ndarray, int]:
     """Move tasks until back-to-back queues obey max start <= min completion.
 
     Each server's queue is run longest task last (minimizing its latest
