@@ -4,6 +4,7 @@ Usage::
 
     .venv/bin/python benchmarks/hetero/run.py gaps  [--max-tasks 700] [--cpsat-limit 20] [--platforms 10x4 8x2]
     .venv/bin/python benchmarks/hetero/run.py trap
+    .venv/bin/python benchmarks/hetero/run.py dnn
     .venv/bin/python benchmarks/hetero/run.py speed [--n 100000]
 
 ``gaps``: every hetero_swf graph with at most ``--max-tasks`` tasks, on each
@@ -15,6 +16,8 @@ Writes results/gaps.csv and prints a summary table.
 for several (m, k); the true ratio HP / OPT lies between HP / best known
 (best of HEFT-insertion and HLP rounding) and HP / bounds.best, printed
 next to 1 + max(m/k, k/m) and 2 + max(m/k, k/m).
+``dnn``: the dnn_partitioning latency graphs (uniform acceleration, with
+communication), gap of each heuristic to bounds.best.
 ``speed``: HEFT (both variants) and HeteroPrio on a random layered graph of
 ``--n`` tasks.
 """
@@ -114,6 +117,24 @@ def trap(args) -> None:
                   f"{2 + extra:.2f} |", flush=True)
 
 
+def dnn(args) -> None:
+    folder = data_folder()
+    if folder is None:
+        sys.exit("shared data not found (set HPCSCHED_SHARED_DATA)")
+    from hpcsched.hetero import import_dnn
+
+    methods = ("heft", "heft-insertion", "heteroprio", "heteroprio-nospol", "hlp-rounding")
+    print("| graph | n | m | k | bound | " + " | ".join(methods) + " |")
+    print("|---|---|---|---|---|" + "---|" * len(methods))
+    for path in sorted((folder.parents[1] / "dnn_partitioning" / "latency-inputs").glob("*/*.json")):
+        instance = import_dnn(path)
+        lower = bounds.best(instance)
+        values = [run_method(instance, method, time_limit=120).objective for method in methods]
+        gaps = [f"{100 * (v - lower) / v:.1f} %" for v in values]
+        print(f"| {path.parent.name}/{path.stem} | {instance.n} | {instance.cpus} | {instance.gpus} | {lower} | "
+              + " | ".join(gaps) + " |", flush=True)
+
+
 def speed(args) -> None:
     started = time.perf_counter()
     instance = generate_layered(seed=0, n=args.n, layers=args.n // 100, edge_probability=0.03, cpus=10, gpus=4)
@@ -134,10 +155,11 @@ def main() -> None:
     gap_parser.add_argument("--platforms", nargs="+", default=["10x4", "8x2"])
     trap_parser = parts.add_parser("trap")
     trap_parser.add_argument("--chain", type=int, default=20)
+    parts.add_parser("dnn")
     speed_parser = parts.add_parser("speed")
     speed_parser.add_argument("--n", type=int, default=100_000)
     args = parser.parse_args()
-    {"gaps": gaps, "trap": trap, "speed": speed}[args.part](args)
+    {"gaps": gaps, "trap": trap, "dnn": dnn, "speed": speed}[args.part](args)
 
 
 if __name__ == "__main__":

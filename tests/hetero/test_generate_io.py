@@ -113,3 +113,29 @@ def test_cli_solve_and_generate(tmp_path):
     assert solved.exit_code == 0, solved.output
     assert (tmp_path / "g.png").stat().st_size > 0
     assert json.loads(out.read_text())["problem"] == "hetero"
+
+
+def test_dnn_graphs_are_the_uniform_acceleration_case(shared_data):
+    from hpcsched.hetero import import_dnn
+    from hpcsched.hetero.simulate import is_uniform_acceleration
+
+    path = shared_data / "dnn_partitioning" / "latency-inputs" / "LayerGraphs" / "bert24_inference.json"
+    instance = import_dnn(path)
+    assert instance.n == 32 and (instance.cpus, instance.gpus) == (8, 5)
+    assert is_uniform_acceleration(instance)
+    assert all(t.cpu == 10 * t.gpu for t in instance.tasks)
+    assert instance.has_communication
+    result = run_method(instance, "heteroprio", time_limit=30)
+    assert any("uniform acceleration" in note for note in result.notes)
+
+
+def test_a_broken_dnn_file_is_one_error(tmp_path):
+    from hpcsched.hetero import import_dnn
+
+    path = tmp_path / "g.json"
+    path.write_text('{"nodes": [{"id": 0, "name": "a", "cpuLatency": 1}], "edges": []}')
+    with pytest.raises(FormatError, match="nodes\\[0\\]"):
+        import_dnn(path)
+    path.write_text("[1, 2]")
+    with pytest.raises(FormatError, match="not a dnn_partitioning graph"):
+        import_dnn(path)

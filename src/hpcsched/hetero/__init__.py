@@ -14,6 +14,7 @@ from .generate import (
     generate_fork_join as generate_fork_join,
     generate_heteroprio_trap as generate_heteroprio_trap,
     generate_layered as generate_layered,
+    import_dnn as import_dnn,
     import_swf as import_swf,
 )
 from .model import (
@@ -37,7 +38,7 @@ PROBLEM = register_problem(
         data_schema=DATA_SCHEMA,
         generators={"layered": generate_layered, "fork-join": generate_fork_join, "cholesky": generate_cholesky,
                     "heteroprio-trap": generate_heteroprio_trap},
-        importers={"hetero-swf": import_swf},
+        importers={"hetero-swf": import_swf, "dnn-partitioning": import_dnn},
         plot=save_plot,
         lower_bound=lower_bound,
     )
@@ -69,5 +70,5 @@ BASELINE_METHODS = ("all-cpu", "all-gpu")
 __all__ = [
     "BASELINE_METHODS", "DATA_SCHEMA", "EXACT_METHODS", "HEURISTIC_METHODS", "INDEPENDENT_METHODS", "Instance",
     "PROBLEM", "Solution", "Task", "bounds", "evaluate", "generate_cholesky", "generate_fork_join",
-    "generate_heteroprio_trap", "generate_layered", "import_swf", "lower_bound", "plot_solution", "save_plot", "validate",
+    "generate_heteroprio_trap", "generate_layered", "import_dnn", "import_swf", "lower_bound", "plot_solution", "save_plot", "validate",
 ]

@@ -116,6 +116,81 @@ def import_swf(path: str | Path, *, cpus: int = 10, gpus: int = 4, comm: int = 0
         raise error.in_file(str(path)) from None
 
 
+def import_dnn(path: str | Path, *, cpus: int | None = None, gpus: int | None = None, scale: int = 1000,
+               comm: bool = True) -> Instance:
+    """A dnn_partitioning graph (msr-fiddle/dnn-partitioning, NeurIPS 2020) as the uniform-acceleration case.
+
+    Nodes give ``cpuLatency`` and ``fpgaLatency`` (the accelerator, read as
+    the GPU time); CPU time is a constant multiple of it in every file (10
+    for the layer graphs, 23 for the operator graphs): Q|prec|Cmax with two
+    speeds. Times and edge ``cost`` (the transfer time, charged here when
+    the endpoints run on different types) are multiplied by ``scale`` and
+    rounded to integers (the unit is not stated in the files); when the
+    file's ratio is one integer r, the CPU time is set to exactly r x the
+    rounded GPU time so that the acceleration stays uniform after rounding.
+    Nodes with ``supportedOnFpga`` false get no GPU time. ``cpus`` and
+    ``gpus`` default to the file's ``maxCPUs`` and ``maxFPGAs``. Memory
+    (``size``, ``maxSizePerFPGA``) and colocation (``colorClass``) are not
+    part of this problem and are dropped (the partition problem uses them).
+    """
+    import json
+
+    path = Path(path)
+    scale = _positive_int(scale, "options.scale", 1)
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise FormatError(f"{path}: cannot read as JSON ({error})") from None
+    if not isinstance(document, dict) or "nodes" not in document or "edges" not in document:
+        raise FormatError(f"{path}: not a dnn_partitioning graph (no nodes/edges)")
+    cpus = _positive_int(document.get("maxCPUs", 1) if cpus is None else cpus, "options.cpus", 0)
+    gpus = _positive_int(document.get("maxFPGAs", 1) if gpus is None else gpus, "options.gpus", 0)
+    nodes = document["nodes"]
+    if not isinstance(nodes, list) or not all(isinstance(n, dict) for n in nodes):
+        raise FormatError(f"{path}: nodes must be a list of objects")
+    ratios = set()
+    for n in nodes:
+        cpu_time, gpu_time = n.get("cpuLatency"), n.get("fpgaLatency")
+        if n.get("supportedOnFpga", True) and isinstance(cpu_time, (int, float)) and isinstance(gpu_time, (int, float)) \
+                and gpu_time > 0:
+            ratios.add(round(cpu_time / gpu_time, 6))
+    ratio = ratios.pop() if len(ratios) == 1 else None
+    uniform = ratio is not None and float(ratio).is_integer()
+    tasks, index = [], {}
+    for position, node in enumerate(nodes):
+        try:
+            gpu = round(node["fpgaLatency"] * scale) if node.get("supportedOnFpga", True) else None
+            cpu = int(ratio) * gpu if uniform and gpu is not None else round(node["cpuLatency"] * scale)
+            index[node["id"]] = position
+            tasks.append({"name": f"{node['id']}:{node['name']}", "cpu": cpu, "gpu": gpu})
+        except (KeyError, TypeError) as error:
+            raise FormatError(f"{path}: nodes[{position}]: {error!r} missing or not a number") from None
+    edges = []
+    for position, edge in enumerate(document["edges"]):
+        try:
+            u, v = tasks[index[edge["sourceId"]]]["name"], tasks[index[edge["destId"]]]["name"]
+            cost = round(edge.get("cost", 0) * scale) if comm else 0
+        except (KeyError, TypeError) as error:
+            raise FormatError(f"{path}: edges[{position}]: {error!r} missing or unknown") from None
+        edges.append([u, v, cost] if cost else [u, v])
+    source = {
+        "importer": "dnn_partitioning", "file": path.name, "sha256": file_sha256(path),
+        "options": {"cpus": cpus, "gpus": gpus, "scale": scale, "comm": comm},
+        "citation": "msr-fiddle/dnn-partitioning (MIT), Tarnawski et al., NeurIPS 2020",
+        "notes": [
+            f"times and costs x {scale}, rounded to integers (the files state no unit)",
+            (f"uniform acceleration: CPU time = {int(ratio)} x GPU time (kept exact after rounding)" if uniform
+             else "CPU/accelerator ratio not one integer: times rounded separately"),
+            "fpgaLatency read as the GPU time; size, maxSizePerFPGA and colorClass dropped",
+        ],
+    }
+    try:
+        return Instance.from_data({"cpus": cpus, "gpus": gpus, "tasks": tasks, "edges": edges},
+                                  name=path.stem, time_unit=None, source=source)
+    except InvalidInstanceError as error:
+        raise error.in_file(str(path)) from None
+
+
 def _times(rng: np.random.Generator, count: int, mean_cpu: float, acceleration: tuple[float, float]) -> tuple[list, list]:
     cpu = np.maximum(1, rng.exponential(mean_cpu, count).round()).astype(int)
     factor = np.exp(rng.uniform(np.log(acceleration[0]), np.log(acceleration[1]), count))
