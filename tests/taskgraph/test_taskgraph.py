@@ -205,3 +205,41 @@ def test_on_place_reports_every_commit_so_a_stateful_fits_can_reserve_memory():
                                on_place=on_place)
     assert committed == [0, 1, 2, 3]
     assert sorted(p.machine for p in placements) == [0, 0, 1, 1]
+
+
+def _naive_list_schedule(n, edges, machines, durations, priority, rule):
+    """Reference: ready task of smallest priority, earliest finish by brute force over every machine."""
+    placed = [None] * n
+    free = {(c, i): 0 for c, count in machines.items() for i in range(count)}
+    order = list(machines)
+    while any(p is None for p in placed):
+        ready = [j for j in range(n) if placed[j] is None
+                 and all(placed[e.u] is not None for e in edges if e.v == j)]
+        task = min(ready, key=lambda j: (priority[j], j))
+        best = None
+        for (c, i), free_at in free.items():
+            length = durations[task][c]
+            if length is None:
+                continue
+            arrival = 0
+            for e in edges:
+                if e.v == task:
+                    u = placed[e.u]
+                    apart = u.machine_class != c if rule == "class" else (u.machine_class, u.machine) != (c, i)
+                    arrival = max(arrival, u.end + (e.delay if apart else 0))
+            start = max(arrival, free_at)
+            key = (start + length, start, order.index(c), free_at, i)
+            if best is None or key < best[0]:
+                best = (key, Placement(c, i, start, length))
+        placed[task] = best[1]
+        free[(best[1].machine_class, best[1].machine)] = max(free[(best[1].machine_class, best[1].machine)], best[1].end)
+    return placed
+
+
+@settings(max_examples=200)
+@given(graphs())
+def test_the_engine_matches_a_naive_earliest_finish_list_scheduler(case):
+    n, edges, machines, durations, priority, rule, insertion = case
+    engine = list_schedule(n, edges, machines, lambda j, c: durations[j][c], priority, rule=rule)
+    naive = _naive_list_schedule(n, edges, machines, durations, priority, rule)
+    assert [p.end for p in engine] == [p.end for p in naive]
