@@ -18,8 +18,14 @@ import time
 from pathlib import Path
 
 import hpcsched
-from hpcsched.checkpoint import (bounds, generate_homogeneous, generate_random, generate_transformer,
-                                 import_kineto, import_pipedream)
+from hpcsched.checkpoint import (
+    bounds,
+    generate_homogeneous,
+    generate_random,
+    generate_transformer,
+    import_kineto,
+    import_pipedream,
+)
 from hpcsched.core.io import write_instance
 from hpcsched.solvers.cpsat import version as cpsat_version
 

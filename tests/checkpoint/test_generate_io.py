@@ -9,8 +9,14 @@ from pathlib import Path
 import pytest
 
 import hpcsched
-from hpcsched.checkpoint import (Instance, generate_homogeneous, generate_random, generate_transformer,
-                                 import_pipedream, store_all_peak)
+from hpcsched.checkpoint import (
+    Instance,
+    generate_homogeneous,
+    generate_random,
+    generate_transformer,
+    import_pipedream,
+    store_all_peak,
+)
 from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.io import read_instance
 from hpcsched.core.result import Status

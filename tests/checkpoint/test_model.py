@@ -7,7 +7,15 @@ import json
 import pytest
 
 import hpcsched
-from hpcsched.checkpoint import Instance, Solution, evaluate, memory_lower_bound, memory_profile, store_all_peak, validate
+from hpcsched.checkpoint import (
+    Instance,
+    Solution,
+    evaluate,
+    memory_lower_bound,
+    memory_profile,
+    store_all_peak,
+    validate,
+)
 from hpcsched.core.errors import InvalidInstanceError, InvalidSolutionError
 from hpcsched.core.io import read_instance, read_solution, write_instance, write_solution
 
@@ -113,6 +121,8 @@ def test_a_value_read_again_stays_held():
 
 def test_backward_order_and_missing_reads_are_refused():
     instance = unit(2, 100)
-    assert any(v.rule == "backward-order" for v in validate(instance, Solution((("Fall", 0), ("Fall", 1), ("B", 2), ("B", 0), ("B", 1)))))
-    assert any(v.rule == "not-held" for v in validate(instance, Solution((("F", 1), ("Fall", 0), ("Fall", 1), ("B", 2), ("B", 1), ("B", 0)))))
+    swapped = Solution((("Fall", 0), ("Fall", 1), ("B", 2), ("B", 0), ("B", 1)))
+    assert any(v.rule == "backward-order" for v in validate(instance, swapped))
+    too_early = Solution((("F", 1), ("Fall", 0), ("Fall", 1), ("B", 2), ("B", 1), ("B", 0)))
+    assert any(v.rule == "not-held" for v in validate(instance, too_early))
     assert any(v.rule == "stage" for v in validate(instance, Solution((("F", 2),))))

@@ -6,10 +6,10 @@ import matplotlib
 
 matplotlib.use("Agg")  # the test picks the backend; plot_solution never does
 
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-import hpcsched  # noqa: E402
-from hpcsched.checkpoint import Instance, plot_solution  # noqa: E402
+import hpcsched
+from hpcsched.checkpoint import Instance, plot_solution
 
 
 def test_plot_marks_recomputed_forwards():

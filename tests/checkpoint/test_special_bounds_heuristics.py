@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from checkpoint_strategies import small_chains
 from hypothesis import given, settings
 
 import hpcsched
-from hpcsched.checkpoint import Instance, Solution, bounds, evaluate, validate
+from hpcsched.checkpoint import HEURISTIC_METHODS, Instance, Solution, bounds, evaluate, validate
 from hpcsched.checkpoint.formulations import persistent_dp, shortest_sequence
 from hpcsched.checkpoint.special_cases import revolve_extra_forwards, revolve_sequence
-from hpcsched.checkpoint import HEURISTIC_METHODS
 from hpcsched.core.result import Status
-
-from checkpoint_strategies import small_chains
 
 
 def unit(length, memory_without_x0):

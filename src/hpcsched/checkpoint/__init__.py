@@ -5,24 +5,49 @@ this package registers the problem and its methods.
 """
 
 from ..core.registry import Problem, register_problem
-from . import bounds as bounds, formulations, heuristics, special_cases
+from . import bounds as bounds
+from . import formulations, heuristics, special_cases
 from .bounds import best as lower_bound
 from .generate import (
     GENERATORS as GENERATORS,
+)
+from .generate import (
     generate_homogeneous as generate_homogeneous,
+)
+from .generate import (
     generate_random as generate_random,
+)
+from .generate import (
     generate_transformer as generate_transformer,
+)
+from .generate import (
     import_kineto as import_kineto,
+)
+from .generate import (
     import_pipedream as import_pipedream,
 )
 from .model import (
     DATA_SCHEMA as DATA_SCHEMA,
+)
+from .model import (
     Instance as Instance,
+)
+from .model import (
     Solution as Solution,
+)
+from .model import (
     evaluate as evaluate,
+)
+from .model import (
     memory_lower_bound as memory_lower_bound,
+)
+from .model import (
     memory_profile as memory_profile,
+)
+from .model import (
     store_all_peak as store_all_peak,
+)
+from .model import (
     validate as validate,
 )
 from .plot import plot_solution as plot_solution
@@ -59,7 +84,27 @@ PROBLEM.add_method("dp-coarse", heuristics.dp_coarse, kind="heuristic", params=h
 EXACT_METHODS = ("dp", "cpsat", "brute-force")
 HEURISTIC_METHODS = ("recompute-all", "chen", "checkpoint-sequential", "revolve-repaired", "greedy", "dp-coarse")
 
-__all__ = ["DATA_SCHEMA", "EXACT_METHODS", "HEURISTIC_METHODS", "Instance", "PROBLEM", "Solution", "bounds",
-           "evaluate", "formulations", "generate_homogeneous", "generate_random", "generate_transformer",
-           "heuristics", "import_kineto", "import_pipedream", "lower_bound", "memory_lower_bound", "memory_profile", "plot_solution",
-           "special_cases", "store_all_peak", "validate"]
+__all__ = [
+    "DATA_SCHEMA",
+    "EXACT_METHODS",
+    "HEURISTIC_METHODS",
+    "PROBLEM",
+    "Instance",
+    "Solution",
+    "bounds",
+    "evaluate",
+    "formulations",
+    "generate_homogeneous",
+    "generate_random",
+    "generate_transformer",
+    "heuristics",
+    "import_kineto",
+    "import_pipedream",
+    "lower_bound",
+    "memory_lower_bound",
+    "memory_profile",
+    "plot_solution",
+    "special_cases",
+    "store_all_peak",
+    "validate",
+]

@@ -57,7 +57,7 @@ def with_budget(fw, bw, x, xbar, *, budget: float, name: str, source: dict[str, 
     peak = store_all_peak(probe)
     floor = simulated_peak(probe, recompute_all_sequence(probe.length))
     if memory is None:
-        memory = int(round(budget * peak))
+        memory = round(budget * peak)
         if memory < floor:
             notes.append(f"budget {budget:g} × store-all peak {peak} = {memory} bytes is below the recompute-all "
                          f"peak; raised to {floor} bytes ({floor / peak:.3f} of the peak)")
@@ -111,9 +111,9 @@ def generate_transformer(*, seed: int = 0, n: int = 4, budget: float = 0.5) -> I
     xbar.append(1)
     x = x[: len(fw) + 1]
     jitter = rng.uniform(0.9, 1.1, len(fw))
-    fw = [max(1, int(round(f * j))) for f, j in zip(fw, jitter)]
+    fw = [max(1, round(f * j)) for f, j in zip(fw, jitter, strict=False)]
     bw = [2 * f for f in fw] + [1]
-    xbar = [None] + [max(a, b) for a, b in zip(xbar[1:], x[1:])]
+    xbar = [None] + [max(a, b) for a, b in zip(xbar[1:], x[1:], strict=False)]
     return with_budget(fw, bw, x, xbar, budget=_check_budget(budget), name=f"transformer-n{n}-b{budget:g}-s{seed}",
                        source={"generator": "transformer", "seed": seed, "parameters": {"n": n, "budget": budget}})
 
@@ -164,8 +164,8 @@ def chain_from_pipedream(path: str | Path) -> dict[str, Any]:
     xbar = [None] + [stage["out"] + int(stage["extra"] * stage["out"]) for stage in stages]
     return {
         "layers": [stage["name"] for stage in stages],
-        "fw": [int(round(stage["fw"] * 1000)) for stage in stages],
-        "bw": [int(round(stage["bw"] * 1000)) for stage in stages] + [0],
+        "fw": [round(stage["fw"] * 1000) for stage in stages],
+        "bw": [round(stage["bw"] * 1000) for stage in stages] + [0],
         "x": x,
         "xbar": xbar,
         "skip_edges": skip,
@@ -191,7 +191,7 @@ def import_pipedream(path: str | Path, *, budget: float = 0.6, memory: int | Non
     source = {"importer": "pipedream", "file": path.name, "sha256": file_sha256(path),
               "options": {"budget": budget, "memory": memory}, "layers": chain["layers"],
               "skip_edges": chain["skip_edges"], "notes": notes}
-    default = f"{network}-b{int(round(100 * budget))}" if memory is None else f"{network}-m{memory}"
+    default = f"{network}-b{round(100 * budget)}" if memory is None else f"{network}-m{memory}"
     try:
         return with_budget(chain["fw"], chain["bw"], chain["x"], chain["xbar"], budget=budget, name=name or default,
                            source=source, time_unit="us", memory=memory)
@@ -246,10 +246,10 @@ def import_kineto(path: str | Path, *, budget: float = 0.6, memory: int | None =
               "layers": [f"{k}:{stage['operator'].replace('aten::', '')}" for k, stage in enumerate(stages)],
               "notes": notes}
     network = path.name.split(".")[0]
-    default = f"{network}-b{int(round(100 * budget))}" if memory is None else f"{network}-m{memory}"
+    default = f"{network}-b{round(100 * budget)}" if memory is None else f"{network}-m{memory}"
     try:
-        return with_budget([int(round(stage["fw"])) for stage in stages],
-                           [int(round(stage["bw"])) for stage in stages] + [0], x, xbar, budget=budget,
+        return with_budget([round(stage["fw"]) for stage in stages],
+                           [round(stage["bw"]) for stage in stages] + [0], x, xbar, budget=budget,
                            name=name or default, source=source, time_unit="us", memory=memory)
     except InvalidInstanceError as error:
         raise error.in_file(str(path)) from None

@@ -27,7 +27,8 @@ from ..core.result import Result, Status
 from . import bounds
 from .formulations.dp import best_persistent
 from .model import Instance, Solution, store_all_sequence
-from .simulate import peak as simulated_peak, total_time
+from .simulate import peak as simulated_peak
+from .simulate import total_time
 from .special_cases import revolve_sequence
 
 
@@ -71,11 +72,11 @@ def segments_sequence(length: int, boundaries: list[int]) -> list[tuple[str, int
     recomputed from its boundary with ``Fall`` and its B's run.
     """
     starts = sorted(set(boundaries) | {0})
-    ends = starts[1:] + [length]
+    ends = [*starts[1:], length]
     out = [("F", i) for i in range(starts[-1])] + [("Fall", i) for i in range(starts[-1], length)]
     out.append(("B", length))
     out += [("B", i) for i in range(length - 1, starts[-1] - 1, -1)]
-    for start, end in zip(reversed(starts[:-1]), reversed(ends[:-1])):
+    for start, end in zip(reversed(starts[:-1]), reversed(ends[:-1]), strict=False):
         out += [("Fall", i) for i in range(start, end)]
         out += [("B", i) for i in range(end - 1, start - 1, -1)]
     return out

@@ -35,8 +35,9 @@ Modelling choices where the specification leaves room (stated)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from ..core.errors import InvalidInstanceError, InvalidSolutionError
 from ..core.fields import (
@@ -167,7 +168,7 @@ class Instance:
         name: str = "chain",
         time_unit: str | None = None,
         source: Mapping[str, Any] | None = None,
-    ) -> "Instance":
+    ) -> Instance:
         """An instance from lists (transients default to 0; ``xbar[0]`` may be None)."""
         length = len(fw)
         return cls(
@@ -184,13 +185,14 @@ class Instance:
         )
 
     @classmethod
-    def from_data(cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None) -> "Instance":
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None) -> Instance:
         """The instance described by the ``data`` section of a file."""
         data = require_dict(data, "data")
         require_known_keys(data, ["kind", *DATA_SCHEMA["properties"]], "data", "checkpoint data")
         kind = require_str(require_key(data, "kind", "data"), "data.kind")
         if kind == "chain-offload":
-            raise InvalidInstanceError("data.kind", "'chain-offload' is specified but not implemented yet (only 'chain')")
+            raise InvalidInstanceError("data.kind",
+                                       "'chain-offload' is specified but not implemented yet (only 'chain')")
         require_str(kind, "data.kind", choices=KINDS)
         fw = require_list(require_key(data, "fw", "data"), "data.fw", min_length=1)
         length = len(fw)
@@ -221,7 +223,7 @@ class Instance:
             "btmp": list(self.btmp),
         }
 
-    def with_memory(self, memory: int, *, name: str | None = None) -> "Instance":
+    def with_memory(self, memory: int, *, name: str | None = None) -> Instance:
         """The same chain under another budget."""
         return Instance(name or self.name, self.fw, self.bw, self.x, self.xbar, self.ftmp, self.btmp, memory,
                         self.kind, self.time_unit, self.source)
@@ -332,7 +334,7 @@ class Solution:
         object.__setattr__(self, "sequence", tuple(checked))
 
     @classmethod
-    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+    def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         """The solution described by the ``solution`` section of a file (stages checked against L)."""
         data = require_dict(data, "solution")
         raw = require_list(require_key(data, "sequence", ""), "sequence")
@@ -403,9 +405,11 @@ def _trace(instance: Instance, sequence: tuple[tuple[str, int], ...]) -> _Trace:
                 problems.append(Violation("not-held", f"operation {t} ({name} {i}) reads x_{i}, which is not held"))
         if name == "B" and i < L:
             if not any(start < t for start in xbar_productions[i + 1]):
-                problems.append(Violation("not-held", f"operation {t} (B {i}) reads xbar_{i + 1}, never produced before"))
+                problems.append(Violation("not-held",
+                                          f"operation {t} (B {i}) reads xbar_{i + 1}, never produced before"))
             if backward_at.get(i + 1, n) >= t:
-                problems.append(Violation("not-held", f"operation {t} (B {i}) reads delta_{i + 1}, not produced before"))
+                problems.append(Violation("not-held",
+                                          f"operation {t} (B {i}) reads delta_{i + 1}, not produced before"))
         if name == "F":
             latest_x[i + 1] = t
             x_production_end[(i + 1, t)] = t

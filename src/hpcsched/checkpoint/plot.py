@@ -32,7 +32,7 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None) -> Any
 
     handles = [Patch(color="tab:blue", label="forward"), Patch(color="tab:orange", label=f"recomputed ({recomputed})"),
                Patch(color="tab:green", label="backward")]
-    ax.legend(handles=handles + [ax.get_lines()[0]], loc="upper right", fontsize=8)
+    ax.legend(handles=[*handles, ax.get_lines()[0]], loc="upper right", fontsize=8)
     ax.set_xlabel("operation")
     ax.set_ylabel("bytes held")
     ax.set_title(f"{instance.name}: L = {instance.length}")

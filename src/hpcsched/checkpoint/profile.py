@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..core.errors import SolverUnavailableError
 from .generate import with_budget
@@ -130,11 +131,11 @@ def profile_chain(stages: Sequence[Any], sample_input: Any, *, budget: float = 0
     for stage in stages:
         parameters = {_storage_key(p) for p in getattr(stage, "parameters", lambda: [])()}
         with torch.no_grad():
-            forward_time, forward_transient = timed(lambda: stage(current))
+            forward_time, forward_transient = timed(lambda stage=stage, current=current: stage(current))
             output = stage(current)
         saved: dict[tuple[int, int], int] = {}
 
-        def pack(tensor):
+        def pack(tensor, saved=saved):
             saved[_storage_key(tensor)] = tensor.numel() * tensor.element_size()
             return tensor
 
@@ -146,7 +147,7 @@ def profile_chain(stages: Sequence[Any], sample_input: Any, *, budget: float = 0
         extra = sum(size for key, size in saved.items() if key not in excluded)
         out_bytes = _bytes(output)
 
-        def prepare():
+        def prepare(stage=stage, current=current):
             inputs = _detached(current, True)
             result = stage(inputs)
             return [t for t in _tensors(result) if t.requires_grad]
@@ -157,8 +158,8 @@ def profile_chain(stages: Sequence[Any], sample_input: Any, *, budget: float = 0
             return None
 
         backward_time, backward_transient = timed(backward, prepare)
-        fw.append(int(round(forward_time * 1e6)))
-        bw.append(int(round(backward_time * 1e6)))
+        fw.append(round(forward_time * 1e6))
+        bw.append(round(backward_time * 1e6))
         ftmp.append(int(forward_transient))
         btmp.append(int(backward_transient))
         x.append(out_bytes)
@@ -170,7 +171,7 @@ def profile_chain(stages: Sequence[Any], sample_input: Any, *, budget: float = 0
             return loss(_detached(current, True))
 
         loss_time, _ = timed(lambda value: value.backward() if value.requires_grad else None, prepare_loss)
-    bw.append(int(round(loss_time * 1e6)))
+    bw.append(round(loss_time * 1e6))
     btmp.append(0)
     notes = [
         f"measured with torch {torch.__version__} on {'CUDA' if cuda else 'CPU'}: median of {repeats} runs after "

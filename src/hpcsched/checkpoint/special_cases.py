@@ -19,7 +19,7 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 from ..core.result import Result, Status
 from . import bounds
@@ -50,7 +50,7 @@ def revolve_repetition(steps: int, checkpoints: int) -> int:
     return r
 
 
-@lru_cache(maxsize=None)
+@cache
 def revolve_extra_forwards(steps: int, checkpoints: int) -> int:
     """t(l, c) = r·l − C(c + r, c + 1): forward steps Revolve adds to the l recording ones."""
     if steps <= 1:

@@ -100,7 +100,7 @@ def shortest_sequence(instance: Instance, deadline: Deadline | None = None):
             if mask & _bit_x(i):
                 edges.append((0, (k, mask & ~_bit_x(i)), None))
 
-        def readable(i: int) -> bool:
+        def readable(i: int, mask: int = mask) -> bool:
             return i == 0 or bool(mask & (_bit_xbar(i) | _bit_x(i)))
 
         top = min(k, L - 1)

@@ -76,14 +76,14 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
     """Exact CP-SAT model over operation slots (all sequences; length bound proven in the docstring)."""
     params = params or CpsatParams()
     L, x, xb = instance.length, instance.x, instance.xbar
-    if L > params.max_stages:
+    if params.max_stages < L:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"L = {L} > max_stages = {params.max_stages}",))
     deadline = Deadline.after(time_limit)
     model = new_model()
     values = [("x", i) for i in range(1, L + 1)] + [("xbar", i) for i in range(1, L + 1)]
     size = {("x", i): x[i] for i in range(1, L + 1)} | {("xbar", i): xb[i] for i in range(1, L + 1)}
     slots: list[tuple[int, str]] = []  # (phase k, "F" for a forward slot or "B")
-    for k, count in zip(range(L, -1, -1), phase_slots(L)):
+    for k, count in zip(range(L, -1, -1), phase_slots(L), strict=False):
         slots.extend((k, "F") for _ in range(count))
         slots.append((k, "B"))
     backward_slot = {k: t for t, (k, kind) in enumerate(slots) if kind == "B"}
