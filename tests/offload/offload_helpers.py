@@ -27,14 +27,35 @@ def pipedream_dir() -> Path:
     return folder
 
 
-def small_instance(forward, backward, activation, *, fraction=0.7, bandwidth=1.0, latency=0, duplex="full",
-                   workspace_forward=None, workspace_backward=None, offloadable=None) -> Instance:
+def small_instance(
+    forward,
+    backward,
+    activation,
+    *,
+    fraction=0.7,
+    bandwidth=1.0,
+    latency=0,
+    duplex="full",
+    workspace_forward=None,
+    workspace_backward=None,
+    offloadable=None,
+) -> Instance:
     """A chain whose budget sits between the largest floor and the no-offload peak."""
     n = len(forward)
-    base = Instance(name="small", forward=tuple(forward), backward=tuple(backward), activation=tuple(activation),
-                    memory=10**12, bandwidth_out=bandwidth, bandwidth_in=bandwidth, latency=latency, duplex=duplex,
-                    workspace_forward=tuple(workspace_forward or (0,) * n),
-                    workspace_backward=tuple(workspace_backward or (0,) * n), offloadable=offloadable)
+    base = Instance(
+        name="small",
+        forward=tuple(forward),
+        backward=tuple(backward),
+        activation=tuple(activation),
+        memory=10**12,
+        bandwidth_out=bandwidth,
+        bandwidth_in=bandwidth,
+        latency=latency,
+        duplex=duplex,
+        workspace_forward=tuple(workspace_forward or (0,) * n),
+        workspace_backward=tuple(workspace_backward or (0,) * n),
+        offloadable=offloadable,
+    )
     floor = max(need for _, need in memory_floors(base))
     peak = no_offload_peak(base)
     return base.with_memory(floor + int(fraction * (peak - floor)))
@@ -50,8 +71,9 @@ def chains(draw, max_layers=4):
     bandwidth = draw(st.sampled_from([1.0, 2.0, 4.0]))
     latency = draw(st.integers(0, 1))
     duplex = draw(st.sampled_from(["full", "half"]))
-    return small_instance(forward, backward, activation, fraction=fraction, bandwidth=bandwidth,
-                          latency=latency, duplex=duplex)
+    return small_instance(
+        forward, backward, activation, fraction=fraction, bandwidth=bandwidth, latency=latency, duplex=duplex
+    )
 
 
 @st.composite
@@ -60,7 +82,14 @@ def rough_chains(draw):
     n = draw(st.integers(2, 5))
     times = st.lists(st.integers(0, 6), min_size=n, max_size=n)
     spaces = st.lists(st.integers(0, 3), min_size=n, max_size=n)
-    return small_instance(draw(times), draw(times), draw(st.lists(st.integers(1, 12), min_size=n + 1, max_size=n + 1)),
-                          fraction=draw(st.sampled_from([0.0, 0.3, 0.7])), bandwidth=draw(st.sampled_from([1.0, 2.0])),
-                          latency=draw(st.integers(0, 1)), duplex=draw(st.sampled_from(["full", "half"])),
-                          workspace_forward=draw(spaces), workspace_backward=draw(spaces))
+    return small_instance(
+        draw(times),
+        draw(times),
+        draw(st.lists(st.integers(1, 12), min_size=n + 1, max_size=n + 1)),
+        fraction=draw(st.sampled_from([0.0, 0.3, 0.7])),
+        bandwidth=draw(st.sampled_from([1.0, 2.0])),
+        latency=draw(st.integers(0, 1)),
+        duplex=draw(st.sampled_from(["full", "half"])),
+        workspace_forward=draw(spaces),
+        workspace_backward=draw(spaces),
+    )

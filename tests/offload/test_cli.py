@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from offload_helpers import INSTANCES
 from typer.testing import CliRunner
 
 from hpcsched import solve
@@ -12,8 +13,6 @@ from hpcsched.cli import app
 from hpcsched.core.io import read_instance
 from hpcsched.offload import plot_solution
 from hpcsched.plotting import new_axes, save_axes
-
-from offload_helpers import INSTANCES
 
 runner = CliRunner()
 
@@ -33,8 +32,9 @@ VGG16_PCIE3 = min(INSTANCES.glob("vgg16-pcie3-*.json"))
 def test_solve_and_validate(tmp_path):
     out = tmp_path / "sol.json"
     instance = VGG16_PCIE3  # the budgets shipped change with the importer: the tightest one
-    result = runner.invoke(app, ["solve", str(instance), "--method", "local-search", "--time-limit", "0.5",
-                                 "--out", str(out), "--json"])
+    result = runner.invoke(
+        app, ["solve", str(instance), "--method", "local-search", "--time-limit", "0.5", "--out", str(out), "--json"]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["status"] == "FEASIBLE"
     checked = runner.invoke(app, ["validate", str(instance), str(out)])
@@ -43,8 +43,9 @@ def test_solve_and_validate(tmp_path):
 
 def test_solve_with_plot(tmp_path):
     picture = tmp_path / "plot.png"
-    result = runner.invoke(app, ["solve", str(VGG16_PCIE3), "--method", "local-search", "--time-limit", "0.5",
-                                 "--plot", str(picture)])
+    result = runner.invoke(
+        app, ["solve", str(VGG16_PCIE3), "--method", "local-search", "--time-limit", "0.5", "--plot", str(picture)]
+    )
     assert result.exit_code == 0, result.output
     assert picture.stat().st_size > 0
 
@@ -65,8 +66,25 @@ def test_plot_returns_axes_and_leaves_the_backend_alone(tmp_path):
 
 def test_generate_then_solve_default_method(tmp_path):
     path = tmp_path / "g.json"
-    made = runner.invoke(app, ["generate", "offload", "--family", "random", "--n", "4", "--seed", "2",
-                               "--param", "budget=0.9", "--param", "bandwidth=20000", "-o", str(path)])
+    made = runner.invoke(
+        app,
+        [
+            "generate",
+            "offload",
+            "--family",
+            "random",
+            "--n",
+            "4",
+            "--seed",
+            "2",
+            "--param",
+            "budget=0.9",
+            "--param",
+            "bandwidth=20000",
+            "-o",
+            str(path),
+        ],
+    )
     assert made.exit_code == 0, made.output
     solved = runner.invoke(app, ["solve", str(path), "--time-limit", "10", "--json"])
     assert solved.exit_code == 0 and json.loads(solved.stdout)["status"] == "OPTIMAL", solved.output
@@ -104,12 +122,14 @@ def test_bad_instance_ends_in_one_line(tmp_path, edit, fragments):
 
 def test_malformed_json_and_bad_trace(tmp_path):
     path = tmp_path / "broken.json"
-    path.write_text("{\"problem\": \"offload\", ")
+    path.write_text('{"problem": "offload", ')
     _single_error_line(runner.invoke(app, ["solve", str(path)]), str(path))
     trace = tmp_path / "x.graph.txt"
     trace.write_text("garbage line\n")
-    _single_error_line(runner.invoke(app, ["import", "pipedream", str(trace), "--problem", "offload",
-                                           "-o", str(tmp_path / "o.json")]), "x.graph.txt:1")
+    _single_error_line(
+        runner.invoke(app, ["import", "pipedream", str(trace), "--problem", "offload", "-o", str(tmp_path / "o.json")]),
+        "x.graph.txt:1",
+    )
 
 
 @pytest.mark.parametrize(
@@ -147,8 +167,9 @@ def test_out_of_range_transfer_times_and_unknown_keys_end_in_one_line(tmp_path, 
 )
 def test_out_of_range_method_options_end_in_one_line(method, option, field):
     # resolution=0 divided by zero; offloaded=[99] was silently ignored (every set searched).
-    result = runner.invoke(app, ["solve", str(INSTANCES / "gnmt-pcie3-70.json"), "--method", method,
-                                 "--time-limit", "5", "--opt", option])
+    result = runner.invoke(
+        app, ["solve", str(INSTANCES / "gnmt-pcie3-70.json"), "--method", method, "--time-limit", "5", "--opt", option]
+    )
     _single_error_line(result, field)
     assert "internal error" not in result.stderr
 

@@ -6,16 +6,15 @@ import json
 import re
 
 import pytest
+from offload_helpers import INSTANCES
 
+from hpcsched import solve
 from hpcsched.core.errors import FormatError, InvalidInstanceError
 from hpcsched.core.io import file_sha256, read_instance
-from hpcsched import solve
 from hpcsched.core.registry import get_problem
 from hpcsched.core.result import Status
 from hpcsched.offload import import_pipedream, no_offload_peak
 from hpcsched.offload.generate import LINKS
-
-from offload_helpers import INSTANCES
 
 SHIPPED = sorted(p for p in INSTANCES.glob("*.json") if p.name != "solved.json")
 SOLVED = json.loads((INSTANCES / "solved.json").read_text()) if (INSTANCES / "solved.json").exists() else {}
@@ -25,8 +24,12 @@ SOLVED = json.loads((INSTANCES / "solved.json").read_text()) if (INSTANCES / "so
 def test_vgg16_import_matches_the_file(pipedream_dir):
     path = pipedream_dir / "vgg16.graph.txt"
     text = path.read_text()
-    nodes = re.findall(r"^(node\d+) -- (\w+)(\(inplace\))?.*?forward_compute_time=([\d.]+), "
-                       r"backward_compute_time=([\d.]+), activation_size=([\d.]+)", text, flags=re.M)
+    nodes = re.findall(
+        r"^(node\d+) -- (\w+)(\(inplace\))?.*?forward_compute_time=([\d.]+), "
+        r"backward_compute_time=([\d.]+), activation_size=([\d.]+)",
+        text,
+        flags=re.M,
+    )
     inputs = [n for n in nodes if n[1] == "Input"]
     # A layer per node that allocates its output: not the in-place ReLUs, the Size and the View
     # (they are folded into the layer before them); the zero-time Dropouts allocate and are layers.
@@ -64,16 +67,21 @@ def test_infeasible_imported_budget_is_reported(pipedream_dir):
 
 def test_malformed_graph_names_file_and_line(tmp_path):
     bad = tmp_path / "bad.graph.txt"
-    bad.write_text("node1 -- Input -- forward_compute_time=1.0, backward_compute_time=0.0, "
-                   "activation_size=10.0, parameter_size=0.0\nthis is not a line\n")
+    bad.write_text(
+        "node1 -- Input -- forward_compute_time=1.0, backward_compute_time=0.0, "
+        "activation_size=10.0, parameter_size=0.0\nthis is not a line\n"
+    )
     with pytest.raises(FormatError, match=r"bad.graph.txt:2"):
         import_pipedream(bad)
-    bad.write_text("node1 -- Conv -- forward_compute_time=x, backward_compute_time=0.0, "
-                   "activation_size=10.0, parameter_size=0.0\n")
+    bad.write_text(
+        "node1 -- Conv -- forward_compute_time=x, backward_compute_time=0.0, activation_size=10.0, parameter_size=0.0\n"
+    )
     with pytest.raises(FormatError, match="forward_compute_time"):
         import_pipedream(bad)
-    bad.write_text("node1 -- Conv -- forward_compute_time=1.0, backward_compute_time=1.0, "
-                   "activation_size=10.0, parameter_size=0.0\n\tnode1 -- node9\n")
+    bad.write_text(
+        "node1 -- Conv -- forward_compute_time=1.0, backward_compute_time=1.0, "
+        "activation_size=10.0, parameter_size=0.0\n\tnode1 -- node9\n"
+    )
     with pytest.raises(FormatError, match="node9"):
         import_pipedream(bad)
     with pytest.raises(FormatError):
@@ -82,10 +90,12 @@ def test_malformed_graph_names_file_and_line(tmp_path):
 
 def test_unknown_link_is_an_instance_error(tmp_path):
     good = tmp_path / "g.graph.txt"
-    good.write_text("node1 -- Input -- forward_compute_time=1.0, backward_compute_time=0.0, "
-                    "activation_size=10.0, parameter_size=0.0\n"
-                    "node2 -- Conv -- forward_compute_time=1.0, backward_compute_time=2.0, "
-                    "activation_size=20.0, parameter_size=0.0\n\tnode1 -- node2\n")
+    good.write_text(
+        "node1 -- Input -- forward_compute_time=1.0, backward_compute_time=0.0, "
+        "activation_size=10.0, parameter_size=0.0\n"
+        "node2 -- Conv -- forward_compute_time=1.0, backward_compute_time=2.0, "
+        "activation_size=20.0, parameter_size=0.0\n\tnode1 -- node2\n"
+    )
     instance = import_pipedream(good, budget=1.0)
     assert instance.forward == (1000,) and instance.backward == (2000,) and instance.activation == (10, 20)
     with pytest.raises(InvalidInstanceError, match="link"):

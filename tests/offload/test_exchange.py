@@ -6,15 +6,13 @@ import itertools
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from offload_helpers import chains, rough_chains, small_instance
 
 from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.offload import bounds, simulate, validate
 from hpcsched.offload.formulations import exact_timing, offload_set_search
 from hpcsched.offload.model import canonical_schedule, exchange_pairs, identical_classes
-
-from offload_helpers import small_instance
-from offload_helpers import chains, rough_chains
 
 
 @st.composite
@@ -23,11 +21,17 @@ def tied_chains(draw, max_layers=5):
     n = draw(st.integers(2, max_layers))
     sizes = st.lists(st.sampled_from([3, 5, 8]), min_size=n + 1, max_size=n + 1)
     times = st.lists(st.integers(0, 6), min_size=n, max_size=n)
-    return small_instance(draw(times), draw(times), draw(sizes), fraction=draw(st.sampled_from([0.0, 0.3, 0.7])),
-                          bandwidth=draw(st.sampled_from([1.0, 2.0, 3.0])), latency=draw(st.integers(0, 1)),
-                          duplex=draw(st.sampled_from(["full", "half"])),
-                          workspace_forward=draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
-                          workspace_backward=draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    return small_instance(
+        draw(times),
+        draw(times),
+        draw(sizes),
+        fraction=draw(st.sampled_from([0.0, 0.3, 0.7])),
+        bandwidth=draw(st.sampled_from([1.0, 2.0, 3.0])),
+        latency=draw(st.integers(0, 1)),
+        duplex=draw(st.sampled_from(["full", "half"])),
+        workspace_forward=draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
+        workspace_backward=draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)),
+    )
 
 
 def makespan(instance, solution) -> int:
@@ -71,8 +75,9 @@ def test_canonical_schedule_is_valid_with_the_same_makespan(instance, rng):
         assert makespan(instance, canonical) == makespan(instance, schedule)
         assert is_canonical(instance, set(canonical.offloaded))
         assert group_counts(instance, canonical.offloaded) == group_counts(instance, schedule.offloaded)
-        assert {i for i in canonical.offloaded if not any(i in g for g in identical_classes(instance))} == \
-            {i for i in schedule.offloaded if not any(i in g for g in identical_classes(instance))}
+        assert {i for i in canonical.offloaded if not any(i in g for g in identical_classes(instance))} == {
+            i for i in schedule.offloaded if not any(i in g for g in identical_classes(instance))
+        }
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -120,14 +125,22 @@ def test_instant_relaxation_keeps_the_offload_sets_the_search_relies_on(instance
             cases = [({i: i in subset for i in instance.offloadable}, False, optional) for optional in (False, True)]
             cases.append(({i: i in canonical.offloaded for i in instance.offloadable}, True, True))
             for fixed, exchange, optional in cases:
-                outcome, _ = bounds.instant_relaxation(instance, upper=cap, time_limit=5, workers=1, fixed_offload=fixed,
-                                                       start_rows=optional, prefetch_rows=rows if optional else (),
-                                                       exchange=exchange)
+                outcome, _ = bounds.instant_relaxation(
+                    instance,
+                    upper=cap,
+                    time_limit=5,
+                    workers=1,
+                    fixed_offload=fixed,
+                    start_rows=optional,
+                    prefetch_rows=rows if optional else (),
+                    exchange=exchange,
+                )
                 assert outcome.status is Status.OPTIMAL and outcome.objective <= cap
             if not is_canonical(instance, set(subset)):
                 broken = {i: i in subset for i in instance.offloadable}
-                outcome, _ = bounds.instant_relaxation(instance, upper=10**6, time_limit=5, workers=1,
-                                                       fixed_offload=broken)
+                outcome, _ = bounds.instant_relaxation(
+                    instance, upper=10**6, time_limit=5, workers=1, fixed_offload=broken
+                )
                 assert outcome.status is Status.INFEASIBLE
 
 

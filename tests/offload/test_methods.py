@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from offload_helpers import chains, rough_chains, small_instance
 
 from hpcsched import solve
 from hpcsched.core.registry import methods
 from hpcsched.core.result import Status
 from hpcsched.offload import bounds, generate_random
 from hpcsched.offload.heuristics import dp_offload_set
-
-from offload_helpers import chains, rough_chains, small_instance
-
 
 HEURISTICS = [m.name for m in methods("offload") if m.kind in ("heuristic", "baseline")]
 
@@ -36,7 +32,7 @@ def check_exact_methods_agree_with_brute_force(instance):
     assert bounds.best(instance) <= optimum
     lp = bounds.lp_bound(instance)
     assert lp is not None and lp <= optimum
-    for name in HEURISTICS + ["milp-fixed-order"]:
+    for name in [*HEURISTICS, "milp-fixed-order"]:
         result = solve(instance, name, time_limit=0.3)
         assert result.status is not Status.ERROR, (name, result.notes)
         if result.status.has_solution:
@@ -51,9 +47,12 @@ def test_exact_methods_agree_with_brute_force_with_zero_durations(instance):
     # the validator, the simulator, the LP and CP-SAT must still agree on one definition.
     brute = solve(instance, "brute-force")
     if brute.status is Status.INFEASIBLE:
-        for name in ["cpsat", "cpsat-plain"] + HEURISTICS:
+        for name in ["cpsat", "cpsat-plain", *HEURISTICS]:
             assert solve(instance, name, time_limit=0.3).status in (
-                Status.INFEASIBLE, Status.NOT_APPLICABLE, Status.TIME_LIMIT_NO_SOLUTION), name
+                Status.INFEASIBLE,
+                Status.NOT_APPLICABLE,
+                Status.TIME_LIMIT_NO_SOLUTION,
+            ), name
         return
     check_exact_methods_agree_with_brute_force(instance)
 
@@ -153,8 +152,15 @@ def test_transfer_bound_by_hand():
     # Optimum by hand: a_0's offload [0, 4) delays B_2 to 4, prefetch [5, 9), B_1 [9, 10): 10.
     from hpcsched.offload import Instance
 
-    instance = Instance(name="hand", forward=(1, 1), backward=(1, 1), activation=(4, 4, 4), memory=12,
-                        bandwidth_out=1.0, bandwidth_in=1.0)
+    instance = Instance(
+        name="hand",
+        forward=(1, 1),
+        backward=(1, 1),
+        activation=(4, 4, 4),
+        memory=12,
+        bandwidth_out=1.0,
+        bandwidth_in=1.0,
+    )
     assert bounds.transfer_bound(instance) == 8
     assert bounds.transfer_bound_parts(instance) == (2.0, 6.0)
     assert solve(instance, "brute-force").objective == 10
@@ -168,8 +174,16 @@ def test_asap_timing_is_not_optimal_for_a_fixed_set():
     from hpcsched.offload.formulations import exact_timing
     from hpcsched.offload.simulate import makespan_of
 
-    instance = Instance(name="asap", forward=(1, 6, 1, 2), backward=(1, 5, 1, 5), activation=(8, 10, 12, 7, 12),
-                        memory=39, bandwidth_out=1.0, bandwidth_in=1.0, duplex="half")
+    instance = Instance(
+        name="asap",
+        forward=(1, 6, 1, 2),
+        backward=(1, 5, 1, 5),
+        activation=(8, 10, 12, 7, 12),
+        memory=39,
+        bandwidth_out=1.0,
+        bandwidth_in=1.0,
+        duplex="half",
+    )
     timing = exact_timing(instance, {0, 1})
     exact = timing.schedule
     assert timing.proven

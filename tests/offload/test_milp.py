@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from offload_helpers import small_instance
 
 from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.offload import Instance, bounds, generate_random, simulate
 from hpcsched.offload.formulations import build_cpsat, follows_fixed_orders
 from hpcsched.solvers.cpsat import solve_cpsat
-
-from offload_helpers import small_instance
 
 FAST = {"workers": 1, "heuristic_time": 0.05}
 
@@ -28,7 +27,7 @@ def restricted_cpsat_optimum(instance: Instance) -> int:
     model, handles = build_cpsat(instance, horizon=int(reference.backward_start[0] + instance.backward[0]))
     chosen = sorted(handles.offloaded)
     for position, i in enumerate(chosen):
-        for j in chosen[position + 1:]:
+        for j in chosen[position + 1 :]:
             pair = [handles.offloaded[i], handles.offloaded[j]]
             model.add(handles.out_start[j] >= handles.out_start[i] + instance.offload_time(i)).only_enforce_if(pair)
             model.add(handles.in_start[i] >= handles.in_start[j] + instance.prefetch_time(j)).only_enforce_if(pair)
@@ -44,12 +43,17 @@ def chains(draw, max_layers=4):
     rough = draw(st.booleans())
     low = 0 if rough else 1
     spaces = st.lists(st.integers(0, 3 if rough else 0), min_size=n, max_size=n)
-    return small_instance(draw(st.lists(st.integers(low, 6), min_size=n, max_size=n)),
-                          draw(st.lists(st.integers(low, 8), min_size=n, max_size=n)),
-                          draw(st.lists(st.integers(1, 12), min_size=n + 1, max_size=n + 1)),
-                          fraction=draw(st.sampled_from([0.0, 0.3, 0.7])), bandwidth=draw(st.sampled_from([1.0, 2.0, 4.0])),
-                          latency=draw(st.integers(0, 1)), duplex=draw(st.sampled_from(["full", "half"])),
-                          workspace_forward=draw(spaces), workspace_backward=draw(spaces))
+    return small_instance(
+        draw(st.lists(st.integers(low, 6), min_size=n, max_size=n)),
+        draw(st.lists(st.integers(low, 8), min_size=n, max_size=n)),
+        draw(st.lists(st.integers(1, 12), min_size=n + 1, max_size=n + 1)),
+        fraction=draw(st.sampled_from([0.0, 0.3, 0.7])),
+        bandwidth=draw(st.sampled_from([1.0, 2.0, 4.0])),
+        latency=draw(st.integers(0, 1)),
+        duplex=draw(st.sampled_from(["full", "half"])),
+        workspace_forward=draw(spaces),
+        workspace_backward=draw(spaces),
+    )
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -79,9 +83,19 @@ def test_memory_rows_force_an_offload_and_an_idle_prefetch():
     # Offloading a_1 cannot help (B_2 reads it).  Hand schedule: F_1 [0,1), F_2 [1,2), F_3 [2,3),
     # B_3 [3,5) (a_0 + a_1 + a_2 + a_3 + delta_2 = 8), B_2 [5,7), prefetch a_0 [7,8), B_1 [8,10):
     # makespan = sum(f + b) + 1 = 9 + 1 = 10, and no schedule is shorter.
-    instance = Instance(name="hand", forward=(1, 1, 1), backward=(2, 2, 2), activation=(1, 4, 1, 1), memory=9,
-                        bandwidth_out=1.0, bandwidth_in=1.0, latency=0, duplex="full",
-                        workspace_forward=(0, 0, 0), workspace_backward=(0, 0, 0))
+    instance = Instance(
+        name="hand",
+        forward=(1, 1, 1),
+        backward=(2, 2, 2),
+        activation=(1, 4, 1, 1),
+        memory=9,
+        bandwidth_out=1.0,
+        bandwidth_in=1.0,
+        latency=0,
+        duplex="full",
+        workspace_forward=(0, 0, 0),
+        workspace_backward=(0, 0, 0),
+    )
     milp = solve(instance, "milp-fixed-order", time_limit=20, **FAST)
     assert milp.status in (Status.OPTIMAL, Status.FEASIBLE), milp.notes
     assert milp.objective == 10

@@ -7,16 +7,21 @@ import json
 import math
 
 import pytest
+from offload_helpers import small_instance
 
 from hpcsched.core.errors import FormatError, InvalidInstanceError, InvalidSolutionError
 from hpcsched.core.io import read_instance, write_instance
 from hpcsched.offload import Instance, Solution, evaluate, simulate, validate
 from hpcsched.offload.model import memory_profile
 
-from offload_helpers import small_instance
-
-DATA = {"forward": [2, 3, 4], "backward": [4, 6, 8], "activation": [10, 20, 30, 5], "memory": 100,
-        "bandwidth_out": 2, "bandwidth_in": 2}
+DATA = {
+    "forward": [2, 3, 4],
+    "backward": [4, 6, 8],
+    "activation": [10, 20, 30, 5],
+    "memory": 100,
+    "bandwidth_out": 2,
+    "bandwidth_in": 2,
+}
 
 
 def make(**changes):
@@ -109,7 +114,7 @@ def test_data_keys_are_the_schema_properties():
 def test_missing_key_named():
     data = dict(DATA)
     del data["memory"]
-    with pytest.raises(InvalidInstanceError, match="data.memory"):
+    with pytest.raises(InvalidInstanceError, match=r"data\.memory"):
         Instance.from_data(data, name="t", time_unit="us", source={})
 
 
@@ -172,23 +177,38 @@ def test_validator_rejects_a_zero_duration_step_that_cannot_hold_its_operands():
     # B_2 still reads a_1, a_2 and writes δ_1 while a_0 is kept: 4 bytes > 3.  Found by the
     # offload-set search property test (its relaxed solution of makespan 0 passed the validator,
     # while every exact method proves 2).
-    instance = Instance(name="zero", forward=(0, 0), backward=(0, 0), activation=(1, 1, 1), memory=3,
-                        bandwidth_out=1.0, bandwidth_in=1.0, offloadable=(0, 1))
+    instance = Instance(
+        name="zero",
+        forward=(0, 0),
+        backward=(0, 0),
+        activation=(1, 1, 1),
+        memory=3,
+        bandwidth_out=1.0,
+        bandwidth_in=1.0,
+        offloadable=(0, 1),
+    )
     instant = Solution(offloaded=(), forward_start=(0, 0), backward_start=(0, 0), offload_start={}, prefetch_start={})
     assert [v.message for v in validate(instance, instant)] == [
-        "B2 (zero duration) needs 4 bytes with the kept activations before it > budget 3"]
+        "B2 (zero duration) needs 4 bytes with the kept activations before it > budget 3"
+    ]
     assert validate(instance.with_memory(4), instant) == []
     # Offloading a_0 for [0, 1) and prefetching it for [1, 2) is the optimum.
-    offloaded = Solution(offloaded=(0,), forward_start=(0, 0), backward_start=(2, 1), offload_start={0: 0},
-                         prefetch_start={0: 1})
+    offloaded = Solution(
+        offloaded=(0,), forward_start=(0, 0), backward_start=(2, 1), offload_start={0: 0}, prefetch_start={0: 1}
+    )
     assert validate(instance, offloaded) == []
 
 
 def test_validator_rejects_overlapping_transfers_on_half_duplex():
     instance = small_instance([5, 5, 5], [5, 5, 5], [4, 4, 4, 4], bandwidth=1.0, fraction=1.0)
     # Offload a_0 at 0 (4 units) and prefetch a_0 while a_1 is still being offloaded.
-    solution = Solution(offloaded=(0, 1), forward_start=(0, 5, 10), backward_start=(40, 30, 20),
-                        offload_start={0: 0, 1: 5}, prefetch_start={0: 6, 1: 15})
+    solution = Solution(
+        offloaded=(0, 1),
+        forward_start=(0, 5, 10),
+        backward_start=(40, 30, 20),
+        offload_start={0: 0, 1: 5},
+        prefetch_start={0: 6, 1: 15},
+    )
     full = dataclasses.replace(instance, duplex="full")
     half = dataclasses.replace(instance, duplex="half")
     assert "channel" not in rules(validate(full, solution))

@@ -8,14 +8,13 @@ import time
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from offload_helpers import chains, rough_chains
 
 from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.offload import Instance, bounds, simulate, validate
 from hpcsched.offload.formulations import offload_set_search
 from hpcsched.offload.heuristics import channel_orders, improve_orders, ordered_local_search
-
-from offload_helpers import chains, rough_chains
 
 
 @settings(max_examples=40, deadline=None)
@@ -35,8 +34,15 @@ def test_simulator_with_channel_orders_gives_valid_schedules(instance, rng):
 
 
 def test_simulator_rejects_orders_that_are_not_permutations():
-    instance = Instance(name="o", forward=(1, 1, 1), backward=(1, 1, 1), activation=(4, 4, 4, 4), memory=100,
-                        bandwidth_out=1.0, bandwidth_in=1.0)
+    instance = Instance(
+        name="o",
+        forward=(1, 1, 1),
+        backward=(1, 1, 1),
+        activation=(4, 4, 4, 4),
+        memory=100,
+        bandwidth_out=1.0,
+        bandwidth_in=1.0,
+    )
     with pytest.raises(ValueError):
         simulate(instance, [0, 1], out_order=[0], in_order=[1, 0])
 
@@ -50,7 +56,9 @@ def test_order_search_and_instant_relaxation_against_brute_force(instance):
     start = simulate(instance, instance.offloadable)
     improved = ordered_local_search(instance, start, time.perf_counter() + 0.5)
     assert validate(instance, improved) == []
-    assert optimum <= improved.backward_start[0] + instance.backward[0] <= start.backward_start[0] + instance.backward[0]
+    assert (
+        optimum <= improved.backward_start[0] + instance.backward[0] <= start.backward_start[0] + instance.backward[0]
+    )
     # With the makespan capped at the optimum the relaxation must keep the optimal schedule:
     # an INFEASIBLE answer there (bound optimum + 1) would expose an unsound row.
     relaxed = bounds.instant_relaxation_bound(instance, upper=int(optimum), time_limit=5, workers=1)
@@ -59,11 +67,15 @@ def test_order_search_and_instant_relaxation_against_brute_force(instance):
     assert below <= optimum
     # Upper bound from a heuristic, as in the package.
     heuristic = solve(instance, "local-search", time_limit=0.3)
-    assert bounds.instant_relaxation_bound(instance, upper=int(heuristic.objective), time_limit=5,
-                                           workers=1) <= optimum
-    searched, _, _ = bounds.instant_relaxation_search(instance, lower=int(bounds.best(instance)),
-                                                      upper=int(heuristic.objective), time_limit=5, workers=1,
-                                                      hint=heuristic.solution)
+    assert bounds.instant_relaxation_bound(instance, upper=int(heuristic.objective), time_limit=5, workers=1) <= optimum
+    searched, _, _ = bounds.instant_relaxation_search(
+        instance,
+        lower=int(bounds.best(instance)),
+        upper=int(heuristic.objective),
+        time_limit=5,
+        workers=1,
+        hint=heuristic.solution,
+    )
     assert bounds.best(instance) <= searched <= optimum
 
 
@@ -77,8 +89,9 @@ def test_instant_relaxation_with_every_optional_row_keeps_the_optimum(instance):
     optimum = int(brute.objective)
     n = instance.n_layers
     rows = [(j, k) for j in instance.offloadable for k in range(j + 2, n + 1)]
-    relaxed = bounds.instant_relaxation_bound(instance, upper=optimum, time_limit=5, workers=1, start_rows=True,
-                                              prefetch_rows=rows)
+    relaxed = bounds.instant_relaxation_bound(
+        instance, upper=optimum, time_limit=5, workers=1, start_rows=True, prefetch_rows=rows
+    )
     assert bounds.best(instance) <= relaxed <= optimum
     # A valid schedule breaks none of the optional rows.
     schedule = solve(instance, "local-search", time_limit=0.2).solution
@@ -117,8 +130,7 @@ def test_offload_set_search_proves_the_brute_force_optimum(instance):
             assert parallel.schedule is None
     # Through the registry (validated), as the cpsat option; a search cut short keeps a valid bound.
     for branch_cuts in (False, True):
-        result = solve(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0,
-                            branch_cuts=branch_cuts)
+        result = solve(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0, branch_cuts=branch_cuts)
         assert result.status is Status.OPTIMAL and result.objective == optimum
     cut = offload_set_search(instance, upper=upper, time_limit=0.0, workers=1)
     assert not cut.proven and cut.nodes == 0 and cut.open == 1 and cut.bound <= optimum
@@ -129,10 +141,18 @@ def test_missing_rows_finds_a_prefetch_that_overflows_during_a_backward_step():
     # of a_0 starts at 7, inside B_2: 16 > 12.  Only the prefetch row (0, 2) sees it.
     from hpcsched.offload import Solution
 
-    instance = Instance(name="hand", forward=(1, 1), backward=(3, 2), activation=(4, 4, 4), memory=12,
-                        bandwidth_out=1.0, bandwidth_in=1.0)
-    broken = Solution(offloaded=(0,), forward_start=(4, 5), backward_start=(11, 6), offload_start={0: 0},
-                      prefetch_start={0: 7})
+    instance = Instance(
+        name="hand",
+        forward=(1, 1),
+        backward=(3, 2),
+        activation=(4, 4, 4),
+        memory=12,
+        bandwidth_out=1.0,
+        bandwidth_in=1.0,
+    )
+    broken = Solution(
+        offloaded=(0,), forward_start=(4, 5), backward_start=(11, 6), offload_start={0: 0}, prefetch_start={0: 7}
+    )
     assert [v.rule for v in validate(instance, broken)] == ["memory"]
     assert bounds.missing_rows(instance, broken) == (False, [(0, 2)])
     with pytest.raises(ValueError, match="prefetch row"):
@@ -144,8 +164,15 @@ def test_instant_relaxation_by_hand_beats_the_transfer_bound():
     # Relaxation: B_2 holds a_1, δ_1, a_2 and a_0 (16 > 12), so a_0 is absent at end B_2 - 1:
     # its offload [e-4, e) ends by then, e >= 4, so end B_2 >= 5; its prefetch starts at or
     # after end B_2 and ends before B_1: B_1 ends >= 5 + 4 + 1 = 10.
-    instance = Instance(name="hand", forward=(1, 1), backward=(1, 1), activation=(4, 4, 4), memory=12,
-                        bandwidth_out=1.0, bandwidth_in=1.0)
+    instance = Instance(
+        name="hand",
+        forward=(1, 1),
+        backward=(1, 1),
+        activation=(4, 4, 4),
+        memory=12,
+        bandwidth_out=1.0,
+        bandwidth_in=1.0,
+    )
     assert bounds.transfer_bound(instance) == 8
     assert bounds.instant_relaxation_bound(instance, upper=12, time_limit=5, workers=1) == 10
     # Branching on the offload set: keeping a_0 leaves 16 bytes in B_2, no schedule at all.
@@ -165,9 +192,13 @@ def test_order_search_beats_default_orders_on_a_found_example():
     rng = random.Random(3)
     for _ in range(200):
         n = rng.randint(3, 6)
-        instance = small_instance([rng.randint(1, 6) for _ in range(n)], [rng.randint(1, 8) for _ in range(n)],
-                                  [rng.randint(1, 12) for _ in range(n + 1)], fraction=0.3,
-                                  bandwidth=rng.choice([1.0, 2.0]))
+        instance = small_instance(
+            [rng.randint(1, 6) for _ in range(n)],
+            [rng.randint(1, 8) for _ in range(n)],
+            [rng.randint(1, 12) for _ in range(n + 1)],
+            fraction=0.3,
+            bandwidth=rng.choice([1.0, 2.0]),
+        )
         for size in range(2, len(instance.offloadable) + 1):
             chosen = rng.sample(list(instance.offloadable), size)
             default = simulate(instance, chosen)
@@ -190,14 +221,24 @@ def test_cpsat_with_relax_and_repair_agrees_with_brute_force(instance):
     assert result.status is Status.OPTIMAL and result.objective == brute.objective
 
 
-@pytest.mark.parametrize(("option", "value"), [("relaxation_fraction", "abc"), ("relaxation_fraction", -0.1),
-                                               ("relaxation_probe_fraction", 1.5), ("coarse_fraction", float("nan")),
-                                               ("branch_fraction", 2.0), ("exchange", "no"), ("use_lp", 1),
-                                               ("branch_cuts", "false")])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("relaxation_fraction", "abc"),
+        ("relaxation_fraction", -0.1),
+        ("relaxation_probe_fraction", 1.5),
+        ("coarse_fraction", float("nan")),
+        ("branch_fraction", 2.0),
+        ("exchange", "no"),
+        ("use_lp", 1),
+        ("branch_cuts", "false"),
+    ],
+)
 def test_cpsat_refuses_bad_fraction_options_by_name(option, value):
     from hpcsched.core.errors import OptionError
 
-    instance = Instance(name="o", forward=(1, 1), backward=(1, 1), activation=(4, 4, 4), memory=12,
-                        bandwidth_out=1.0, bandwidth_in=1.0)
+    instance = Instance(
+        name="o", forward=(1, 1), backward=(1, 1), activation=(4, 4, 4), memory=12, bandwidth_out=1.0, bandwidth_in=1.0
+    )
     with pytest.raises(OptionError, match=f"options.{option}"):
         solve(instance, "cpsat", time_limit=1, **{option: value})

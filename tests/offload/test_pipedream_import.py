@@ -13,16 +13,17 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from offload_helpers import shared_data
 
 from hpcsched.core.errors import FormatError
 from hpcsched.offload import import_pipedream
 
-from offload_helpers import shared_data
-
 
 def node_line(node_id: str, operator: str, forward: float, backward: float, size: float | str) -> str:
-    return (f"{node_id} -- {operator} -- forward_compute_time={forward:.3f}, backward_compute_time={backward:.3f}, "
-            f"activation_size={size}, parameter_size=0.000")
+    return (
+        f"{node_id} -- {operator} -- forward_compute_time={forward:.3f}, backward_compute_time={backward:.3f}, "
+        f"activation_size={size}, parameter_size=0.000"
+    )
 
 
 #: Input -> Conv -> ReLU(inplace) -> two branches (Conv, Conv) -> Concat -> BatchNorm -> Add(Concat, BN)
@@ -41,14 +42,34 @@ DAG_NODES = [
     node_line("node11", "View(-1)", 0.0, 0.0, 1000.0),
     node_line("node12", "Linear(in_features=250, out_features=10, bias=True)", 0.3, 0.6, 50.0),
 ]
-DAG_EDGES = ["\tnode1 -- node2", "\tnode2 -- node3", "\tnode3 -- node4", "\tnode3 -- node5", "\tnode4 -- node6",
-             "\tnode5 -- node6", "\tnode6 -- node7", "\tnode7 -- node8", "\tnode6 -- node8", "\tnode8 -- node9",
-             "\tnode9 -- node10", "\tnode9 -- node11", "\tnode10 -- node11", "\tnode11 -- node12"]
+DAG_EDGES = [
+    "\tnode1 -- node2",
+    "\tnode2 -- node3",
+    "\tnode3 -- node4",
+    "\tnode3 -- node5",
+    "\tnode4 -- node6",
+    "\tnode5 -- node6",
+    "\tnode6 -- node7",
+    "\tnode7 -- node8",
+    "\tnode6 -- node8",
+    "\tnode8 -- node9",
+    "\tnode9 -- node10",
+    "\tnode9 -- node11",
+    "\tnode10 -- node11",
+    "\tnode11 -- node12",
+]
 #: Materialized tensors, each once: the input, both convolutions of the stem and the branches, the
 #: Concat, the BatchNorm, the Add and the Linear (the ReLUs write in place; Size and View hold nothing).
 DAG_ACTIVATION = (100, 800, 400, 600, 1000, 1000, 1000, 50)
-DAG_LAYERS = ("node2:Conv2d", "node4:Conv2d", "node5:Conv2d", "node6:Concat", "node7:BatchNorm2d", "node8:Add",
-              "node12:Linear")
+DAG_LAYERS = (
+    "node2:Conv2d",
+    "node4:Conv2d",
+    "node5:Conv2d",
+    "node6:Concat",
+    "node7:BatchNorm2d",
+    "node8:Add",
+    "node12:Linear",
+)
 
 
 def write_graph(path, nodes, edges):
@@ -81,10 +102,17 @@ def test_source_reports_the_linearization(tmp_path):
     assert linearization["merges"] == 2  # the Concat and the Add
     assert linearization["skip_edges"] == instance.source["skip_edges"] == 3
     assert linearization["layers_not_reading_previous"] == 1  # the second branch reads the stem, not branch 1
-    assert linearization["tensors_kept_across_cut"] == {"max_count": 1, "max_bytes": 1000, "at_cut": 5,
-                                                        "cuts_with_any": 3}
-    assert (
-        linearization["inplace_folded"], linearization["views_folded"], linearization["scalars_folded"]) == (2, 1, 1)
+    assert linearization["tensors_kept_across_cut"] == {
+        "max_count": 1,
+        "max_bytes": 1000,
+        "at_cut": 5,
+        "cuts_with_any": 3,
+    }
+    assert (linearization["inplace_folded"], linearization["views_folded"], linearization["scalars_folded"]) == (
+        2,
+        1,
+        1,
+    )
     assert linearization["zero_time_layers"] == 1 and linearization["exact"] is False
     notes = instance.source["notes"]
     assert all(isinstance(note, str) for note in notes)
@@ -108,9 +136,13 @@ def test_edge_and_node_line_order_does_not_change_the_instance(tmp_path_factory,
 
 
 def test_a_chain_with_in_place_ops_is_exact(tmp_path):
-    nodes = [node_line("node1", "Input", 1.0, 0.0, 10.0), node_line("node2", "Conv2d(3, 3)", 1.0, 1.0, 30.0),
-             node_line("node3", "ReLU(inplace)", 0.5, 0.5, 30.0), node_line("node4", "Dropout(p=0.5)", 0.0, 0.0, 30.0),
-             node_line("node5", "Linear(3, 2)", 1.0, 1.0, 20.0)]
+    nodes = [
+        node_line("node1", "Input", 1.0, 0.0, 10.0),
+        node_line("node2", "Conv2d(3, 3)", 1.0, 1.0, 30.0),
+        node_line("node3", "ReLU(inplace)", 0.5, 0.5, 30.0),
+        node_line("node4", "Dropout(p=0.5)", 0.0, 0.0, 30.0),
+        node_line("node5", "Linear(3, 2)", 1.0, 1.0, 20.0),
+    ]
     edges = ["\tnode1 -- node2", "\tnode2 -- node3", "\tnode3 -- node4", "\tnode4 -- node5"]
     instance = import_pipedream(write_graph(tmp_path / "c.graph.txt", nodes, edges), budget=1.0)
     assert instance.activation == (10, 30, 30, 20)  # the Dropout allocates; the ReLU does not
@@ -123,25 +155,50 @@ def test_a_chain_with_in_place_ops_is_exact(tmp_path):
 def test_tuple_indexing_aliases_the_multi_output_node(tmp_path):
     # GNMT style: an LSTM outputs [output; h; c]; __getitem__ selects a part (no copy); a zero-time Add
     # of two selected outputs allocates its result.
-    nodes = [node_line("node1", "Input0", 0.0, 0.0, 0.0), node_line("node2", "Embedding(10, 4)", 1.0, 1.0, 64.0),
-             node_line("node3", "LSTM(4, 4)", 2.0, 3.0, "[64.0; 8.0; 8.0]"),
-             node_line("node4", "__getitem__(0)", 0.0, 0.0, 64.0), node_line("node5", "__getitem__(1)", 0.0, 0.0, 8.0),
-             node_line("node6", "Add", 0.0, 0.0, 64.0), node_line("node7", "Linear(4, 4)", 1.0, 1.0, 16.0)]
-    edges = ["\tnode1 -- node2", "\tnode2 -- node3", "\tnode3 -- node4", "\tnode3 -- node5", "\tnode4 -- node6",
-             "\tnode2 -- node6", "\tnode6 -- node7", "\tnode5 -- node7"]
+    nodes = [
+        node_line("node1", "Input0", 0.0, 0.0, 0.0),
+        node_line("node2", "Embedding(10, 4)", 1.0, 1.0, 64.0),
+        node_line("node3", "LSTM(4, 4)", 2.0, 3.0, "[64.0; 8.0; 8.0]"),
+        node_line("node4", "__getitem__(0)", 0.0, 0.0, 64.0),
+        node_line("node5", "__getitem__(1)", 0.0, 0.0, 8.0),
+        node_line("node6", "Add", 0.0, 0.0, 64.0),
+        node_line("node7", "Linear(4, 4)", 1.0, 1.0, 16.0),
+    ]
+    edges = [
+        "\tnode1 -- node2",
+        "\tnode2 -- node3",
+        "\tnode3 -- node4",
+        "\tnode3 -- node5",
+        "\tnode4 -- node6",
+        "\tnode2 -- node6",
+        "\tnode6 -- node7",
+        "\tnode5 -- node7",
+    ]
     instance = import_pipedream(write_graph(tmp_path / "t.graph.txt", nodes, edges), budget=1.0)
     assert instance.layers == ("node2:Embedding", "node3:LSTM", "node6:Add", "node7:Linear")
     assert instance.activation == (0, 64, 80, 64, 16)
     assert instance.source["linearization"]["views_folded"] == 2
 
 
-@pytest.mark.parametrize("operator, kind", [
-    ("ReLU(inplace)", "inplace"), ("ReLU(inplace=True)", "inplace"), ("Add(inplace)", "inplace"),
-    ("Hardtanh(min_val=0.0, max_val=6.0, inplace=True)", "inplace"), ("ReLU(inplace=False)", "materialized"),
-    ("ReLU()", "materialized"), ("Add", "materialized"), ("Concat(1)", "materialized"),
-    ("Dropout(p=0.5)", "materialized"), ("View(9216)", "view"), ("Flatten()", "view"), ("__getitem__(0)", "view"),
-    ("Size(0)", "scalar"), ("Input0", "input"),
-])
+@pytest.mark.parametrize(
+    "operator, kind",
+    [
+        ("ReLU(inplace)", "inplace"),
+        ("ReLU(inplace=True)", "inplace"),
+        ("Add(inplace)", "inplace"),
+        ("Hardtanh(min_val=0.0, max_val=6.0, inplace=True)", "inplace"),
+        ("ReLU(inplace=False)", "materialized"),
+        ("ReLU()", "materialized"),
+        ("Add", "materialized"),
+        ("Concat(1)", "materialized"),
+        ("Dropout(p=0.5)", "materialized"),
+        ("View(9216)", "view"),
+        ("Flatten()", "view"),
+        ("__getitem__(0)", "view"),
+        ("Size(0)", "scalar"),
+        ("Input0", "input"),
+    ],
+)
 def test_storage_kind(operator, kind):
     from hpcsched.traces.pipedream import LayerRecord, storage_kind
 
@@ -162,8 +219,11 @@ def test_a_graph_without_a_materializing_node_or_with_a_cycle_is_a_format_error(
 
 # --- the real profiles ---------------------------------------------------------------------------------
 
-_NODE = re.compile(r"^(node\d+) -- (.*?) -- forward_compute_time=([\d.]+), backward_compute_time=([\d.]+), "
-                   r"activation_size=(\[[^\]]*\]|[\d.]+)", re.M)
+_NODE = re.compile(
+    r"^(node\d+) -- (.*?) -- forward_compute_time=([\d.]+), backward_compute_time=([\d.]+), "
+    r"activation_size=(\[[^\]]*\]|[\d.]+)",
+    re.M,
+)
 
 
 def _independent_tensor_bytes(text: str) -> tuple[int, list[int]]:
@@ -176,7 +236,11 @@ def _independent_tensor_bytes(text: str) -> tuple[int, list[int]]:
         if operator.startswith("Input") or source:
             inputs += total
         elif "inplace" not in operator.replace("inplace=False", "") and operator.split("(")[0] not in (
-                "View", "Flatten", "__getitem__", "Size"):
+            "View",
+            "Flatten",
+            "__getitem__",
+            "Size",
+        ):
             tensors.append(total)
     return inputs, tensors
 
@@ -186,8 +250,10 @@ def pipedream_files():
     folder = shared_data() / "pipedream"
     files = sorted(folder.glob("*.graph.txt"))
     if not files:
-        pytest.skip(f"../shared/data/pipedream not found ({folder}; set HPCSCHED_SHARED_DATA): real-profile "
-                    "checks need the PipeDream graph files")
+        pytest.skip(
+            f"../shared/data/pipedream not found ({folder}; set HPCSCHED_SHARED_DATA): real-profile "
+            "checks need the PipeDream graph files"
+        )
     return files
 
 
@@ -214,7 +280,11 @@ def test_real_profile_with_shuffled_lines_gives_the_same_instance(pipedream_file
         shuffled = import_pipedream(write_graph(tmp_path / path.name, lines, []), budget=0.6)
         assert shuffled.source["skip_edges"] == reference.source["skip_edges"]
         assert (shuffled.layers, shuffled.activation, shuffled.forward, shuffled.memory) == (
-            reference.layers, reference.activation, reference.forward, reference.memory)
+            reference.layers,
+            reference.activation,
+            reference.forward,
+            reference.memory,
+        )
         assert shuffled.source["linearization"] == reference.source["linearization"]
     # Three Concat and four Add nodes at zero time are layers of their own (their tensors are real).
     assert sum(name.endswith((":Concat", ":Add")) for name in reference.layers) == 7

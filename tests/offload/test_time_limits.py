@@ -6,22 +6,21 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from offload_helpers import INSTANCES, small_instance
 
 import hpcsched.solvers.cpsat as cpsat_adapter
 import hpcsched.solvers.milp as milp_adapter
-from hpcsched.core.deadline import Deadline, TimeLimitReached
 from hpcsched import solve
+from hpcsched.core.deadline import Deadline, TimeLimitReached
 from hpcsched.core.registry import methods
 from hpcsched.core.result import Status
 from hpcsched.offload import bounds, generate_random, simulate
 from hpcsched.offload.bounds import instant as instant_module
-from hpcsched.offload.formulations import portfolio as cpsat_module
+from hpcsched.offload.formulations import build_cpsat, build_milp_fixed_order, offload_set_search
 from hpcsched.offload.formulations import cpsat_model as cpsat_model_module
 from hpcsched.offload.formulations import plain as cpsat_plain_module
-from hpcsched.offload.formulations import build_cpsat, build_milp_fixed_order, offload_set_search
+from hpcsched.offload.formulations import portfolio as cpsat_module
 from hpcsched.offload.model import evaluate
-
-from offload_helpers import INSTANCES, small_instance
 
 #: The modules that call the CP-SAT adapter (each imported ``solve_cpsat`` by name).
 CPSAT_CALLERS = (instant_module, cpsat_module, cpsat_model_module, cpsat_plain_module)
@@ -84,14 +83,23 @@ def backend_limits(monkeypatch):
     return seen
 
 
-@pytest.mark.parametrize("method,options", [("cpsat", {}), ("cpsat", {"use_lp": True, "branch_fraction": 0.0}),
-                                            ("cpsat-plain", {}), ("milp-fixed-order", {}), ("lp-rounding", {}),
-                                            ("brute-force", {})])
+@pytest.mark.parametrize(
+    "method,options",
+    [
+        ("cpsat", {}),
+        ("cpsat", {"use_lp": True, "branch_fraction": 0.0}),
+        ("cpsat-plain", {}),
+        ("milp-fixed-order", {}),
+        ("lp-rounding", {}),
+        ("brute-force", {}),
+    ],
+)
 def test_backends_get_only_the_time_left(backend_limits, method, options):
     # Before the fix the LP relaxation got at least 1 s and the MILP at least 0.1 s whatever the limit.
     limit = 0.08
-    solve(small_instance([2, 3, 1, 4], [3, 2, 4, 1], [4, 6, 3, 5, 2], fraction=0.3), method,
-               time_limit=limit, **options)
+    solve(
+        small_instance([2, 3, 1, 4], [3, 2, 4, 1], [4, 6, 3, 5, 2], fraction=0.3), method, time_limit=limit, **options
+    )
     assert all(seconds is not None and seconds <= limit for seconds in backend_limits), backend_limits
 
 
@@ -141,8 +149,10 @@ def test_the_same_search_proves_the_same_thing_twice():
     # Two branches at once, results taken in submission order: no dependence on which solve returns first.
     instance = generate_random(n=12, seed=5, budget=0.4)
     upper = int(evaluate(instance, simulate(instance, instance.offloadable))["objective"])
-    runs = [offload_set_search(instance, upper=upper, time_limit=600, node_limit=0.2, workers=2, cuts=True)
-            for _ in range(2)]
+    runs = [
+        offload_set_search(instance, upper=upper, time_limit=600, node_limit=0.2, workers=2, cuts=True)
+        for _ in range(2)
+    ]
     first, second = ((r.proven, r.bound, r.cap, r.nodes, r.pruned, r.open, r.deterministic_time) for r in runs)
     assert first == second
 
@@ -168,8 +178,11 @@ def test_an_infeasible_coarse_model_falls_back_to_a_schedule(monkeypatch):
     # Whatever makes the coarse model infeasible, its infeasibility is not the instance's.
     from hpcsched.solvers.outcome import Outcome
 
-    monkeypatch.setattr(cpsat_plain_module, "solve_cpsat", lambda model, **kwargs: Outcome(
-        Status.INFEASIBLE, None, None, 0.0, "stub", message="INFEASIBLE"))
+    monkeypatch.setattr(
+        cpsat_plain_module,
+        "solve_cpsat",
+        lambda model, **kwargs: Outcome(Status.INFEASIBLE, None, None, 0.0, "stub", message="INFEASIBLE"),
+    )
     instance = small_instance([2, 3, 1], [3, 2, 4], [4, 6, 3, 5], fraction=0.3)
     result = solve(instance, "cpsat-plain", time_limit=10, resolution=3)
     assert result.status is Status.FEASIBLE and any("says nothing about the instance" in n for n in result.notes)
@@ -183,9 +196,15 @@ def coarse_cases(draw):
     forward = draw(st.lists(st.integers(1, 40), min_size=n, max_size=n))
     backward = draw(st.lists(st.integers(1, 60), min_size=n, max_size=n))
     activation = draw(st.lists(st.integers(1, 12), min_size=n + 1, max_size=n + 1))
-    instance = small_instance(forward, backward, activation, fraction=draw(st.sampled_from([0.0, 0.2, 0.5])),
-                              bandwidth=draw(st.sampled_from([0.25, 0.5, 1.0])), latency=draw(st.integers(0, 3)),
-                              duplex=draw(st.sampled_from(["full", "half"])))
+    instance = small_instance(
+        forward,
+        backward,
+        activation,
+        fraction=draw(st.sampled_from([0.0, 0.2, 0.5])),
+        bandwidth=draw(st.sampled_from([0.25, 0.5, 1.0])),
+        latency=draw(st.integers(0, 3)),
+        duplex=draw(st.sampled_from(["full", "half"])),
+    )
     return instance, draw(st.sampled_from([2, 7, 25, 1000]))
 
 

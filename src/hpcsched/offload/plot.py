@@ -18,8 +18,7 @@ if TYPE_CHECKING:
 def plot_memory(instance: Instance, solution: Solution, ax: Axes) -> Axes:
     """Draw the memory in use (GiB) against the budget M on ``ax`` and return it."""
     profile = memory_profile(instance, solution)
-    ax.step([t for t, _ in profile], [u / 2**30 for _, u in profile], where="post", color="tab:purple",
-            label="in use")
+    ax.step([t for t, _ in profile], [u / 2**30 for _, u in profile], where="post", color="tab:purple", label="in use")
     ax.axhline(instance.memory / 2**30, color="black", linestyle="--", label="budget M")
     ax.set_ylabel("GiB")
     ax.set_xlabel(f"time ({instance.time_unit or 'units'})")

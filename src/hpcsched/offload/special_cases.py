@@ -21,25 +21,24 @@ from ..core.result import Result, Status
 from .model import Instance, check_feasible
 from .simulate import makespan_of, simulate
 
+
 def no_offload_suffices(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Memory holds everything: no offload, makespan Σ(f+b), OPTIMAL."""
     check_feasible(instance)
     solution = simulate(instance, ())
     if solution is None or makespan_of(instance, solution) != instance.compute_time:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=("keeping every activation does not fit without idle time",))
-    return Result(status=Status.OPTIMAL, objective=instance.compute_time,
-                  bound=instance.compute_time, solution=solution)
+        return Result(status=Status.NOT_APPLICABLE, notes=("keeping every activation does not fit without idle time",))
+    return Result(
+        status=Status.OPTIMAL, objective=instance.compute_time, bound=instance.compute_time, solution=solution
+    )
 
 
 def zero_transfer(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Zero transfer times: offload everything as soon as possible, makespan Σ(f+b), OPTIMAL."""
     check_feasible(instance)
     if instance.latency != 0 or instance.bandwidth_out is not None or instance.bandwidth_in is not None:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=("transfers take time (finite bandwidth or latency > 0)",))
+        return Result(status=Status.NOT_APPLICABLE, notes=("transfers take time (finite bandwidth or latency > 0)",))
     solution = simulate(instance, instance.offloadable)
     value = makespan_of(instance, solution)
     status = Status.OPTIMAL if value == instance.compute_time else Status.FEASIBLE
-    return Result(status=status, objective=value,
-                  bound=instance.compute_time, solution=solution)
+    return Result(status=status, objective=value, bound=instance.compute_time, solution=solution)

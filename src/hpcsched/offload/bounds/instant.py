@@ -34,7 +34,7 @@ class RelaxationVars(NamedTuple):
 def instant_relaxation(
     instance: Instance,
     *,
-    upper: int,
+    upper: float,
     time_limit: float | None = 30.0,
     seed: int = 0,
     workers: int = 2,
@@ -96,8 +96,9 @@ def instant_relaxation(
     if hint is not None:
         builder.add_hint(hint)
     deadline.check("building the instant relaxation")
-    if deadline.at is not None:
-        time_limit = deadline.remaining() if time_limit is None else min(time_limit, deadline.remaining())
+    left = deadline.remaining()
+    if left is not None:
+        time_limit = left if time_limit is None else min(time_limit, left)
     outcome = solve_cpsat(
         builder.model,
         time_limit=time_limit,
@@ -112,7 +113,7 @@ def instant_relaxation(
 class _InstantRelaxation:
     """The CP-SAT model of `instant_relaxation`, one row family per method (called in a fixed order)."""
 
-    def __init__(self, instance: Instance, upper: int):
+    def __init__(self, instance: Instance, upper: float):
         self.instance = instance
         n, f, b = instance.n_layers, instance.forward, instance.backward
         self.n, self.s = n, instance.activation
@@ -320,7 +321,7 @@ def missing_rows(instance: Instance, solution: Solution) -> tuple[bool, list[tup
     return start_rows, rows
 
 
-def relaxation_outcome_bound(instance: Instance, outcome: Any, upper: int) -> int:
+def relaxation_outcome_bound(instance: Instance, outcome: Any, upper: float) -> float:
     """The proven bound carried by an `instant_relaxation` outcome (at least `best`)."""
     value = best(instance)
     if outcome.status is Status.INFEASIBLE:

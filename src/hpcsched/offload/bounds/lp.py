@@ -67,7 +67,7 @@ def lp_relaxation(
     outcome = solve_pulp(builder.lp, time_limit=clock.remaining())
     o = builder.o
     fractions = {i: float(o[i].value() or 0.0) for i in builder.offloadable} if outcome.has_solution else {}
-    if outcome.status is not Status.OPTIMAL:
+    if outcome.status is not Status.OPTIMAL or outcome.objective is None:
         return None, fractions, outcome  # a point, not the LP optimum: no bound
     return float(outcome.objective), fractions, outcome
 

@@ -61,7 +61,7 @@ class _WholeItemShipping:
             shifted[top] = finish.min()
         else:
             shifted[units:top] = finish[: top - units]
-            shifted[top] = min(finish[top - units:].min(), np.inf)
+            shifted[top] = min(finish[top - units :].min(), np.inf)
         self.best = np.minimum(self.best, shifted)
 
     def earliest(self, units: int) -> float:
@@ -135,9 +135,7 @@ def transfer_bound_chains(instance: Instance, *, buckets: int = 2000) -> tuple[l
             shipping.add(release, units(s[i]), instance.offload_time(i))
         need = prefix_s[k - 1] + s[k - 1] + s[k] + instance.workspace_forward[k - 1] - instance.memory
         if need > 0 and f[k - 1] > 0:
-            start[k] = max(
-                start[k], _fluid_time(items, need, instance.bandwidth_out), shipping.earliest(units(need))
-            )
+            start[k] = max(start[k], _fluid_time(items, need, instance.bandwidth_out), shipping.earliest(units(need)))
     # Backward phase in reversed time.
     to_end = [0.0] * (n + 1)  # to_end[k]: lower bound on (makespan - start of B_k)
     items = []
@@ -157,8 +155,6 @@ def transfer_bound_chains(instance: Instance, *, buckets: int = 2000) -> tuple[l
     return start, to_end
 
 
-
 def best(instance: Instance) -> float:
     """max(compute bound, transfer bound): cheap, valid for every instance."""
     return max(compute_bound(instance), transfer_bound(instance))
-

@@ -6,11 +6,12 @@
 - `brute_force`: every offload set (L <= 12), each timed exactly by CP-SAT (`exact_timing`).
 """
 
-from .enumeration import BruteForceParams, brute_force
-from .portfolio import SEARCH_BY_DEFAULT_SETS, CpSatParams, cpsat
 from .cpsat_model import CpVars, Timing, build_cpsat, exact_timing, extract, makespan
+from .enumeration import BruteForceParams, brute_force
+from .milp import MilpFixedOrderParams, milp_fixed_order
+from .milp_model import FixedOrderMilp, build_milp_fixed_order, follows_fixed_orders
 from .plain import CpSatPlainParams, cpsat_plain
-from .milp import FixedOrderMilp, MilpFixedOrderParams, build_milp_fixed_order, follows_fixed_orders, milp_fixed_order
+from .portfolio import SEARCH_BY_DEFAULT_SETS, CpSatParams, cpsat
 from .search import BRANCH_DETERMINISTIC_TIME, Branch, OffloadSetSearch, RelaxationRows, offload_set_search
 
 __all__ = [

@@ -56,7 +56,7 @@ def build_cpsat(
     scale: int = 1,
     fixed: set[int] | None = None,
     hint: Solution | None = None,
-    lower: int | None = None,
+    lower: float | None = None,
     exchange: bool = False,
     deadline: Deadline | None = None,
 ) -> tuple[Any, CpVars]:
@@ -226,7 +226,7 @@ class _CpSatModel:
         else:
             self.model.add_no_overlap(self.out_intervals + self.in_intervals)
 
-    def set_objective(self, lower: int | None) -> None:
+    def set_objective(self, lower: float | None) -> None:
         makespan = self.b_end[0]
         if lower is not None:
             # A proven bound of the original; at a coarser scale the scaled makespan is >= the original one.
@@ -284,6 +284,7 @@ def exact_timing(
     of makespan at most the horizon (the offload-all schedule's or the set's own simulated one).
     """
     reference = simulate(instance, instance.offloadable)
+    assert reference is not None, "offload-all fits on a feasible instance (model.memory_floors)"
     horizon = makespan(instance, reference)
     own = simulate(instance, offloaded)
     model, handles = build_cpsat(

@@ -56,7 +56,9 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     deadline = Deadline.after(time_limit)
     candidates = list(instance.offloadable)
     best, best_value, proven = None, math.inf, True
-    subsets = (set(subset) for size in range(len(candidates) + 1) for subset in itertools.combinations(candidates, size))
+    subsets = (
+        set(subset) for size in range(len(candidates) + 1) for subset in itertools.combinations(candidates, size)
+    )
     for subset in subsets:
         if deadline.expired():
             proven = False
@@ -71,5 +73,11 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     if best is None:
         return Result(status=Status.TIME_LIMIT_NO_SOLUTION)
     status = Status.OPTIMAL if proven else Status.FEASIBLE
-    return Result(status=status, objective=best_value, bound=best_value if proven else None, solution=best,
-                  solver=version(), notes=(f"{2 ** len(candidates)} offload sets",))
+    return Result(
+        status=status,
+        objective=best_value,
+        bound=best_value if proven else None,
+        solution=best,
+        solver=version(),
+        notes=(f"{2 ** len(candidates)} offload sets",),
+    )

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ...core.deadline import Deadline, TimeLimitReached
 from ...core.errors import InfeasibleError, OptionError
 from ...core.params import at_least, positive
 from ...core.result import Result, Status
 from ...solvers.cpsat import solve_cpsat
-from ..model import Instance, check_feasible
+from ..model import Instance, Solution, check_feasible
 from ..simulate import simulate
 from .cpsat_model import build_cpsat, extract, makespan
 
@@ -89,17 +90,11 @@ def cpsat_plain(instance: Instance, /, *, time_limit: float, seed: int, params: 
     offloaded = None if params.offloaded is None else _offload_set(instance, params.offloaded)
     check_feasible(instance)
     chosen = instance.offloadable if offloaded is None else offloaded
-    reference = simulate(instance, instance.offloadable)  # always fits on a feasible instance
-    horizon = makespan(instance, reference)
-    if resolution > 1:
-        on_grid = simulate(instance, chosen, scale=resolution)
-        if on_grid is not None:  # its makespan on the grid is below its original makespan + one step
-            horizon = max(horizon, makespan(instance, on_grid) + resolution)
     notes = [f"resolution {resolution} {instance.time_unit or ''}".strip()]
     try:
         model, handles = build_cpsat(
             instance,
-            horizon=horizon,
+            horizon=_horizon(instance, chosen, resolution),
             scale=resolution,
             fixed=None if offloaded is None else set(offloaded),
             deadline=deadline,
@@ -127,13 +122,33 @@ def cpsat_plain(instance: Instance, /, *, time_limit: float, seed: int, params: 
         return Result(status=Status.INFEASIBLE, notes=("the fixed offload set cannot fit",), solver=outcome.backend)
     if not outcome.has_solution:
         return Result(status=Status.TIME_LIMIT_NO_SOLUTION, notes=tuple(notes), solver=outcome.backend)
-    solution = extract(instance, handles, outcome.value)
+    return _solved(
+        instance, extract(instance, handles, outcome.value), outcome, resolution, offloaded is not None, notes
+    )
+
+
+def _horizon(instance: Instance, chosen: Sequence[int], resolution: int) -> int:
+    """The offload-all schedule's makespan, or (coarse) the set's schedule on the grid plus one step if later."""
+    reference = simulate(instance, instance.offloadable)
+    assert reference is not None, "offload-all fits on a feasible instance (model.memory_floors)"
+    horizon = makespan(instance, reference)
+    if resolution > 1:
+        on_grid = simulate(instance, chosen, scale=resolution)
+        if on_grid is not None:  # its makespan on the grid is below its original makespan + one step
+            horizon = max(horizon, makespan(instance, on_grid) + resolution)
+    return horizon
+
+
+def _solved(
+    instance: Instance, solution: Solution, outcome: Any, resolution: int, fixed: bool, notes: list[str]
+) -> Result:
+    """The Result of a CP-SAT solution: OPTIMAL and a bound only at resolution 1 with a free offload set."""
     exact = resolution == 1
     status = Status.OPTIMAL if exact and outcome.status is Status.OPTIMAL else Status.FEASIBLE
-    bound = math.ceil(outcome.bound - 1e-6) if exact and outcome.bound is not None and offloaded is None else None
+    bound = math.ceil(outcome.bound - 1e-6) if exact and outcome.bound is not None and not fixed else None
     if not exact:
         notes.append("scaled model: its bound is not a bound of the original instance")
-    if offloaded is not None:
+    if fixed:
         notes.append("offload set fixed: optimal timing of that set only")
         status = Status.FEASIBLE if status is Status.OPTIMAL else status
     return Result(

@@ -82,8 +82,13 @@ class CpSatParams:
 
     def __post_init__(self) -> None:
         at_least("workers", self.workers, 1)
-        for name in ("coarse_fraction", "heuristic_fraction", "relaxation_fraction", "relaxation_probe_fraction",
-                     "branch_fraction"):
+        for name in (
+            "coarse_fraction",
+            "heuristic_fraction",
+            "relaxation_fraction",
+            "relaxation_probe_fraction",
+            "branch_fraction",
+        ):
             within(name, getattr(self, name), 0.0, 1.0)
         positive("branch_node_limit", self.branch_node_limit)
 
@@ -129,6 +134,7 @@ class _Portfolio:
     params: CpSatParams
     notes: list[str] = field(default_factory=list)
     backend: str | None = None
+    best: Solution = field(init=False)  # the incumbent, set by the heuristic phase (the first that times)
 
     def __post_init__(self) -> None:
         self.deadline = Deadline.after(self.limit)
@@ -138,7 +144,6 @@ class _Portfolio:
             branch_fraction = 0.85 if canonical_set_count(self.instance) <= SEARCH_BY_DEFAULT_SETS else 0.0
         self.branch_fraction = branch_fraction
         self.use_lp = branch_fraction == 0 if self.params.use_lp is None else self.params.use_lp
-        self.best: Solution | None = None
         self.best_value = 0
 
     def remaining(self) -> float:
@@ -146,6 +151,7 @@ class _Portfolio:
         return math.inf if left is None else left
 
     def improve(self, candidate: Solution | None, *, ties: bool = False) -> None:
+        """Keep ``candidate`` if it is shorter (or, with ``ties``, as short)."""
         if candidate is None:
             return
         value = makespan(self.instance, candidate)
@@ -166,8 +172,14 @@ class _Portfolio:
             # Equal when the bounds are right; a bound above a validated makespan is a bug in a bound,
             # so it is returned as is and the registry turns the result into ERROR instead of hiding it.
             status = Status.OPTIMAL
-        return Result(status=status, objective=self.best_value, bound=self.lower, solution=self.best,
-                      notes=tuple(self.notes), solver=self.backend)
+        return Result(
+            status=status,
+            objective=self.best_value,
+            bound=self.lower,
+            solution=self.best,
+            notes=tuple(self.notes),
+            solver=self.backend,
+        )
 
     def lp_phase(self) -> dict[int, float] | None:
         """The LP relaxation: a bound, and fractions whose roundings are starting sets."""
@@ -190,17 +202,25 @@ class _Portfolio:
     def heuristic_phase(self, fractions: dict[int, float] | None) -> None:
         # Iterated local search is anytime; beyond ~1 s + 0.05 s per layer it rarely pays on these chains.
         # best_heuristic_solution spends about 1.5 times its time (the channel orders come on top).
-        heuristic_time = min(self.params.heuristic_fraction * self.limit, 1.0 + 0.05 * self.instance.n_layers,
-                             self.remaining() / 1.5)
-        self.best = best_heuristic_solution(self.instance, time_limit=max(0.0, heuristic_time), seed=self.seed,
-                                            fractions=fractions)
+        heuristic_time = min(
+            self.params.heuristic_fraction * self.limit, 1.0 + 0.05 * self.instance.n_layers, self.remaining() / 1.5
+        )
+        self.best = best_heuristic_solution(
+            self.instance, time_limit=max(0.0, heuristic_time), seed=self.seed, fractions=fractions
+        )
         self.best_value = makespan(self.instance, self.best)
 
     def relaxation_phase(self) -> None:
         self.backend = version()
         try:
-            relaxed_bound, relaxed = _relax_and_repair(self.instance, self.best, self.params.relaxation_fraction
-                                                       * self.remaining(), self.seed, self.params, self.deadline)
+            relaxed_bound, relaxed = _relax_and_repair(
+                self.instance,
+                self.best,
+                self.params.relaxation_fraction * self.remaining(),
+                self.seed,
+                self.params,
+                self.deadline,
+            )
         except TimeLimitReached as reached:
             self.notes.append(f"instant relaxation: {reached}")
             return
@@ -212,10 +232,17 @@ class _Portfolio:
     def search_phase(self) -> None:
         self.backend = version()
         params = self.params
-        search = offload_set_search(self.instance, upper=self.best_value,
-                                    time_limit=self.branch_fraction * self.remaining(),
-                                    node_limit=params.branch_node_limit, seed=self.seed, workers=params.workers,
-                                    lower=self.lower, cuts=params.branch_cuts, exchange=params.exchange)
+        search = offload_set_search(
+            self.instance,
+            upper=self.best_value,
+            time_limit=self.branch_fraction * self.remaining(),
+            node_limit=params.branch_node_limit,
+            seed=self.seed,
+            workers=params.workers,
+            lower=self.lower,
+            cuts=params.branch_cuts,
+            exchange=params.exchange,
+        )
         if search.schedule is not None:
             self.best, self.best_value = search.schedule, makespan(self.instance, search.schedule)
         self.lower = max(self.lower, search.bound)
@@ -223,7 +250,8 @@ class _Portfolio:
             f"offload-set search: {'ended' if search.proven else 'stopped by the time limit'} after "
             f"{search.nodes} branches ({search.pruned} ruled out, {100 * search.share_ruled_out:.3f} % of "
             f"the offload sets; {params.branch_node_limit:g} deterministic units per branch), bound {search.bound}; "
-            f"{search.deterministic_time:.1f} deterministic units, {search.cpu_seconds:.1f} CPU s")
+            f"{search.deterministic_time:.1f} deterministic units, {search.cpu_seconds:.1f} CPU s"
+        )
 
     def coarse_phase(self) -> None:
         """CP-SAT at a resolution that gives the horizon ~2,000 steps, hinted with the incumbent."""
@@ -234,13 +262,20 @@ class _Portfolio:
         if coarse_hint is None:
             return
         try:
-            model, handles = build_cpsat(instance, horizon=makespan(instance, coarse_hint) + scale, scale=scale,
-                                         hint=coarse_hint, exchange=self.params.exchange, deadline=share)
+            model, handles = build_cpsat(
+                instance,
+                horizon=makespan(instance, coarse_hint) + scale,
+                scale=scale,
+                hint=coarse_hint,
+                exchange=self.params.exchange,
+                deadline=share,
+            )
         except TimeLimitReached as reached:
             self.notes.append(f"coarse CP-SAT at resolution {scale}: {reached} (its share of the time)")
             return
-        outcome = solve_cpsat(model, time_limit=share.remaining(), workers=self.params.workers, seed=self.seed,
-                              log=self.params.log)
+        outcome = solve_cpsat(
+            model, time_limit=share.remaining(), workers=self.params.workers, seed=self.seed, log=self.params.log
+        )
         self.backend = outcome.backend
         if outcome.has_solution:
             candidate = extract(instance, handles, outcome.value)
@@ -253,13 +288,21 @@ class _Portfolio:
         if not (self.best_value > self.lower and self.remaining() > 0.5):
             return Status.FEASIBLE
         try:
-            model, handles = build_cpsat(self.instance, horizon=self.best_value, scale=1, hint=self.best,
-                                         lower=self.lower, exchange=self.params.exchange, deadline=self.deadline)
+            model, handles = build_cpsat(
+                self.instance,
+                horizon=self.best_value,
+                scale=1,
+                hint=self.best,
+                lower=self.lower,
+                exchange=self.params.exchange,
+                deadline=self.deadline,
+            )
         except TimeLimitReached as reached:
             self.notes.append(f"full-resolution CP-SAT: {reached}; the incumbent is returned")
             return Status.FEASIBLE
-        outcome = solve_cpsat(model, time_limit=self.remaining(), workers=self.params.workers, seed=self.seed,
-                              log=self.params.log)
+        outcome = solve_cpsat(
+            model, time_limit=self.remaining(), workers=self.params.workers, seed=self.seed, log=self.params.log
+        )
         self.backend = outcome.backend
         status = Status.FEASIBLE
         if outcome.has_solution:
@@ -272,14 +315,23 @@ class _Portfolio:
         return status
 
 
-def _relax_and_repair(instance: Instance, incumbent: Solution, time_limit: float, seed: int, params: CpSatParams,
-                      deadline: Deadline) -> tuple[int, Solution | None]:
+def _relax_and_repair(
+    instance: Instance, incumbent: Solution, time_limit: float, seed: int, params: CpSatParams, deadline: Deadline
+) -> tuple[float, Solution | None]:
     """(proven bound of the instant relaxation, its solution repaired into a valid schedule or None)."""
     upper = makespan(instance, incumbent)
     bound, outcome, handles = bounds.instant_relaxation_search(
-        instance, lower=int(bounds.best(instance)), upper=upper, time_limit=max(0.5, time_limit), seed=seed,
-        workers=params.workers, hint=incumbent, probe_fraction=params.relaxation_probe_fraction,
-        exchange=params.exchange, deadline=deadline)
+        instance,
+        lower=int(bounds.best(instance)),
+        upper=upper,
+        time_limit=max(0.5, time_limit),
+        seed=seed,
+        workers=params.workers,
+        hint=incumbent,
+        probe_fraction=params.relaxation_probe_fraction,
+        exchange=params.exchange,
+        deadline=deadline,
+    )
     if not outcome.has_solution:
         return bound, None
     relaxed = bounds.relaxed_solution(instance, outcome, handles)
@@ -289,7 +341,8 @@ def _relax_and_repair(instance: Instance, incumbent: Solution, time_limit: float
     if repaired is None:
         return bound, None
     polish = 1.0 + 0.05 * instance.n_layers
-    if deadline.at is not None:
-        polish = min(polish, deadline.remaining())
+    left = deadline.remaining()
+    if left is not None:
+        polish = min(polish, left)
     repaired = ordered_local_search(instance, repaired, time.perf_counter() + polish, seed)
     return bound, (repaired if not validate(instance, repaired) else None)

@@ -57,7 +57,7 @@ class OffloadSetSearch:
         CPU seconds of the process during the search (all threads).
     """
 
-    bound: int
+    bound: float
     proven: bool
     cap: int
     schedule: Solution | None
@@ -74,7 +74,7 @@ class Branch(NamedTuple):
     is the exact timing of a fully fixed set."""
 
     decisions: dict[int, bool]
-    parent_bound: int
+    parent_bound: float
     limit: float
     timing: bool
 
@@ -95,7 +95,7 @@ def offload_set_search(
     node_limit: float = BRANCH_DETERMINISTIC_TIME,
     seed: int = 0,
     workers: int = 2,
-    lower: int = 0,
+    lower: float = 0,
     cuts: bool = False,
     branch_workers: int = 1,
     exchange: bool = True,
@@ -139,8 +139,17 @@ def offload_set_search(
 class _Search:
     """The state of one `offload_set_search`: the stack of branches, the cap, and the counters."""
 
-    def __init__(self, instance: Instance, upper: int, node_limit: float, seed: int, lower: int, cuts: bool,
-                 branch_workers: int, exchange: bool):
+    def __init__(
+        self,
+        instance: Instance,
+        upper: int,
+        node_limit: float,
+        seed: int,
+        lower: float,
+        cuts: bool,
+        branch_workers: int,
+        exchange: bool,
+    ):
         self.instance, self.node_limit, self.seed = instance, node_limit, seed
         self.cuts, self.branch_workers, self.exchange = cuts, branch_workers, exchange
         pairs = exchange_pairs(instance) if exchange else []
@@ -176,20 +185,35 @@ class _Search:
                     if branch.timing:
                         self.take_timing(branch, future.result())
                     else:
-                        self.take_relaxation(branch, *future.result(), solved_cap)
+                        outcome, handles = future.result()
+                        self.take_relaxation(branch, outcome, handles, solved_cap)
                 if time.perf_counter() - reported >= 60:
                     reported = time.perf_counter()
-                    _LOGGER.info("offload-set search at %.0f s: %d branches, %d ruled out (%.3f %% of the offload "
-                                 "sets), %d open, %.1f deterministic units", reported - started, self.nodes,
-                                 self.pruned, 100 * self.ruled_out, len(self.stack), self.deterministic)
+                    _LOGGER.info(
+                        "offload-set search at %.0f s: %d branches, %d ruled out (%.3f %% of the offload "
+                        "sets), %d open, %.1f deterministic units",
+                        reported - started,
+                        self.nodes,
+                        self.pruned,
+                        100 * self.ruled_out,
+                        len(self.stack),
+                        self.deterministic,
+                    )
         proven = not self.stack
         cap = self.cap
         bound = cap + 1 if proven else max(self.floor, min([cap + 1] + [b.parent_bound for b in self.stack]))
-        return OffloadSetSearch(bound=bound, proven=proven, cap=cap, schedule=self.best_found, nodes=self.nodes,
-                                pruned=self.pruned, open=len(self.stack),
-                                share_ruled_out=1.0 if proven else self.ruled_out,
-                                deterministic_time=self.deterministic,
-                                cpu_seconds=time.process_time() - cpu_started)
+        return OffloadSetSearch(
+            bound=bound,
+            proven=proven,
+            cap=cap,
+            schedule=self.best_found,
+            nodes=self.nodes,
+            pruned=self.pruned,
+            open=len(self.stack),
+            share_ruled_out=1.0 if proven else self.ruled_out,
+            deterministic_time=self.deterministic,
+            cpu_seconds=time.process_time() - cpu_started,
+        )
 
     def left(self) -> float:
         return self.ends_at - time.perf_counter()
@@ -199,13 +223,21 @@ class _Search:
         seconds = max(0.0, self.left())  # a safety net only: the verdict comes from the deterministic limit
         if branch.timing:
             chosen = {i for i, offloaded in branch.decisions.items() if offloaded}
-            return exact_timing(self.instance, chosen, time_limit=seconds, deterministic_time=branch.limit,
-                                seed=self.seed)
-        return bounds.instant_relaxation(self.instance, upper=cap, time_limit=seconds,
-                                         deterministic_time=branch.limit, seed=self.seed,
-                                         workers=self.branch_workers, fixed_offload=branch.decisions,
-                                         start_rows=rows.start, prefetch_rows=list(rows.prefetch),
-                                         exchange=self.exchange)
+            return exact_timing(
+                self.instance, chosen, time_limit=seconds, deterministic_time=branch.limit, seed=self.seed
+            )
+        return bounds.instant_relaxation(
+            self.instance,
+            upper=cap,
+            time_limit=seconds,
+            deterministic_time=branch.limit,
+            seed=self.seed,
+            workers=self.branch_workers,
+            fixed_offload=branch.decisions,
+            start_rows=rows.start,
+            prefetch_rows=list(rows.prefetch),
+            exchange=self.exchange,
+        )
 
     def rule_out(self, decisions: dict[int, bool]) -> None:
         self.pruned += 1
@@ -266,13 +298,16 @@ class _Search:
             new_rows = [row for row in broken if row not in self.rows.prefetch]
             if (wants_start and not self.rows.start) or new_rows:
                 self.rows = RelaxationRows(self.rows.start or wants_start, (*self.rows.prefetch, *new_rows))
-                _LOGGER.info("offload-set search: rows added (start rows %s, prefetch rows %s)",
-                             self.rows.start, list(self.rows.prefetch))
+                _LOGGER.info(
+                    "offload-set search: rows added (start rows %s, prefetch rows %s)",
+                    self.rows.start,
+                    list(self.rows.prefetch),
+                )
                 self.stack.append(branch)
                 return True
         return False
 
-    def split(self, decisions: dict[int, bool], activation: int, node_bound: int) -> None:
+    def split(self, decisions: dict[int, bool], activation: int, node_bound: float) -> None:
         """The two children of a branch on ``activation`` ("offload" is popped first)."""
         for offloaded in (False, True):
             child = self.child(decisions, activation, offloaded)

@@ -66,7 +66,7 @@ def _starting_sets(instance: Instance, deadline: float, extra: Sequence[Solution
     for priority in (hideability_priority(instance), size_priority(instance)):
         if starts and time.perf_counter() > deadline:
             return starts
-        chosen, solution = shortest_feasible_prefix(instance, (), priority)
+        _, solution = shortest_feasible_prefix(instance, (), priority)
         starts.append(solution)
     if time.perf_counter() > deadline:
         return starts
@@ -76,16 +76,17 @@ def _starting_sets(instance: Instance, deadline: float, extra: Sequence[Solution
     for buckets in (256, 1024):
         if time.perf_counter() > deadline:
             return starts
-        chosen = dp_offload_set(instance, buckets, 0.05)
-        if chosen is not None:
-            solution = simulate(instance, chosen)
-            if solution is not None:
-                starts.append(solution)
+        dp_set = dp_offload_set(instance, buckets, 0.05)
+        if dp_set is not None:
+            dp_schedule = simulate(instance, dp_set)
+            if dp_schedule is not None:
+                starts.append(dp_schedule)
     return starts
 
 
-def iterated_local_search(instance: Instance, deadline: float, seed: int, extra: Sequence[Solution] = (),
-                          order_fraction: float = 0.3) -> Solution:
+def iterated_local_search(
+    instance: Instance, deadline: float, seed: int, extra: Sequence[Solution] = (), order_fraction: float = 0.3
+) -> Solution:
     """Local search from the best starting set, then kicks of 2-4 random flips; then the channel orders.
 
     ``1 - order_fraction`` of the time goes to the search over O (default
@@ -120,8 +121,9 @@ def local_search(instance: Instance, /, *, time_limit: float, seed: int, params:
     return _result(instance, iterated_local_search(instance, deadline, seed))
 
 
-def best_heuristic_solution(instance: Instance, *, time_limit: float = 2.0, seed: int = 0,
-                            fractions: dict[int, float] | None = None) -> Solution:
+def best_heuristic_solution(
+    instance: Instance, *, time_limit: float = 2.0, seed: int = 0, fractions: dict[int, float] | None = None
+) -> Solution:
     """Best schedule of the fast heuristics within ``time_limit`` (warm start of the exact methods).
 
     ``fractions``: LP values of o_i, whose roundings are extra starting sets.
@@ -131,16 +133,17 @@ def best_heuristic_solution(instance: Instance, *, time_limit: float = 2.0, seed
         priority = sorted(instance.offloadable, key=lambda i: (-round(fractions[i], 6), -instance.activation[i], i))
         extra.append(round_fractions(instance, fractions, priority))
     # The set search keeps its whole ``time_limit``; the channel-order phase comes on top (a third more).
-    return iterated_local_search(instance, time.perf_counter() + 1.5 * time_limit, seed, extra,
-                                 order_fraction=1 / 3)
+    return iterated_local_search(instance, time.perf_counter() + 1.5 * time_limit, seed, extra, order_fraction=1 / 3)
 
 
 # ---------------------------------------------------------------- channel orders
 def channel_orders(solution: Solution) -> tuple[list[int], list[int]]:
     """(offload order, prefetch order) of a schedule, by start time (ties by index)."""
     chosen = list(solution.offloaded)
-    return (sorted(chosen, key=lambda i: (solution.offload_start[i], i)),
-            sorted(chosen, key=lambda i: (solution.prefetch_start[i], -i)))
+    return (
+        sorted(chosen, key=lambda i: (solution.offload_start[i], i)),
+        sorted(chosen, key=lambda i: (solution.prefetch_start[i], -i)),
+    )
 
 
 def improve_orders(instance: Instance, solution: Solution, deadline: float, seed: int = 0) -> Solution:
@@ -163,16 +166,25 @@ def improve_orders(instance: Instance, solution: Solution, deadline: float, seed
     improved = True
     while improved and time.perf_counter() < deadline:
         improved = False
-        moves = [(channel, position, shift) for channel in (0, 1) for position in range(len(out_order))
-                 for shift in (-3, -2, -1, 1, 2, 3) if 0 <= position + shift < len(out_order)]
+        moves = [
+            (channel, position, shift)
+            for channel in (0, 1)
+            for position in range(len(out_order))
+            for shift in (-3, -2, -1, 1, 2, 3)
+            if 0 <= position + shift < len(out_order)
+        ]
         rng.shuffle(moves)
         for channel, position, shift in moves:
             if time.perf_counter() > deadline:
                 break
             order = list(out_order if channel == 0 else in_order)
             order.insert(position + shift, order.pop(position))
-            trial = simulate(instance, solution.offloaded, out_order=order if channel == 0 else out_order,
-                             in_order=order if channel == 1 else in_order)
+            trial = simulate(
+                instance,
+                solution.offloaded,
+                out_order=order if channel == 0 else out_order,
+                in_order=order if channel == 1 else in_order,
+            )
             if trial is not None and _value(instance, trial) < value:
                 best, value, improved = trial, _value(instance, trial), True
                 if channel == 0:
@@ -187,8 +199,8 @@ def _insert_naturally(order: list[int], item: int, descending: bool) -> list[int
     """``order`` with ``item`` inserted before the first element that comes after it by index."""
     for position, other in enumerate(order):
         if (other < item) if descending else (other > item):
-            return order[:position] + [item] + order[position:]
-    return order + [item]
+            return [*order[:position], item, *order[position:]]
+    return [*order, item]
 
 
 def ordered_local_search(instance: Instance, solution: Solution, deadline: float, seed: int = 0) -> Solution:

@@ -19,7 +19,9 @@ def _value(instance: Instance, solution: Solution | None) -> float:
     return makespan_of(instance, solution)
 
 
-def shortest_feasible_prefix(instance: Instance, base: Iterable[int], priority: Sequence[int]) -> tuple[set[int], Solution]:
+def shortest_feasible_prefix(
+    instance: Instance, base: Iterable[int], priority: Sequence[int]
+) -> tuple[set[int], Solution]:
     """Smallest p such that base + priority[:p] fits (bisection, then linear scan)."""
     base = set(base)
     order = [i for i in priority if i not in base]
@@ -30,6 +32,7 @@ def shortest_feasible_prefix(instance: Instance, base: Iterable[int], priority: 
     full = simulate(instance, base | set(order))
     if full is None:
         full = simulate(instance, instance.offloadable)
+        assert full is not None, "offload-all fits on a feasible instance (model.memory_floors)"
         return set(instance.offloadable), full
     best = full
     while high - low > 1:
@@ -42,8 +45,9 @@ def shortest_feasible_prefix(instance: Instance, base: Iterable[int], priority: 
     return base | set(order[:high]), best
 
 
-def improve_by_adding(instance: Instance, chosen: set[int], solution: Solution, priority: Sequence[int],
-                      deadline: float) -> tuple[set[int], Solution]:
+def improve_by_adding(
+    instance: Instance, chosen: set[int], solution: Solution, priority: Sequence[int], deadline: float
+) -> tuple[set[int], Solution]:
     """Add further candidates in priority order when that shortens the makespan."""
     value = _value(instance, solution)
     for i in priority:
@@ -60,8 +64,13 @@ def improve_by_adding(instance: Instance, chosen: set[int], solution: Solution, 
 def _result(instance: Instance, solution: Solution | None, notes: Sequence[str] = ()) -> Result:
     if solution is None:
         return Result(status=Status.NOT_APPLICABLE, notes=tuple(notes))
-    return Result(status=Status.FEASIBLE, objective=_value(instance, solution),
-                  bound=bounds.best(instance), solution=solution, notes=tuple(notes))
+    return Result(
+        status=Status.FEASIBLE,
+        objective=_value(instance, solution),
+        bound=bounds.best(instance),
+        solution=solution,
+        notes=tuple(notes),
+    )
 
 
 def _deadline(time_limit: float | None, default: float) -> float:
@@ -86,8 +95,7 @@ def no_offload(instance: Instance, /, *, time_limit: float, seed: int, params: N
     """Keep every activation (framework default)."""
     check_feasible(instance)
     solution = simulate(instance, ())
-    return _result(instance, solution,
-                   () if solution else ("the budget is too small to keep every activation",))
+    return _result(instance, solution, () if solution else ("the budget is too small to keep every activation",))
 
 
 def offload_all(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -150,13 +158,14 @@ def greedy_hideability(instance: Instance, /, *, time_limit: float, seed: int, p
     return _greedy(instance, hideability_priority(instance), time_limit, 2.0)
 
 
-def round_fractions(instance: Instance, fractions: dict[int, float], priority: Sequence[int],
-                    deadline: float | None = None) -> Solution:
+def round_fractions(
+    instance: Instance, fractions: dict[int, float], priority: Sequence[int], deadline: float | None = None
+) -> Solution:
     """Best of the threshold roundings {i: o_i >= theta}, each repaired along ``priority``.
 
     ``deadline`` (``time.perf_counter`` value): no further threshold is tried after it (the first always is).
     """
-    best = None
+    best: Solution | None = None
     for theta in (0.999, 0.9, 0.7, 0.5, 0.3, 0.1, 1e-6):
         if best is not None and deadline is not None and time.perf_counter() > deadline:
             break
@@ -164,6 +173,7 @@ def round_fractions(instance: Instance, fractions: dict[int, float], priority: S
         _, solution = shortest_feasible_prefix(instance, chosen, priority)
         if best is None or _value(instance, solution) < _value(instance, best):
             best = solution
+    assert best is not None  # the first threshold is always tried
     return best
 
 
@@ -189,8 +199,10 @@ def lp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: 
     if value is not None:
         bound = max(bound, math.ceil(value * (1 - 1e-9) - 1e-6))
     elif fractions:
-        notes.append(f"LP relaxation not solved to optimality in {0.7 * limit:.3g} s ({stopped}): "
-                     "its last point orders the roundings, no LP bound")
+        notes.append(
+            f"LP relaxation not solved to optimality in {0.7 * limit:.3g} s ({stopped}): "
+            "its last point orders the roundings, no LP bound"
+        )
     else:
         notes.append(f"LP relaxation not solved in {0.7 * limit:.3g} s ({stopped}): priority by size")
     if fractions:
@@ -199,9 +211,15 @@ def lp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: 
         priority = size_priority(instance)
     deadline = started + limit
     solution = round_fractions(instance, fractions, priority, deadline)
-    chosen, solution = improve_by_adding(instance, set(solution.offloaded), solution, priority, deadline)
-    return Result(status=Status.FEASIBLE, objective=_value(instance, solution), bound=bound,
-                  solution=solution, notes=tuple(notes), solver=solver)
+    _chosen, solution = improve_by_adding(instance, set(solution.offloaded), solution, priority, deadline)
+    return Result(
+        status=Status.FEASIBLE,
+        objective=_value(instance, solution),
+        bound=bound,
+        solution=solution,
+        notes=tuple(notes),
+        solver=solver,
+    )
 
 
 # ---------------------------------------------------------------- dynamic program
@@ -222,9 +240,11 @@ def dp_offload_set(instance: Instance, buckets: int, alpha: float) -> set[int] |
         if w <= cap:
             keep[w:] = cost[: cap + 1 - w]
         if i in offloadable:
-            penalty = (max(0, instance.offload_time(i) - instance.forward[i])
-                       + max(0, instance.prefetch_time(i) - instance.backward[i])
-                       + alpha * (instance.offload_time(i) + instance.prefetch_time(i)))
+            penalty = (
+                max(0, instance.offload_time(i) - instance.forward[i])
+                + max(0, instance.prefetch_time(i) - instance.backward[i])
+                + alpha * (instance.offload_time(i) + instance.prefetch_time(i))
+            )
             off = cost + penalty
             take_off = off < keep
             new = np.where(take_off, off, keep)
@@ -240,7 +260,7 @@ def dp_offload_set(instance: Instance, buckets: int, alpha: float) -> set[int] |
             room = (M - max(forward_need, backward_need)) // unit
             if room < 0:
                 return None
-            new[room + 1:] = inf
+            new[room + 1 :] = inf
         choices.append(take_off)
         cost = new
     if not np.isfinite(cost).any():

@@ -61,7 +61,6 @@ def kept_prefix_fits(instance: Instance, offloaded: Iterable[int]) -> bool:
     return True
 
 
-
 def check_feasible(instance: Instance) -> None:
     """Raise `InfeasibleError` naming the first step that cannot fit in M."""
     for step, need in memory_floors(instance):
@@ -71,4 +70,3 @@ def check_feasible(instance: Instance) -> None:
                 f"step {step} ({'forward' if step[0] == 'F' else 'backward'} of {instance.layer_name(k)}) "
                 f"needs at least {need} bytes whatever is offloaded, budget is {instance.memory}"
             )
-

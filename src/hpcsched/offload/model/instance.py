@@ -34,8 +34,20 @@ from ...core.fields import (
 DUPLEX_MODES = ("full", "half")
 
 #: The keys of an instance's ``data`` (the schema closes it: a misspelt ``latency`` must not read as 0).
-DATA_KEYS = ("layers", "forward", "backward", "activation", "workspace_forward", "workspace_backward", "memory",
-             "bandwidth_out", "bandwidth_in", "latency", "duplex", "offloadable")
+DATA_KEYS = (
+    "layers",
+    "forward",
+    "backward",
+    "activation",
+    "workspace_forward",
+    "workspace_backward",
+    "memory",
+    "bandwidth_out",
+    "bandwidth_in",
+    "latency",
+    "duplex",
+    "offloadable",
+)
 
 
 def _transfer_time(size: int, bandwidth: float | None, latency: int) -> int:
@@ -45,8 +57,7 @@ def _transfer_time(size: int, bandwidth: float | None, latency: int) -> int:
 
 
 _INT_LIST = {"type": "array", "items": {"type": "integer", "minimum": 0}}
-_BANDWIDTH = {"type": ["number", "null"], "exclusiveMinimum": 0,
-              "description": "bytes per time unit; null = infinite"}
+_BANDWIDTH = {"type": ["number", "null"], "exclusiveMinimum": 0, "description": "bytes per time unit; null = infinite"}
 
 DATA_SCHEMA = {
     "type": "object",
@@ -106,7 +117,7 @@ class Instance:
     duplex: str = "full"
     workspace_forward: tuple[int, ...] = ()
     workspace_backward: tuple[int, ...] = ()
-    offloadable: tuple[int, ...] | None = None
+    offloadable: tuple[int, ...] = None  # type: ignore[assignment]  # None: every activation (__post_init__ fills it in)
     layers: tuple[str, ...] = ()
     time_unit: str | None = "us"
     source: Mapping[str, Any] = field(default_factory=dict)
@@ -121,7 +132,7 @@ class Instance:
 
     # ------------------------------------------------------------------ I/O
     @classmethod
-    def from_data(cls, data: dict, *, name: str, time_unit: str | None, source: dict) -> "Instance":
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None, source: dict) -> Instance:
         """Build an Instance from the ``data`` section of an instance file."""
         data = require_dict(data, "data")
         checked = _check_data(data)
@@ -148,7 +159,7 @@ class Instance:
             data["offloadable"] = None if self.offloadable is None else list(self.offloadable)
         return data
 
-    def with_memory(self, memory: int, name: str | None = None) -> "Instance":
+    def with_memory(self, memory: int, name: str | None = None) -> Instance:
         """The same chain under another budget."""
         return dataclasses.replace(self, memory=int(memory), name=name or self.name)
 
@@ -253,18 +264,22 @@ def _check_time_range(forward, backward, activation, offloadable, bandwidth_out,
     }
     total = sum(parts.values())
     if total > LARGEST_INTEGER:
-        culprit = max(parts, key=parts.get)
-        what = {"data.forward": "the forward times", "data.backward": "the backward times",
-                "data.bandwidth_out": "the offload times ceil(s_i / bandwidth_out)",
-                "data.bandwidth_in": "the prefetch times ceil(s_i / bandwidth_in)",
-                "data.latency": "the latencies of the transfers"}[culprit]
+        culprit = max(parts, key=lambda name: parts[name])
+        what = {
+            "data.forward": "the forward times",
+            "data.backward": "the backward times",
+            "data.bandwidth_out": "the offload times ceil(s_i / bandwidth_out)",
+            "data.bandwidth_in": "the prefetch times ceil(s_i / bandwidth_in)",
+            "data.latency": "the latencies of the transfers",
+        }[culprit]
         raise InvalidInstanceError(
-            culprit, f"{what} sum to {_rough(parts[culprit])} time units; compute and every transfer together "
-                     f"({_rough(total)}) must stay at most 2^53 = {LARGEST_INTEGER}")
+            culprit,
+            f"{what} sum to {_rough(parts[culprit])} time units; compute and every transfer together "
+            f"({_rough(total)}) must stay at most 2^53 = {LARGEST_INTEGER}",
+        )
 
 
 def _rough(value: int) -> str:
     """``value`` to 3 digits; past a double's range (bandwidth 5e-324 B/unit) as a power of ten."""
     digits = len(str(value))
     return f"{value:.3g}" if digits <= 300 else f"{value // 10 ** (digits - 3) / 100:.2f}e+{digits - 1}"
-

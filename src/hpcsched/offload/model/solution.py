@@ -36,8 +36,12 @@ class Solution:
         object.__setattr__(self, "offloaded", tuple(sorted(int(i) for i in self.offloaded)))
         object.__setattr__(self, "forward_start", tuple(int(t) for t in self.forward_start))
         object.__setattr__(self, "backward_start", tuple(int(t) for t in self.backward_start))
-        object.__setattr__(self, "offload_start", MappingProxyType({int(k): int(v) for k, v in self.offload_start.items()}))
-        object.__setattr__(self, "prefetch_start", MappingProxyType({int(k): int(v) for k, v in self.prefetch_start.items()}))
+        object.__setattr__(
+            self, "offload_start", MappingProxyType({int(k): int(v) for k, v in self.offload_start.items()})
+        )
+        object.__setattr__(
+            self, "prefetch_start", MappingProxyType({int(k): int(v) for k, v in self.prefetch_start.items()})
+        )
 
     def to_data(self) -> dict:
         return {
@@ -49,7 +53,7 @@ class Solution:
         }
 
     @classmethod
-    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+    def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         """Parse a ``solution`` section (structure only; feasibility is `validate`'s job)."""
         try:
             data = require_dict(data, "solution")
@@ -137,7 +141,7 @@ def canonical_set_count(instance: Instance) -> int:
     """How many offload sets keep the implications of `exchange_pairs` (each group: how many, not which)."""
     groups = identical_classes(instance)
     alone = len(instance.offloadable) - sum(len(group) for group in groups)
-    return math.prod(len(group) + 1 for group in groups) * 2 ** alone
+    return math.prod(len(group) + 1 for group in groups) * 2**alone
 
 
 def canonical_schedule(instance: Instance, solution: Solution) -> Solution:
@@ -153,9 +157,8 @@ def canonical_schedule(instance: Instance, solution: Solution) -> Solution:
     for group in identical_classes(instance):
         members = [i for i in group if i in offload_start]
         slots = [(offload_start.pop(i), prefetch_start.pop(i)) for i in members]
-        for target, (out_at, in_at) in zip(group, slots):
+        for target, (out_at, in_at) in zip(group, slots, strict=False):
             offload_start[target], prefetch_start[target] = out_at, in_at
-    return Solution(tuple(sorted(offload_start)), solution.forward_start, solution.backward_start,
-                    offload_start, prefetch_start)
-
-
+    return Solution(
+        tuple(sorted(offload_start)), solution.forward_start, solution.backward_start, offload_start, prefetch_start
+    )

@@ -7,6 +7,8 @@ simulator, the formulations or the heuristics.
 
 from __future__ import annotations
 
+import itertools
+
 from ...core.violation import Violation
 from .floors import step_floor
 from .instance import Instance
@@ -110,7 +112,7 @@ def _order_violations(instance: Instance, solution: Solution) -> list[Violation]
     violations = []
     if sequence[0][1] < 0:
         violations.append(Violation("order", f"F1 starts at {sequence[0][1]} < 0"))
-    for (name_a, start_a, dur_a), (name_b, start_b, _) in zip(sequence, sequence[1:], strict=False):
+    for (name_a, start_a, dur_a), (name_b, start_b, _) in itertools.pairwise(sequence):
         if start_b < start_a + dur_a:
             violations.append(
                 Violation("order", f"{name_b} starts at {start_b} before {name_a} ends at {start_a + dur_a}")
@@ -208,7 +210,7 @@ def _sweep_violations(instance: Instance, solution: Solution) -> list[Violation]
         events.append((start, 1, size, what))
         events.append((end, 0, -size, what))
     events.sort(key=lambda e: (e[0], e[1]))
-    violations = []
+    violations: list[Violation] = []
     usage = 0
     for time, kind, delta, what in events:
         usage += delta
