@@ -1,13 +1,13 @@
-"""Benchmarks of the locality problem (see README.md for the protocol and results).
+"""Benchmarks of the locality problem (README.md is the protocol and holds the current tables).
 
-    PYTHONPATH=src python benchmarks/locality/run.py scale --sizes 10000 100000 1000000 [10000000]
-    PYTHONPATH=src python benchmarks/locality/run.py heuristics --n 1000000
-    PYTHONPATH=src python benchmarks/locality/run.py exact --time-limit 60
+    .venv/bin/python benchmarks/locality/run.py scale --sizes 10000 100000 1000000 [10000000]
+    .venv/bin/python benchmarks/locality/run.py heuristics --n 1000000
+    .venv/bin/python benchmarks/locality/run.py exact --time-limit 60
 
 Every measurement runs in a fresh subprocess, so its peak resident memory
 (``ru_maxrss`` of that process) belongs to that measurement only. All methods
-are called through ``run_method`` (the solution is validated). Results are
-appended as CSV rows and printed as markdown tables under ``results/``.
+are called through ``hpcsched.solve`` (the solution is validated). Results are
+written as CSV rows and markdown tables under ``--results`` (default ``results/``).
 """
 
 from __future__ import annotations
@@ -21,12 +21,11 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "results"
 
 CHILD = r"""
 import json, resource, sys, time
 params = json.loads(sys.argv[1])
-from hpcsched.core.registry import run_method
+import hpcsched
 from hpcsched.locality import generate_uniform
 def rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
@@ -35,7 +34,8 @@ instance = generate_uniform(**params["generator"])
 generate_s = time.perf_counter() - t
 rss_instance = rss_mb()
 t = time.perf_counter()
-result = run_method(instance, params["method"], time_limit=params.get("time_limit"), seed=0, **params.get("options", {}))
+result = hpcsched.solve(instance, params["method"], time_limit=params.get("time_limit"), seed=0,
+                        **params.get("options", {}))
 total_s = time.perf_counter() - t
 from hpcsched.locality.bounds import trivial_bound
 print(json.dumps({"trivial_bound": trivial_bound(instance) if instance.objective == "makespan" else None,
@@ -46,23 +46,33 @@ print(json.dumps({"trivial_bound": trivial_bound(instance) if instance.objective
 """
 
 
-def measure(generator: dict, method: str, *, time_limit: float | None = None, options: dict | None = None,
-            timeout: float = 600) -> dict:
+def measure(
+    generator: dict, method: str, *, time_limit: float | None = None, options: dict | None = None, timeout: float = 600
+) -> dict:
     """Run one method on one generated instance in a fresh Python process."""
     params = {"generator": generator, "method": method, "time_limit": time_limit, "options": options or {}}
     started = time.perf_counter()
-    completed = subprocess.run([sys.executable, "-W", "ignore", "-c", CHILD, json.dumps(params)], capture_output=True,
-                               text=True, timeout=timeout)
+    completed = subprocess.run(
+        [sys.executable, "-W", "ignore", "-c", CHILD, json.dumps(params)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     if completed.returncode != 0:
-        return {"status": "CRASH", "error": completed.stderr.strip().splitlines()[-1:], "wall_s": time.perf_counter() - started}
+        return {
+            "status": "CRASH",
+            "error": completed.stderr.strip().splitlines()[-1:],
+            "wall_s": time.perf_counter() - started,
+        }
     row = json.loads(completed.stdout.strip().splitlines()[-1])
     row["wall_s"] = time.perf_counter() - started
     return row
 
 
-def write(name: str, rows: list[dict], columns: list[str]) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    with open(RESULTS / f"{name}.csv", "w", newline="") as handle:
+def write(folder: Path, name: str, rows: list[dict], columns: list[str]) -> None:
+    """``folder/name.csv`` and ``folder/name.md`` (the table also printed)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{name}.csv", "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
         writer.writeheader()
         writer.writerows(rows)
@@ -73,7 +83,7 @@ def write(name: str, rows: list[dict], columns: list[str]) -> None:
             value = row.get(column)
             cells.append(f"{value:.3f}" if isinstance(value, float) else str(value))
         lines.append("| " + " | ".join(cells) + " |")
-    (RESULTS / f"{name}.md").write_text("\n".join(lines) + "\n")
+    (folder / f"{name}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines), flush=True)
 
 
@@ -86,12 +96,32 @@ def scale(args: argparse.Namespace) -> None:
             row.update(n=n, m=generator["m"], r=3, method=method)
             rows.append(row)
             print(row, flush=True)
-    write("scale", rows, ["n", "m", "r", "method", "status", "objective", "generate_s", "method_s",
-                          "with_validation_s", "rss_after_instance_mb", "peak_rss_mb"])
+    write(
+        args.results,
+        "scale",
+        rows,
+        [
+            "n",
+            "m",
+            "r",
+            "method",
+            "status",
+            "objective",
+            "generate_s",
+            "method_s",
+            "with_validation_s",
+            "rss_after_instance_mb",
+            "peak_rss_mb",
+        ],
+    )
 
 
 HEURISTIC_CASES = [
-    ("makespan", "unit", ["random-local", "least-loaded", "lpt", "fewest-choices", "plan-then-execute", "semi-matching"]),
+    (
+        "makespan",
+        "unit",
+        ["random-local", "least-loaded", "lpt", "fewest-choices", "plan-then-execute", "semi-matching"],
+    ),
     ("makespan", "lognormal", ["random-local", "least-loaded", "lpt", "fewest-choices", "plan-then-execute"]),
     ("communication", "unit", ["hadoop-greedy", "delay-scheduling", "plan-then-execute", "quota-flow"]),
 ]
@@ -101,14 +131,35 @@ def heuristics(args: argparse.Namespace) -> None:
     rows = []
     for objective, durations, names in HEURISTIC_CASES:
         for method in names:
-            generator = {"seed": args.seed, "n": args.n, "m": max(1, args.n // 100), "r": 3, "durations": durations,
-                         "objective": objective}
+            generator = {
+                "seed": args.seed,
+                "n": args.n,
+                "m": max(1, args.n // 100),
+                "r": 3,
+                "durations": durations,
+                "objective": objective,
+            }
             row = measure(generator, method)
             row.update(n=args.n, goal=objective, durations=durations, method=method)
             rows.append(row)
             print(row, flush=True)
-    write("heuristics", rows, ["n", "goal", "durations", "method", "status", "objective", "bound", "method_s",
-                               "with_validation_s", "peak_rss_mb"])
+    write(
+        args.results,
+        "heuristics",
+        rows,
+        [
+            "n",
+            "goal",
+            "durations",
+            "method",
+            "status",
+            "objective",
+            "bound",
+            "method_s",
+            "with_validation_s",
+            "peak_rss_mb",
+        ],
+    )
 
 
 def exact(args: argparse.Namespace) -> None:
@@ -119,23 +170,41 @@ def exact(args: argparse.Namespace) -> None:
         n = args.start
         while n <= args.max_n:
             m = max(2, n // args.tasks_per_server)
-            generator = {"seed": args.seed, "n": n, "m": m, "r": 2, "durations": "lognormal", "sigma": args.sigma,
-                         "objective": objective, "remote_cost": 1 if objective == "communication" else 0}
+            generator = {
+                "seed": args.seed,
+                "n": n,
+                "m": m,
+                "r": 2,
+                "durations": "lognormal",
+                "sigma": args.sigma,
+                "objective": objective,
+                "remote_cost": 1 if objective == "communication" else 0,
+            }
             options = {"max_pairs": 10**9} if method == "milp-communication" else {}
             row = measure(generator, method, time_limit=args.time_limit, options=options)
             row.update(n=n, m=m, r=2, method=method)
             rows.append(row)
-            print({k: row.get(k) for k in ("method", "n", "m", "status", "objective", "bound", "trivial_bound", "method_s")},
-                  flush=True)
+            print(
+                {
+                    k: row.get(k)
+                    for k in ("method", "n", "m", "status", "objective", "bound", "trivial_bound", "method_s")
+                },
+                flush=True,
+            )
             if row.get("status") != "OPTIMAL":
                 break
             n *= 2
-    write(args.output, rows, ["method", "n", "m", "r", "status", "objective", "bound", "trivial_bound", "method_s",
-                              "peak_rss_mb"])
+    write(
+        args.results,
+        args.output,
+        rows,
+        ["method", "n", "m", "r", "status", "objective", "bound", "trivial_bound", "method_s", "peak_rss_mb"],
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="locality benchmarks")
+    parser.add_argument("--results", type=Path, default=HERE / "results", help="folder of the CSV and markdown tables")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("scale", help="optimal unit assignment, n = 10^4 ... 10^7, m = n/100, r = 3")
     p.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
