@@ -67,3 +67,35 @@ def test_import_errors_name_the_problem(tmp_path):
     instance = import_dnn(good, gpus=2, memory_fraction=0.5)
     assert instance.times == (1234, 500) and instance.memory == 5 and instance.edges[0].delay == 0
     assert any("below half a unit" in note for note in instance.source["notes"])
+
+
+def test_pipedream_profiles_become_training_graphs(shared_data):
+    from hpcsched.partition import import_pipedream
+
+    paths = sorted((shared_data / "pipedream").glob("*.graph.txt"))
+    assert len(paths) == 10
+    for path in paths:
+        instance = import_pipedream(path, gpus=4)
+        layers = [line for line in path.read_text().splitlines() if line and not line.startswith(("\t", " "))]
+        inputs = sum(1 for line in layers if line.split(" -- ")[1].startswith("Input"))
+        assert inputs >= 1 and instance.n == 2 * len(layers) - inputs  # a backward node per layer but the Inputs
+        names = {node.name: node for node in instance.nodes}
+        assert all(names[f"{node.group}.fwd"].group == node.group for node in instance.nodes)
+    gnmt = import_pipedream(shared_data / "pipedream" / "gnmt.graph.txt", gpus=2)
+    lstm = next(node for node in gnmt.nodes if node.name == "node7.fwd")
+    assert lstm.output == 6291456 + 131072 + 131072  # the list [a; b; c] is summed
+    result = run_method(gnmt, "heft", time_limit=60)
+    assert result.status is Status.FEASIBLE and result.objective >= bounds.best(gnmt)
+
+
+def test_pipedream_errors_name_the_line(tmp_path):
+    from hpcsched.partition import import_pipedream
+
+    bad = tmp_path / "x.graph.txt"
+    bad.write_text("node1 -- Input -- forward_compute_time=1.0\n")
+    with pytest.raises(FormatError, match=":1:"):
+        import_pipedream(bad)
+    bad.write_text("node1 -- Conv -- forward_compute_time=1.0, backward_compute_time=2.0, activation_size=4.0, "
+                   "parameter_size=1.0\n\tnode1 -- node9\n")
+    with pytest.raises(FormatError, match=":2: edge names an unknown layer"):
+        import_pipedream(bad)

@@ -14,6 +14,7 @@ from .generate import (
     generate_random as generate_random,
     generate_training as generate_training,
     import_dnn as import_dnn,
+    import_pipedream as import_pipedream,
 )
 from .model import (
     DATA_SCHEMA as DATA_SCHEMA,
@@ -35,7 +36,7 @@ PROBLEM = register_problem(
         default_method="cpsat",
         data_schema=DATA_SCHEMA,
         generators={"training": generate_training, "random": generate_random, "chain": generate_chain},
-        importers={"dnn": import_dnn},
+        importers={"dnn": import_dnn, "pipedream": import_pipedream},
         plot=save_plot,
         lower_bound=lower_bound,
     )
@@ -64,5 +65,5 @@ BASELINE_METHODS = heuristics.BASELINE_METHODS
 __all__ = [
     "BASELINE_METHODS", "DATA_SCHEMA", "EXACT_METHODS", "HEURISTIC_METHODS", "Instance", "LNS_METHODS", "Node", "PROBLEM",
     "SPECIAL_METHODS", "Solution", "bounds", "evaluate", "generate_chain", "generate_random", "generate_training",
-    "import_dnn", "lower_bound", "plot_solution", "save_plot", "validate",
+    "import_dnn", "import_pipedream", "lower_bound", "plot_solution", "save_plot", "validate",
 ]

@@ -21,6 +21,23 @@ with ``fpgaLatency`` (accelerator time), ``size`` (bytes), ``colorClass``
 * M = ``memory`` bytes if given, else floor(``memory_fraction`` x
   maxSizePerFPGA); K = ``gpus``.
 
+Importer (`import_pipedream`)
+-----------------------------
+``../shared/data/pipedream/*.graph.txt`` (msr-fiddle/pipedream profiles,
+MIT): one line per layer ``nodeN -- Op(...) -- forward_compute_time=ms,
+backward_compute_time=ms, activation_size=bytes, parameter_size=bytes``,
+then edge lines ``nodeA -- nodeB``. Built as a training DAG: a forward node
+per layer (p = forward time) and a backward node (p = backward time),
+forward edges, mirrored backward edges, each forward node feeding its
+backward node (its activation is kept for the backward pass), the two in
+one colocation group. Times x 1000, rounded (ms -> us); w = parameter_size
+(weights only: optimizer state is not in the files); s = activation_size
+(a list ``[a; b; ...]``, as some GNMT layers have, is summed); transfer =
+⌈s / bandwidth⌉ with ``bandwidth`` bytes per us (default 10^4, 10 GB/s);
+the ``Input`` layer's forward time is data loading: it becomes 0 and the
+layer gets no backward node. M = ``memory`` bytes (default 16 GiB, the
+profiling GPU class).
+
 Generators (``numpy.random.default_rng(seed)`` only; ``n`` = ``nodes``, for ``hpcsched generate --n``)
 ----------------------------------------------------
 * `generate_training`: a layered forward/backward training DAG (a backward
@@ -258,3 +275,87 @@ def generate_chain(*, seed: int = 0, n: int | None = None, nodes: int = 12, gpus
                            source={"generator": "chain", "seed": seed,
                                    "parameters": {"nodes": nodes, "gpus": gpus, "max_time": max_time,
                                                   "max_transfer": max_transfer, "memory_slack": memory_slack}})
+
+
+def import_pipedream(path: str | Path, *, gpus: int = 4, memory: int = 16 * 2**30, bandwidth: int = 10_000,
+                     memory_model: str = "static") -> Instance:
+    """A PipeDream layer profile as a forward/backward training DAG (module docstring for the mapping)."""
+    import re
+
+    path = Path(path)
+    gpus = _int_option(gpus, "options.gpus", 1, 4096)
+    memory = _int_option(memory, "options.memory", 0)
+    bandwidth = _int_option(bandwidth, "options.bandwidth", 1)
+    memory_model = _model_option(memory_model)
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as error:
+        raise FormatError(f"{path}: cannot read ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise FormatError(f"{path}: not a text file") from None
+    pattern = re.compile(r"forward_compute_time=([^,]+), backward_compute_time=([^,]+), "
+                         r"activation_size=(\[[^\]]*\]|[^,]+), parameter_size=(\S+)")
+    layers: dict[str, dict] = {}
+    links = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        parts = [part.strip() for part in line.strip().split(" -- ")]
+        if line.startswith(("\t", " ")) and len(parts) == 2:
+            links.append((parts[0], parts[1], number))
+            continue
+        match = pattern.search(line)
+        if len(parts) < 3 or match is None:
+            raise FormatError(f"{path}:{number}: expected 'nodeN -- Op -- forward_compute_time=...' or an edge line")
+        try:
+            forward, backward = float(match.group(1)), float(match.group(2))
+            activation = sum(float(x) for x in match.group(3).strip("[]").split(";"))
+            parameters = float(match.group(4))
+        except ValueError:
+            raise FormatError(f"{path}:{number}: a time or size is not a number") from None
+        if min(forward, backward, activation, parameters) < 0:
+            raise FormatError(f"{path}:{number}: negative time or size")
+        is_input = parts[1].startswith("Input")
+        layers[parts[0]] = {"op": parts[1].split("(")[0], "forward": 0 if is_input else forward,
+                            "backward": None if is_input else backward, "activation": activation,
+                            "parameters": parameters}
+    for u, v, number in links:
+        if u not in layers or v not in layers:
+            raise FormatError(f"{path}:{number}: edge names an unknown layer")
+    nodes, edges = [], []
+    for name, layer in layers.items():
+        nodes.append({"name": f"{name}.fwd", "time": int(round(layer["forward"] * 1000)),
+                      "persistent": int(round(layer["parameters"])), "output": int(round(layer["activation"])),
+                      "group": name})
+    for name, layer in layers.items():
+        if layer["backward"] is not None:
+            nodes.append({"name": f"{name}.bwd", "time": int(round(layer["backward"] * 1000)), "persistent": 0,
+                          "output": int(round(layer["activation"])), "group": name})
+
+    def transfer(size: float) -> int:
+        return int(math.ceil(size / bandwidth))
+
+    has_backward = {name for name, layer in layers.items() if layer["backward"] is not None}
+    for u, v, _ in links:
+        edges.append({"from": f"{u}.fwd", "to": f"{v}.fwd", "transfer": transfer(layers[u]["activation"])})
+        if u in has_backward and v in has_backward:
+            edges.append({"from": f"{v}.bwd", "to": f"{u}.bwd", "transfer": transfer(layers[v]["activation"])})
+    for name in has_backward:  # the last forward layer's link to its backward node starts the backward pass
+        edges.append({"from": f"{name}.fwd", "to": f"{name}.bwd", "transfer": 0})  # same group: never charged
+    notes = [
+        "times: forward/backward_compute_time x 1000, rounded (ms -> us)",
+        "persistent w = parameter_size (no optimizer state in the files); output s = activation_size (lists summed)",
+        f"transfer = ceil(activation_size / {bandwidth} bytes per us)",
+        "Input layer: forward time (data loading) set to 0, no backward node",
+        f"M = {memory} bytes (options.memory)",
+    ]
+    try:
+        return Instance.from_data(
+            {"gpus": gpus, "memory": memory, "memory_model": memory_model, "nodes": nodes, "edges": edges},
+            name=f"{path.name.split('.')[0]}-K{gpus}", time_unit="us",
+            source={"importer": "pipedream", "file": path.name, "sha256": file_sha256(path),
+                    "options": {"gpus": gpus, "memory": memory, "bandwidth": bandwidth, "memory_model": memory_model},
+                    "notes": notes},
+        )
+    except InvalidInstanceError as error:
+        raise FormatError(f"{path}: {error}") from None
