@@ -3,38 +3,25 @@
 Objective 1 (makespan, local only), all bounds are integers because loads are:
 
 * `trivial_bound` = ``max(ceil(sum p / m), max p)``.
-* `hall_bound`: for every server subset ``S``, the tasks with ``R_j`` inside
-  ``S`` run on ``S``, so ``C >= ceil(sum_{R_j in S} p_j / |S|)``. The best
-  such bound over *all* subsets equals the smallest ``T`` for which the
-  fractional network source -(p_j)-> task -> replica -(T)-> sink carries
-  ``sum p`` (max-flow/min-cut), computed by bisection on ``T`` with OR-Tools'
-  max-flow; `hall_bound_enumerated` checks every subset (tiny m, tests).
+* `hall_bound`: the best ``ceil(sum_{R_j in S} p_j / |S|)`` over all server
+  subsets ``S``, computed as the smallest ``T`` for which a fractional flow
+  network carries ``sum p`` (bisection, OR-Tools max-flow);
+  `hall_bound_enumerated` checks every subset (tiny m, tests).
 * `equal_duration_bound`: when durations are all ``p``, ``p`` times the unit
   optimum (the semi-matching), which is the optimum itself.
 
-Objective 2 (non-local count under no idle): when ``n > m`` every server runs
-at least one task (an empty server completes at 0, forcing all starts to 0,
-hence at most one task per server: impossible with n > m); when ``n <= m``
-no server may run two tasks unless every server runs at least one, which
-needs n >= m: so for n < m each task runs alone and for n = m each server
-runs exactly one. A server running a local task holds a task of its own, so
-the local tasks contain a matching of the servers (n > m) or of the tasks
-(n <= m) into local pairs: ``nonlocal >= min(n, m) - nu`` with ``nu`` the
-maximum bipartite matching (Hopcroft-Karp, scipy). For n <= m this is the
-optimum. For equal durations and ``remote_cost = 0`` the quota flow gives
-the optimum, used as the bound.
+Objective 2 (non-local count under no idle): `communication_bound`,
+``min(n, m) - nu`` with ``nu`` a maximum matching of local (server, task)
+pairs, or the quota flow optimum for equal durations and ``remote_cost = 0``.
 
-Predictions (for plots beside measurements, not proofs), with ``n`` balls
-into ``m`` bins, ``d`` choices:
+Predictions (for plots beside measurements, not proofs): `balls_into_bins_max_load`,
+`power_of_choices_max_load`, `optimal_excess_prediction`.
 
-* `balls_into_bins_max_load` (r = 1, one random choice): for n = m the
-  classical ``ln m / ln ln m``; for heavy load ``n/m + sqrt(2 (n/m) ln m)``.
-* `power_of_choices_max_load` (greedy d-choice, Azar et al.):
-  ``n/m + ln ln m / ln d``.
-* `optimal_excess_prediction`: the optimal semi-matching with r >= 2 is
-  ``ceil(n/m)`` or ``ceil(n/m) + 1`` with high probability (Beaumont et al.),
-  so the predicted excess ``OPT - ceil(n/m)`` is 0 (or 1); with r = 1 the
-  assignment is forced and the prediction is the balls-into-bins one.
+Notes
+-----
+The proofs (the Hall bound as a min cut, why every server runs a task when
+n > m under no idle, when the matching bound is the optimum) and the sources
+of the predictions are in ``docs/locality.md``, section "Lower bounds".
 """
 
 from __future__ import annotations
