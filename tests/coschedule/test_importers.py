@@ -165,3 +165,37 @@ def test_gavel_rates_are_measured_ratios(data_dir):
     own, other = table[a][b]
     assert math.isclose(pair.rate_a, min(1.0, own / table[a]["null"]), rel_tol=1e-5)
     assert math.isclose(pair.rate_b, min(1.0, other / table[b]["null"]), rel_tol=1e-5)
+
+
+def _trace(path, events):
+    kernels = [
+        {"ph": "X", "cat": "kernel", "name": name, "ts": ts, "dur": dur, "tid": stream,
+         "args": {"device": 0, "stream": stream, "grid": [80, 1, 1], "block": [256, 1, 1]}}
+        for name, ts, dur, stream in events
+    ]
+    document = {"traceEvents": kernels, "deviceProperties": [{"id": 0, "numSms": 80, "name": "V100"}]}
+    with gzip.open(path, "wt") as handle:
+        json.dump(document, handle)
+    return path
+
+
+def test_kineto_keeps_stream_order(tmp_path):
+    # Issue 20 leftover: kernels of one CUDA stream run in timestamp order; the file lists them out of order.
+    path = _trace(tmp_path / "t.json.gz", [("b", 20, 5, 7), ("x", 0, 30, 9), ("a", 0, 10, 7), ("c", 40, 5, 7), ("y", 31, 3, 9)])
+    instance = import_kineto(path)
+    names = [kernel.name for kernel in instance.kernels]
+    streams = [[names[k] for k in stream] for stream in instance.streams]
+    assert sorted(streams) == [["a", "b", "c"], ["x", "y"]]
+    # Stream-mates are never listed as pairs (they cannot co-run); every cross-stream pair is.
+    stream_of = {k: s for s, stream in enumerate(instance.streams) for k in stream}
+    assert all(stream_of[p.a] != stream_of[p.b] for p in instance.pairs) and len(instance.pairs) == 3 * 2
+    assert "stream" in instance.source["streams"]
+
+
+def test_kineto_streams_of_two_traces_are_distinct(tmp_path):
+    first = _trace(tmp_path / "a.json.gz", [("a0", 0, 5, 7), ("a1", 10, 5, 7)])
+    second = _trace(tmp_path / "b.json.gz", [("b0", 0, 5, 7), ("b1", 10, 5, 7), ("b2", 20, 5, 8)])
+    instance = import_kineto(f"{first},{second}")
+    # Stream 7 of each trace is its own stream; b2 (alone on stream 8) orders nothing and stays independent.
+    assert [len(stream) for stream in instance.streams] == [2, 2]
+    assert len(instance.pairs) == 5 * 4 // 2 - 2

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hpcsched.core.errors import InvalidInstanceError
+from hpcsched.core.errors import InvalidInstanceError, OptionError
 from hpcsched.core.io import read_instance
 from hpcsched import solve
 from hpcsched.coschedule import Instance
@@ -37,10 +37,12 @@ def small():
         ("cpsat", {"grid": 0}, "options.grid"),
         ("lp-preemptive", {"backend": "xyz"}, "options.backend"),
         ("milp-min-preemptions", {"slots": 0}, "options.slots"),
+        ("local-search", {"max_moves": 5}, "options.max_moves"),  # renamed max_iterations (issue 21)
+        ("auto", {"grid": 5}, "options.grid"),  # the dispatcher checks the chosen method's options
     ],
 )
 def test_bad_method_option_names_it(method, options, field):
-    with pytest.raises(InvalidInstanceError) as error:
+    with pytest.raises(OptionError) as error:
         solve(small(), method, time_limit=5, **options)
     assert error.value.field == field
     if field == "options.backend":
@@ -132,6 +134,12 @@ def _cli(*args):
         (["import", "gavel", "{gavel}", "--problem", "coschedule", "--option", "min_seconds=0"], "min_seconds"),
         (["solve", str(FOLDER / "orion-n6.json"), "--method", "cpsat", "--opt", "grid=0"], "options.grid"),
         (["solve", str(FOLDER / "orion-n6.json"), "--method", "lp-preemptive", "--opt", "backend=xyz"], "options.backend"),
+        # Issue 21: options are Params dataclasses, checked once by the registry (OptionError).
+        (["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "local-search", "--opt", "max_moves=5"], "options.max_moves"),
+        (["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "local-search", "--opt", "max_iterations=-1"], "options.max_iterations"),
+        (["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "milp-min-preemptions", "--opt", "slots=0"], "options.slots"),
+        (["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "serial", "--opt", "grid=5"], "options.grid"),
+        (["solve", str(FOLDER / "orion-n6.json"), "--opt", "grid=0"], "options.grid"),  # auto chose milp: no options
     ],
 )
 def test_cli_one_line_naming_the_parameter(tmp_path, orion_csv, gavel_json, args, field):
@@ -176,8 +184,8 @@ def test_profile_keeps_extra_descriptive_fields():
 
 
 def test_shipped_instances_load():
-    files = [f for f in sorted(FOLDER.glob("*.json")) if f.name != "solved.json"]
-    assert files
+    files = [f for f in sorted(FOLDER.glob("*.json")) if not f.name.startswith("solved")]
+    assert len(files) == 12
     for file in files:
         assert read_instance(file).n >= 1
 
@@ -200,3 +208,22 @@ def test_real_importers_write_known_keys_only(data_dir):
     _assert_known_keys(import_orion(data_dir / "orion", files="bert_2_fwd.csv", n=5))
     _assert_known_keys(import_gavel(data_dir / "gavel" / "simulation_throughputs.json", n=5))
     _assert_known_keys(import_kineto(data_dir / "hta" / "mi250_minitoy_train.json.gz", n=4))
+
+
+def test_direct_call_refuses_a_misspelt_option():
+    # Issue 21: no **options swallowing typos; methods take their Params.
+    from hpcsched.coschedule import generate_uniform, heuristics
+
+    with pytest.raises(TypeError):
+        heuristics.local_search(generate_uniform(seed=1, n=4), time_limit=1, seed=0, params=None, max_moves=5)
+
+
+def test_params_check_their_ranges():
+    from hpcsched.core.errors import OptionError
+    from hpcsched.coschedule import CpsatParams, LocalSearchParams, MinPreemptionsParams
+
+    for build, field in ((lambda: CpsatParams(grid=0), "grid"), (lambda: LocalSearchParams(max_iterations=-1), "max_iterations"),
+                         (lambda: MinPreemptionsParams(slots=0), "slots")):
+        with pytest.raises(OptionError) as error:
+            build()
+        assert error.value.field == f"options.{field}"

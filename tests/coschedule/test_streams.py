@@ -2,7 +2,6 @@
 
 import importlib
 import math
-import time
 from pathlib import Path
 
 import pytest
@@ -143,13 +142,15 @@ def test_tiny_time_limit_returns_without_raising(method):
     assert result.status is not Status.ERROR
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("method", ["milp", "cpsat", "lp-preemptive", "milp-min-preemptions", "auto"])
-def test_exact_methods_hold_the_time_limit_on_n200(method):
-    from hpcsched.core.io import read_instance
+def test_exact_methods_hold_the_time_limit_on_a_large_instance(method):
+    # Issue 20 leftover: orion-n200 has streams, so lp-preemptive was trivially NOT_APPLICABLE there.
+    # A large stream-free instance and an already spent limit: no clock, the deadline decides.
+    from hpcsched.coschedule import generate_uniform
 
-    instance = read_instance(INSTANCES / "orion-n200.json")
-    started = time.perf_counter()
-    result = solve(instance, method, time_limit=5)
-    assert time.perf_counter() - started <= 1.2 * 5 + 2, result.notes
-    assert result.status is not Status.ERROR, result.notes
+    instance = generate_uniform(seed=4, n=400, density=0.1, r_min=0.3)
+    assert not instance.streams
+    result = solve(instance, method, time_limit=1e-9)
+    assert result.status in (Status.TIME_LIMIT_NO_SOLUTION, Status.FEASIBLE), (result.status, result.notes)
+    if method in ("lp-preemptive", "milp-min-preemptions", "auto"):
+        assert result.status is Status.TIME_LIMIT_NO_SOLUTION
