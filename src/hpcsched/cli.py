@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -102,7 +102,7 @@ def _wrote(output: Path, text: str) -> None:
     _summary_console(output).print(text, highlight=False)
 
 
-def _fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
+def _fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
     error_console.print("[bold red]error:[/] ", end="", highlight=False)
     error_console.print(message, highlight=False, soft_wrap=True, markup=False)
     raise typer.Exit(code)

@@ -66,7 +66,12 @@ def save_axes(ax: Axes, path: str | Path, *, format: str | None = None) -> None:
     has no telling suffix, e.g. a temporary file.
     """
     import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
 
-    figure = ax.get_figure()
+    holder = ax.get_figure()
+    if holder is None:
+        raise ValueError("save_axes: the axes belong to no figure")
+    # Axes drawn in a subfigure are saved with the whole figure that holds it.
+    figure = holder if isinstance(holder, Figure) else holder.figure
     figure.savefig(path, dpi=150, format=format)
     plt.close(figure)

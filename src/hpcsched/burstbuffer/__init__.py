@@ -54,7 +54,7 @@ PROBLEM = register_problem(
         data_schema=DATA_SCHEMA,
         generators={"mix": generate_mix, "periodic": generate_periodic},
         importers={},
-        plot=plot_solution,  # type: ignore[arg-type]  # core still types plot as (instance, solution, path) -> None
+        plot=plot_solution,
         lower_bound=bounds.best,
     )
 )

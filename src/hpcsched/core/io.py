@@ -26,7 +26,8 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import Any, Literal
 
 from .errors import FormatError, InvalidInstanceError, InvalidSolutionError, NotAnInstanceError, OutputPathError
 from .registry import Problem, get_problem, problem_of
@@ -148,8 +149,10 @@ class _naming:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind, value, traceback) -> bool:
-        if kind is not None and issubclass(kind, OSError) and not isinstance(value, OutputPathError):
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None
+    ) -> Literal[False]:
+        if isinstance(value, OSError) and not isinstance(value, OutputPathError):
             reason = value.strerror or str(value)
             raise OutputPathError(f"{self.target}: cannot write: {reason}") from None
         return False
@@ -419,10 +422,10 @@ def as_draft7(schema: Any) -> Any:
                 return None
             converted[key] = children
         elif key in ("anyOf", "oneOf", "allOf", "prefixItems"):
-            children = [as_draft7(child) for child in value]
-            if any(child is None for child in children):
+            members = [as_draft7(child) for child in value]
+            if any(member is None for member in members):
                 return None
-            converted["items" if key == "prefixItems" else key] = children
+            converted["items" if key == "prefixItems" else key] = members
         elif key in ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"):
             child = as_draft7(value)
             if child is None:

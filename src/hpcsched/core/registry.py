@@ -213,7 +213,9 @@ class Problem:
     importers
         Trace format -> ``(path, **options) -> Instance``.
     plot
-        ``(instance, solution, path, **options) -> None`` or None.
+        ``plot_solution(instance, solution, ax=None) -> Axes`` or None (an
+        older plugin's ``(instance, solution, path) -> None`` still works:
+        the CLI looks at the signature).
     lower_bound
         ``instance -> float``: the best cheap lower bound, or None.
     file_formats
@@ -223,15 +225,17 @@ class Problem:
     """
 
     name: str
-    instance_type: type
-    solution_type: type
+    # type[Any]: each problem's own frozen dataclass, whose ``from_data``/``to_data``
+    # (keyword defaults differ between problems) the file readers call.
+    instance_type: type[Any]
+    solution_type: type[Any]
     evaluate: Callable[[Any, Any], dict[str, float]]
     validate: Callable[[Any, Any], list]
     default_method: str
     data_schema: dict[str, Any]
     generators: dict[str, Callable[..., Any]] = field(default_factory=dict)
     importers: dict[str, Callable[..., Any]] = field(default_factory=dict)
-    plot: Callable[..., None] | None = None
+    plot: Callable[..., Any] | None = None
     lower_bound: Callable[[Any], float] | None = None
     file_formats: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], None]]] = field(default_factory=dict)
     methods: dict[str, Method] = field(default_factory=dict)
@@ -614,7 +618,7 @@ def run_method(
     else:
         entry.check_options(options)
 
-        def call():
+        def call() -> Result:
             return entry.func(instance, time_limit=time_limit, seed=seed, **options)
 
     started = time.perf_counter()

@@ -173,6 +173,8 @@ def solve_file(path: Path, attempts: Iterable[Attempt]) -> SolvedEntry:
     best: tuple[Result, Attempt] | None = None
     proof: tuple[Result, Attempt] | None = None
     infeasible: tuple[Result, Attempt] | None = None
+    best_objective = math.inf  # the objective of ``best``, read only once ``best`` is set
+    best_bound = -math.inf  # the bound of ``proof``, read only once ``proof`` is set
     for attempt in attempts:
         result = _run(instance, attempt)
         if result.status is Status.ERROR:
@@ -180,10 +182,10 @@ def solve_file(path: Path, attempts: Iterable[Attempt]) -> SolvedEntry:
         if result.status is Status.INFEASIBLE:
             infeasible = (result, attempt)
             break
-        if result.objective is not None and (best is None or result.objective < best[0].objective):
-            best = (result, attempt)
-        if result.bound is not None and (proof is None or result.bound > proof[0].bound):
-            proof = (result, attempt)
+        if result.objective is not None and (best is None or result.objective < best_objective):
+            best, best_objective = (result, attempt), result.objective
+        if result.bound is not None and (proof is None or result.bound > best_bound):
+            proof, best_bound = (result, attempt), result.bound
         if best is not None and proof is not None and _meet(best[0].objective, proof[0].bound):
             break
     elapsed = round(time.perf_counter() - started, 3)
@@ -260,7 +262,7 @@ def check_file(path: Path, entry: SolvedEntry) -> list[str]:
         bound_run = Attempt(entry.bound_method, entry.bound_time_limit_s, entry.bound_seed, dict(entry.bound_options))
         if bound_run not in runs:
             runs.append(bound_run)
-    problems = []
+    problems: list[str] = []
     for attempt in runs:
         problems.extend(f"{attempt.method}: {problem}" for problem in check_entry(entry, _run(instance, attempt)))
     return problems

@@ -139,6 +139,7 @@ def compare(
 
     Exits 1 when a run ends in ERROR (the table and the CSV are still written).
     """
+    from rich.console import JustifyMethod
     from rich.table import Table
 
     from ..core.errors import NotAnInstanceError
@@ -171,8 +172,8 @@ def compare(
             raise _fail(str(error)) from None
     if not instances:
         raise _fail(f"no instance file among the files given ({', '.join(skipped)}: not instance files)")
-    for file in skipped:
-        typer.echo(f"note: skipped {file}: not an instance file", err=True)
+    for skipped_file in skipped:
+        typer.echo(f"note: skipped {skipped_file}: not an instance file", err=True)
     requested = [name.strip() for name in methods.split(",") if name.strip()]
     if not requested:
         raise _fail("--methods is empty")
@@ -182,7 +183,7 @@ def compare(
         except HpcschedError as error:
             raise _fail(str(error)) from None
     tasks = []
-    for instance, file in instances:
+    for instance, instance_file in instances:
         problem = problem_of(instance)
         if requested == ["all"]:
             names = [m.name for m in problem.methods.values() if m.kind != "brute-force"]
@@ -192,8 +193,8 @@ def compare(
         for name in names:
             if name not in problem.methods:
                 known = ", ".join(sorted(problem.methods))
-                raise _fail(f"{file}: problem '{problem.name}' has no method '{name}' (known: {known})")
-        prepared = instance_fields(instance, file)
+                raise _fail(f"{instance_file}: problem '{problem.name}' has no method '{name}' (known: {known})")
+        prepared = instance_fields(instance, instance_file)
         for name in names:
             tasks.append(
                 make_task(
@@ -215,7 +216,7 @@ def compare(
         typer.echo(text, err=to_stdout)
     else:
         table = Table(title=f"{len(rows)} runs, time limit {time_limit:g} s, seed {seed}")
-        for column, justify in (
+        columns: tuple[tuple[str, JustifyMethod], ...] = (
             ("instance", "left"),
             ("method", "left"),
             ("objective", "right"),
@@ -223,7 +224,8 @@ def compare(
             ("gap", "right"),
             ("status", "left"),
             ("time (s)", "right"),
-        ):
+        )
+        for column, justify in columns:
             table.add_column(column, justify=justify)
         for row in rows:
             table.add_row(

@@ -23,7 +23,7 @@ import os
 import queue
 import threading
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -112,7 +112,7 @@ def threads_per_run(task: Mapping[str, Any]) -> int:
     return 2 if kind == "exact" else 1
 
 
-def check_oversubscription(tasks: list[Mapping[str, Any]], workers: int, cores: int | None = None) -> str | None:
+def check_oversubscription(tasks: Sequence[Mapping[str, Any]], workers: int, cores: int | None = None) -> str | None:
     """A warning text when threads × workers exceed ``cores`` (None if fine)."""
     cores = cores or os.cpu_count() or 1
     if not tasks:
@@ -145,7 +145,9 @@ class RunSummary:
 # ----------------------------------------------------------------- executors
 
 
-def _local_rows(tasks: list[dict[str, Any]], jobs: int, stop: threading.Event) -> Iterator[list[dict[str, Any]]]:
+def _local_rows(
+    tasks: list[dict[str, Any]], jobs: int, stop: threading.Event
+) -> Generator[list[dict[str, Any]], None, None]:
     """Batches of rows in completion order (every row that finished since the
     previous batch), from ``jobs`` threads each owning a runner.
 
@@ -224,7 +226,7 @@ def _dask_client(scheduler: Any, jobs: int):
 
 def _dask_rows(
     tasks: list[dict[str, Any]], jobs: int, scheduler: Any, stop: threading.Event
-) -> Iterator[list[dict[str, Any]]]:
+) -> Generator[list[dict[str, Any]], None, None]:
     from distributed import as_completed
 
     client, cluster = _dask_client(scheduler, jobs)

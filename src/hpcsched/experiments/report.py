@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,7 +70,7 @@ class Report:
     table: list[dict[str, Any]]
 
 
-def configuration_labels(rows: list[Mapping[str, Any]]) -> list[str]:
+def configuration_labels(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     """The configuration of each row (see module docstring)."""
     several_limits = len({row["time_limit"] for row in rows}) > 1
     labels = []
@@ -85,7 +85,7 @@ def configuration_labels(rows: list[Mapping[str, Any]]) -> list[str]:
     return labels
 
 
-def _references(rows: list[Mapping[str, Any]]) -> tuple[dict[str, float], dict[str, float]]:
+def _references(rows: Sequence[Mapping[str, Any]]) -> tuple[dict[str, float], dict[str, float]]:
     best_known: dict[str, float] = {}
     best_bound: dict[str, float] = {}
     for row in rows:
@@ -105,7 +105,7 @@ def _ratio(objective: float, best: float) -> float | None:
     return objective / best
 
 
-def summary_table(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def summary_table(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One line per configuration (see module docstring for the columns)."""
     best_known, best_bound = _references(rows)
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
@@ -147,7 +147,7 @@ def summary_table(rows: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return table
 
 
-def _profile_values(rows: list[Mapping[str, Any]], measure: str) -> tuple[dict[tuple, dict[str, float]], list[str]]:
+def _profile_values(rows: Sequence[Mapping[str, Any]], measure: str) -> tuple[dict[tuple, dict[str, float]], list[str]]:
     """m_{p,s} per problem p and configuration s (see module docstring), and the configurations."""
     labels = configuration_labels(rows)
     several_limits = len({row["time_limit"] for row in rows}) > 1
@@ -163,7 +163,7 @@ def _profile_values(rows: list[Mapping[str, Any]], measure: str) -> tuple[dict[t
     return values, sorted(set(labels))
 
 
-def profile_coverage(rows: list[Mapping[str, Any]]) -> tuple[int, int]:
+def profile_coverage(rows: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
     """(problems every configuration ran, all problems) of the performance profiles.
 
     A configuration run on fewer seeds (or instances) than another has not
@@ -175,7 +175,7 @@ def profile_coverage(rows: list[Mapping[str, Any]]) -> tuple[int, int]:
     return common, len(values)
 
 
-def performance_ratios(rows: list[Mapping[str, Any]], measure: str) -> dict[str, list[float]]:
+def performance_ratios(rows: Sequence[Mapping[str, Any]], measure: str) -> dict[str, list[float]]:
     """Dolan–Moré ratios r_{p,s} per configuration; ``measure`` is
     ``"objective"`` or ``"runtime"`` (see module docstring).
 
@@ -311,7 +311,7 @@ def markdown_table(table: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def _coverage_sentence(rows: list[Mapping[str, Any]]) -> str:
+def _coverage_sentence(rows: Sequence[Mapping[str, Any]]) -> str:
     common, total = profile_coverage(rows)
     if common == total:
         return f"Over all {total} problems: every configuration ran each of them."

@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from .runs import one_line
 
@@ -206,8 +206,8 @@ class Runner:
 
     def __init__(self) -> None:
         self._process: subprocess.Popen | None = None
-        self._poll = None
-        self._stderr = None
+        self._poll: select.poll | None = None
+        self._stderr: IO[bytes] | None = None
         self._buffer = b""
         self.busy = threading.Lock()  # held while a run is in flight
         _LIVE_RUNNERS.add(self)

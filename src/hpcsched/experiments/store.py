@@ -21,7 +21,7 @@ import csv
 import io
 import os
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +146,7 @@ class CsvStore:
         """Append one row durably (single write, fsync)."""
         self.append_many([row])
 
-    def append_many(self, rows: list[Mapping[str, Any]]) -> None:
+    def append_many(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Append rows that finished together in one write and one fsync
         (a group commit: fsync costs milliseconds, trivial runs less)."""
         buffer = io.StringIO()
@@ -208,8 +208,9 @@ class ParquetStore:
         pa = self._pa
         record = {column: row.get(column) for column in COLUMNS}
         for column in ("seed", "size"):
-            if record[column] is not None:
-                record[column] = int(record[column])
+            value = record[column]
+            if value is not None:
+                record[column] = int(value)
         table = pa.Table.from_pylist([record], schema=self._schema())
         name = f"part-{uuid.uuid4().hex}.parquet"
         temporary = self.path / f".{name}.tmp"
@@ -218,7 +219,7 @@ class ParquetStore:
             os.fsync(handle.fileno())
         os.replace(temporary, self.path / name)
 
-    def append_many(self, rows: list[Mapping[str, Any]]) -> None:
+    def append_many(self, rows: Sequence[Mapping[str, Any]]) -> None:
         for row in rows:
             self.append(row)
 

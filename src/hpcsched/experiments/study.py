@@ -329,7 +329,7 @@ def _instances(study: Study) -> list[tuple[Any, str | None, str]]:
     from ..core.registry import get_problem
 
     check = _Checker(study.file)
-    found = []
+    found: list[tuple[Any, str | None, str]] = []
     for i, entry in enumerate(study.instances):
         key = f"instances[{i}]"
         if entry.files:
@@ -343,6 +343,8 @@ def _instances(study: Study) -> list[tuple[Any, str | None, str]]:
                     except HpcschedError as error:
                         raise check.fail(f"{key}.files[{j}]", str(error)) from None
             continue
+        # The parser makes an entry without files name both (see _instance_entry).
+        assert entry.problem is not None and entry.family is not None, f"{key}: a generator entry without its family"
         generator = get_problem(entry.problem).generators[entry.family]
         names = list(entry.sweep)
         for combination in itertools.product(*(entry.sweep[name] for name in names)):

@@ -45,9 +45,10 @@ def _cp_model():
 
 
 def version() -> str:
-    import ortools
+    # The distribution's metadata: ortools' own type information omits ``__version__``.
+    from importlib.metadata import version as distribution_version
 
-    return f"ortools-cpsat {ortools.__version__}"
+    return f"ortools-cpsat {distribution_version('ortools')}"
 
 
 def new_model() -> Any:

@@ -40,8 +40,8 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Hashable, Mapping, Sequence
 
 from ..core.errors import HpcschedError
 from .schedule import DelayRule, Edge, Placement
@@ -171,7 +171,7 @@ class ListScheduler:
     def _arrivals(self, task: int, machine_class: Hashable) -> tuple[float, dict[int, float] | None]:
         """Data-ready time on ``machine_class``; with the ``"machine"`` rule also per machine."""
         if self.rule == "class":
-            ready = 0
+            ready: float = 0
             for edge in self.incoming[task]:
                 placed = self.placements[edge.u]
                 assert placed is not None, f"task {task} is not ready: {edge.u} is not placed"
@@ -180,8 +180,9 @@ class ListScheduler:
             return ready, None
         # "machine" rule: on machine m, an arrival is end (same machine) or end + delay.
         local: dict[int, float] = {}  # machine index of this class -> latest local end
-        best_apart = [(0.0, None), (0.0, None)]  # the two largest end + delay from different machines
-        per_machine_apart: dict[tuple, float] = {}
+        # the two largest end + delay from different machines, with the (class, machine) they come from
+        best_apart: list[tuple[float, tuple[Hashable, int] | None]] = [(0.0, None), (0.0, None)]
+        per_machine_apart: dict[tuple[Hashable, int], float] = {}
         for edge in self.incoming[task]:
             placed = self.placements[edge.u]
             assert placed is not None, f"task {task} is not ready: {edge.u} is not placed"
@@ -245,7 +246,13 @@ class ListScheduler:
                         continue
                     candidates.append((start, machine))
             for start, machine in candidates:
-                key = (start + length, start, self.class_rank[machine_class], self.free[machine_class][machine], machine)
+                key = (
+                    start + length,
+                    start,
+                    self.class_rank[machine_class],
+                    self.free[machine_class][machine],
+                    machine,
+                )
                 if best is None or key < best_key:
                     best, best_key = _Choice(*key[:3], machine, machine_class, length), key
         if best is None:

@@ -22,8 +22,9 @@ from __future__ import annotations
 import math
 import numbers
 from collections import defaultdict
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Literal, Mapping, Sequence
+from typing import Literal
 
 from ..core.violation import Violation
 
@@ -118,7 +119,9 @@ def validate_machine_schedule(
     well_formed = [True] * len(placements)
     for j, placed in enumerate(placements):
         if placed.machine_class not in machines:
-            violations.append(Violation("machine-class", f"{label(j)} runs on unknown machine class {placed.machine_class!r}"))
+            violations.append(
+                Violation("machine-class", f"{label(j)} runs on unknown machine class {placed.machine_class!r}")
+            )
             well_formed[j] = False
         elif not (
             isinstance(placed.machine, numbers.Integral)
