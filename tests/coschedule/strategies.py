@@ -13,7 +13,9 @@ def instances(draw, min_n=1, max_n=4, all_ones=False, density=None):
     pairs = []
     for a in range(n):
         for b in range(a + 1, n):
-            present = True if all_ones else (draw(st.booleans()) if density is None else draw(st.floats(0, 1)) < density)
+            present = (
+                True if all_ones else (draw(st.booleans()) if density is None else draw(st.floats(0, 1)) < density)
+            )
             if present:
                 pairs.append((a, b, draw(rate), draw(rate)))
     return Instance.create(durations, pairs, name="hyp")

@@ -11,15 +11,18 @@ import pytest
 if importlib.util.find_spec("hpcsched.cli") is None:
     pytest.skip("hpcsched.cli not merged into this branch yet", allow_module_level=True)
 
-from typer.testing import CliRunner  # noqa: E402
+from typer.testing import CliRunner
 
-from hpcsched.cli import app  # noqa: E402
+from hpcsched.cli import app
 
 FOLDER = Path(__file__).resolve().parents[2] / "instances" / "coschedule"
 
 
 def test_solve_default_method(tmp_path):
-    result = CliRunner().invoke(app, ["solve", str(FOLDER / "orion-n10.json"), "--out", str(tmp_path / "s.json"), "--plot", str(tmp_path / "g.png")])
+    result = CliRunner().invoke(
+        app,
+        ["solve", str(FOLDER / "orion-n10.json"), "--out", str(tmp_path / "s.json"), "--plot", str(tmp_path / "g.png")],
+    )
     assert result.exit_code == 0, result.output
     document = json.loads((tmp_path / "s.json").read_text())
     assert document["method"] == "auto" and document["status"] == "OPTIMAL"

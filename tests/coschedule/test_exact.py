@@ -1,6 +1,5 @@
 """Exact methods against each other, brute force, theory and hand values."""
 
-import itertools
 import math
 
 import pytest
@@ -8,10 +7,9 @@ from hypothesis import given, settings
 
 from hpcsched import solve
 from hpcsched.core.result import Status
-from hpcsched.coschedule import Instance, evaluate, generate_uniform
+from hpcsched.coschedule import Instance, generate_uniform
 from hpcsched.coschedule.bounds import solve_preemptive_lp
-from hpcsched.coschedule.special_cases import order_phases
-from hpcsched.coschedule.special_cases import pair_block
+from hpcsched.coschedule.special_cases import order_phases, pair_block
 
 from .strategies import instances
 

@@ -11,7 +11,17 @@ from hpcsched.coschedule.bounds import best, trivial
 
 from .strategies import instances
 
-HEURISTICS = ("serial", "fifo", "lpt", "spt", "greedy-partner", "matching-list", "lp-merge", "local-search", "matching-paired")
+HEURISTICS = (
+    "serial",
+    "fifo",
+    "lpt",
+    "spt",
+    "greedy-partner",
+    "matching-list",
+    "lp-merge",
+    "local-search",
+    "matching-paired",
+)
 
 
 def test_fifo_blocks_at_the_head_list_scheduling_does_not():

@@ -24,12 +24,20 @@ from hpcsched.traces.orion import read_orion_csv
 def test_sm_model_by_hand():
     assert sm_model_rate(30, 40, "compute", "memory", 80, 1.0) == 1.0  # both fit
     assert math.isclose(sm_model_rate(80, 80, "compute", "compute", 80, 1.0), 0.5)
-    assert math.isclose(sm_model_rate(200, 40, "compute", "compute", 80, 1.0), 80 / 120, rel_tol=1e-5)  # demand capped at Q
+    assert math.isclose(
+        sm_model_rate(200, 40, "compute", "compute", 80, 1.0), 80 / 120, rel_tol=1e-5
+    )  # demand capped at Q
     assert math.isclose(sm_model_rate(60, 60, "memory", "memory", 80, 1.0), 80 / 120 / 2, rel_tol=1e-5)
 
 
 def test_occupancy_by_hand():
-    props = {"numSms": 80, "maxThreadsPerMultiprocessor": 2048, "regsPerMultiprocessor": 65536, "sharedMemPerMultiprocessor": 98304, "warpSize": 32}
+    props = {
+        "numSms": 80,
+        "maxThreadsPerMultiprocessor": 2048,
+        "regsPerMultiprocessor": 65536,
+        "sharedMemPerMultiprocessor": 98304,
+        "warpSize": 32,
+    }
     record = KernelRecord("k", 0, 1, 0, 7, (800, 1, 1), (256, 1, 1), 64, 0)
     # 256 threads x 64 regs = 16384 regs/block -> 4 blocks/SM (threads allow 8): 800 / 4 = 200 SMs -> capped at 80.
     assert occupancy_sm_demand(record, props, 80) == 80
@@ -67,10 +75,14 @@ def test_bad_chrome_trace(tmp_path):
     path.write_bytes(gzip.compress(b"{not json"))
     with pytest.raises(FormatError, match="malformed JSON"):
         read_chrome_trace(path)
-    path.write_bytes(gzip.compress(json.dumps({"traceEvents": [{"cat": "kernel", "ph": "X", "ts": 0, "dur": -4}]}).encode()))
+    path.write_bytes(
+        gzip.compress(json.dumps({"traceEvents": [{"cat": "kernel", "ph": "X", "ts": 0, "dur": -4}]}).encode())
+    )
     with pytest.raises(FormatError, match=r"traceEvents\[0\].dur"):
         read_chrome_trace(path)
-    path.write_bytes(gzip.compress(json.dumps({"traceEvents": [{"cat": "kernel", "ph": "X", "ts": 0, "dur": 4}]}).encode()))
+    path.write_bytes(
+        gzip.compress(json.dumps({"traceEvents": [{"cat": "kernel", "ph": "X", "ts": 0, "dur": 4}]}).encode())
+    )
     with pytest.raises(FormatError, match="deviceProperties"):
         import_kineto(path)
 
@@ -114,7 +126,7 @@ def test_orion_streams_keep_file_order(data_dir):
 def test_orion_placeholder_profile_refused(tmp_path):
     path = tmp_path / "placeholder_fb1.csv"
     path.write_text("Name,Profile,Memory_footprint,SM_usage,Duration\nk0,1,0,10,5\nk1,0,0,20,7\n")
-    with pytest.raises(FormatError, match="placeholder_fb1.csv.*placeholder profile"):
+    with pytest.raises(FormatError, match=r"placeholder_fb1\.csv.*placeholder profile"):
         import_orion(path)
 
 
@@ -150,7 +162,8 @@ def test_both_kineto_schemas(data_dir):
 
 @pytest.mark.data
 def test_kineto_refuses_mixing_gpu_models(data_dir):
-    paths = f"{data_dir / 'kineto' / 'resnet50_v100_workers0.pt.trace.json.gz'},{data_dir / 'hta' / 'alexnet_critical_path.trace.json.gz'}"
+    first = data_dir / "kineto" / "resnet50_v100_workers0.pt.trace.json.gz"
+    paths = f"{first},{data_dir / 'hta' / 'alexnet_critical_path.trace.json.gz'}"
     with pytest.raises(FormatError, match="different"):
         import_kineto(paths, n=4)
 
@@ -169,8 +182,15 @@ def test_gavel_rates_are_measured_ratios(data_dir):
 
 def _trace(path, events):
     kernels = [
-        {"ph": "X", "cat": "kernel", "name": name, "ts": ts, "dur": dur, "tid": stream,
-         "args": {"device": 0, "stream": stream, "grid": [80, 1, 1], "block": [256, 1, 1]}}
+        {
+            "ph": "X",
+            "cat": "kernel",
+            "name": name,
+            "ts": ts,
+            "dur": dur,
+            "tid": stream,
+            "args": {"device": 0, "stream": stream, "grid": [80, 1, 1], "block": [256, 1, 1]},
+        }
         for name, ts, dur, stream in events
     ]
     document = {"traceEvents": kernels, "deviceProperties": [{"id": 0, "numSms": 80, "name": "V100"}]}
@@ -181,7 +201,9 @@ def _trace(path, events):
 
 def test_kineto_keeps_stream_order(tmp_path):
     # Issue 20 leftover: kernels of one CUDA stream run in timestamp order; the file lists them out of order.
-    path = _trace(tmp_path / "t.json.gz", [("b", 20, 5, 7), ("x", 0, 30, 9), ("a", 0, 10, 7), ("c", 40, 5, 7), ("y", 31, 3, 9)])
+    path = _trace(
+        tmp_path / "t.json.gz", [("b", 20, 5, 7), ("x", 0, 30, 9), ("a", 0, 10, 7), ("c", 40, 5, 7), ("y", 31, 3, 9)]
+    )
     instance = import_kineto(path)
     names = [kernel.name for kernel in instance.kernels]
     streams = [[names[k] for k in stream] for stream in instance.streams]

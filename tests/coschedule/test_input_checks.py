@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from hpcsched import solve
 from hpcsched.core.errors import InvalidInstanceError, OptionError
 from hpcsched.core.io import read_instance
-from hpcsched import solve
 from hpcsched.coschedule import Instance
 from hpcsched.coschedule.generate import (
     generate_all_ones,
@@ -93,7 +93,14 @@ def gavel_json(tmp_path):
 
 @pytest.mark.parametrize(
     "options, field",
-    [({"n": -2}, "n"), ({"n": 0}, "n"), ({"alpha": -5}, "alpha"), ({"sms": 0}, "sms"), ({"seed": -1}, "seed"), ({"files": 3}, "files")],
+    [
+        ({"n": -2}, "n"),
+        ({"n": 0}, "n"),
+        ({"alpha": -5}, "alpha"),
+        ({"sms": 0}, "sms"),
+        ({"seed": -1}, "seed"),
+        ({"files": 3}, "files"),
+    ],
 )
 def test_bad_orion_option_names_it_and_the_file(orion_csv, options, field):
     with pytest.raises(InvalidInstanceError) as error:
@@ -103,7 +110,13 @@ def test_bad_orion_option_names_it_and_the_file(orion_csv, options, field):
 
 @pytest.mark.parametrize(
     "options, field",
-    [({"min_seconds": 0}, "min_seconds"), ({"max_seconds": 100}, "max_seconds"), ({"n": 0}, "n"), ({"gpu": ["v100"]}, "gpu"), ({"seed": -3}, "seed")],
+    [
+        ({"min_seconds": 0}, "min_seconds"),
+        ({"max_seconds": 100}, "max_seconds"),
+        ({"n": 0}, "n"),
+        ({"gpu": ["v100"]}, "gpu"),
+        ({"seed": -3}, "seed"),
+    ],
 )
 def test_bad_gavel_option_names_it_and_the_file(gavel_json, options, field):
     with pytest.raises(InvalidInstanceError) as error:
@@ -133,11 +146,23 @@ def _cli(*args):
         (["import", "orion", "{csv}", "--problem", "coschedule", "--option", "n=-2"], "n"),
         (["import", "gavel", "{gavel}", "--problem", "coschedule", "--option", "min_seconds=0"], "min_seconds"),
         (["solve", str(FOLDER / "orion-n6.json"), "--method", "cpsat", "--opt", "grid=0"], "options.grid"),
-        (["solve", str(FOLDER / "orion-n6.json"), "--method", "lp-preemptive", "--opt", "backend=xyz"], "options.backend"),
+        (
+            ["solve", str(FOLDER / "orion-n6.json"), "--method", "lp-preemptive", "--opt", "backend=xyz"],
+            "options.backend",
+        ),
         # Issue 21: options are Params dataclasses, checked once by the registry (OptionError).
-        (["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "local-search", "--opt", "max_moves=5"], "options.max_moves"),
-        (["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "local-search", "--opt", "max_iterations=-1"], "options.max_iterations"),
-        (["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "milp-min-preemptions", "--opt", "slots=0"], "options.slots"),
+        (
+            ["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "local-search", "--opt", "max_moves=5"],
+            "options.max_moves",
+        ),
+        (
+            ["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "local-search", "--opt", "max_iterations=-1"],
+            "options.max_iterations",
+        ),
+        (
+            ["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "milp-min-preemptions", "--opt", "slots=0"],
+            "options.slots",
+        ),
         (["solve", str(FOLDER / "gavel-v100-n6.json"), "--method", "serial", "--opt", "grid=5"], "options.grid"),
         (["solve", str(FOLDER / "orion-n6.json"), "--opt", "grid=0"], "options.grid"),  # auto chose milp: no options
     ],
@@ -157,7 +182,10 @@ def test_cli_one_line_naming_the_parameter(tmp_path, orion_csv, gavel_json, args
 
 
 def data(**changes):
-    base = {"kernels": [{"name": "a", "duration": 4}, {"name": "b", "duration": 6}], "pairs": [{"a": 0, "b": 1, "rate_a": 0.5, "rate_b": 0.75}]}
+    base = {
+        "kernels": [{"name": "a", "duration": 4}, {"name": "b", "duration": 6}],
+        "pairs": [{"a": 0, "b": 1, "rate_a": 0.5, "rate_b": 0.75}],
+    }
     base.update(changes)
     return base
 
@@ -199,7 +227,13 @@ def _assert_known_keys(instance):
 
 
 def test_generators_and_importers_write_known_keys_only(orion_csv, gavel_json):
-    for instance in (generate_uniform(n=4), generate_all_ones(n=3), generate_sm_model(n=4), import_orion(orion_csv), import_gavel(gavel_json, n=3)):
+    for instance in (
+        generate_uniform(n=4),
+        generate_all_ones(n=3),
+        generate_sm_model(n=4),
+        import_orion(orion_csv),
+        import_gavel(gavel_json, n=3),
+    ):
         _assert_known_keys(instance)
 
 
@@ -222,8 +256,11 @@ def test_params_check_their_ranges():
     from hpcsched.core.errors import OptionError
     from hpcsched.coschedule import CpsatParams, LocalSearchParams, MinPreemptionsParams
 
-    for build, field in ((lambda: CpsatParams(grid=0), "grid"), (lambda: LocalSearchParams(max_iterations=-1), "max_iterations"),
-                         (lambda: MinPreemptionsParams(slots=0), "slots")):
+    for build, field in (
+        (lambda: CpsatParams(grid=0), "grid"),
+        (lambda: LocalSearchParams(max_iterations=-1), "max_iterations"),
+        (lambda: MinPreemptionsParams(slots=0), "slots"),
+    ):
         with pytest.raises(OptionError) as error:
             build()
         assert error.value.field == f"options.{field}"

@@ -6,7 +6,7 @@ import math
 import pytest
 
 from hpcsched.core.errors import FormatError, InvalidInstanceError
-from hpcsched.core.io import read_instance, read_solution, write_instance
+from hpcsched.core.io import read_instance, write_instance
 from hpcsched.coschedule import Instance, Segment, Solution, evaluate, validate
 
 
@@ -16,7 +16,10 @@ def two_kernels():
 
 
 def data(**changes):
-    base = {"kernels": [{"name": "a", "duration": 4}, {"name": "b", "duration": 6}], "pairs": [{"a": 0, "b": 1, "rate_a": 0.5, "rate_b": 0.75}]}
+    base = {
+        "kernels": [{"name": "a", "duration": 4}, {"name": "b", "duration": 6}],
+        "pairs": [{"a": 0, "b": 1, "rate_a": 0.5, "rate_b": 0.75}],
+    }
     base.update(changes)
     return base
 
@@ -40,7 +43,12 @@ def build(d):
         (data(pairs=[{"a": 0, "b": 1, "rate_a": 0.0, "rate_b": 0.5}]), "data.pairs[0].rate_a"),
         (data(pairs=[{"a": 0, "b": 1, "rate_a": 0.5, "rate_b": 1.5}]), "data.pairs[0].rate_b"),
         (data(pairs=[{"a": 0, "b": 1, "rate_a": 0.5}]), "data.pairs[0].rate_b"),
-        (data(pairs=[{"a": 0, "b": 1, "rate_a": 0.5, "rate_b": 0.5}, {"a": 1, "b": 0, "rate_a": 0.5, "rate_b": 0.5}]), "data.pairs[1]"),
+        (
+            data(
+                pairs=[{"a": 0, "b": 1, "rate_a": 0.5, "rate_b": 0.5}, {"a": 1, "b": 0, "rate_a": 0.5, "rate_b": 0.5}]
+            ),
+            "data.pairs[1]",
+        ),
         (data(pairs={"a": 0}), "data.pairs"),
         (data(gpu={"sms": -3}), "data.gpu.sms"),
         (data(kernels=[{"duration": 3, "profile": {"class": "gpu"}}]), "data.kernels[0].profile.class"),

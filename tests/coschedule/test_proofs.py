@@ -6,8 +6,7 @@ import pytest
 
 from hpcsched import solve
 from hpcsched.core.result import Status
-from hpcsched.coschedule import generate_uniform, validate
-from hpcsched.coschedule import bounds
+from hpcsched.coschedule import bounds, generate_uniform, validate
 from hpcsched.coschedule.bounds import solve_preemptive_lp
 
 
@@ -18,7 +17,9 @@ def _stopped_early(monkeypatch, factor):
     def fake(model, **kwargs):
         outcome = real(model, **kwargs)
         inflated = lambda variable: factor * (outcome.value(variable) or 0.0)  # noqa: E731
-        return dataclasses.replace(outcome, status=Status.FEASIBLE, value=inflated, objective=factor * outcome.objective, bound=None)
+        return dataclasses.replace(
+            outcome, status=Status.FEASIBLE, value=inflated, objective=factor * outcome.objective, bound=None
+        )
 
     monkeypatch.setattr(bounds, "solve_pulp", fake)
 
@@ -51,7 +52,10 @@ def test_unproven_lp_is_not_a_lower_bound(monkeypatch):
     monkeypatch.setattr(bounds, "solve_preemptive_lp", unproven)
     result = solve(instance, "cpsat", time_limit=5, grid=200)
     # The unproven LP value is no bound: only the trivial bound remains, and the grid schedule is not claimed optimal.
-    assert result.status is Status.FEASIBLE and result.bound == pytest.approx(bounds.trivial(instance), rel=1e-8), (result.status, result.bound)
+    assert result.status is Status.FEASIBLE and result.bound == pytest.approx(bounds.trivial(instance), rel=1e-8), (
+        result.status,
+        result.bound,
+    )
 
 
 def test_time_limited_pulp_lp_never_optimal_without_proof():

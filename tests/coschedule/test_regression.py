@@ -57,5 +57,7 @@ def test_milp_reproduces_nonpreemptive_optimum(name):
 def test_heuristic_entries_reproduce(name):
     # Heuristic entries are reproducible: local search runs by move count (max_iterations), not by time.
     entry = NONPREEMPTIVE[name]
-    result = solve(read_instance(FOLDER / name), entry.method, time_limit=entry.time_limit_s, seed=entry.seed, **entry.options)
+    result = solve(
+        read_instance(FOLDER / name), entry.method, time_limit=entry.time_limit_s, seed=entry.seed, **entry.options
+    )
     assert math.isclose(result.objective, entry.objective, rel_tol=1e-9)

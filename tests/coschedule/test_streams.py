@@ -8,15 +8,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hpcsched.core.errors import InvalidInstanceError
 from hpcsched import solve
+from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.result import Status
 from hpcsched.coschedule import STREAM_BLIND_METHODS, Instance, Segment, Solution, validate
 from hpcsched.coschedule.formulations import common
 from hpcsched.solvers.outcome import Outcome
 
 REL = 1e-6
-NONPREEMPTIVE_HEURISTICS = ("serial", "fifo", "lpt", "spt", "greedy-partner", "matching-list", "lp-merge", "local-search")
+NONPREEMPTIVE_HEURISTICS = (
+    "serial",
+    "fifo",
+    "lpt",
+    "spt",
+    "greedy-partner",
+    "matching-list",
+    "lp-merge",
+    "local-search",
+)
 INSTANCES = Path(__file__).resolve().parents[2] / "instances" / "coschedule"
 
 
@@ -92,7 +101,10 @@ def test_exact_methods_agree_with_brute_force_under_streams(instance):
     brute = solve(instance, "brute-force")
     milp = solve(instance, "milp", time_limit=20)
     assert brute.status is Status.OPTIMAL, brute.notes
-    assert milp.status is Status.OPTIMAL and math.isclose(milp.objective, brute.objective, rel_tol=REL), (milp.notes, brute.objective)
+    assert milp.status is Status.OPTIMAL and math.isclose(milp.objective, brute.objective, rel_tol=REL), (
+        milp.notes,
+        brute.objective,
+    )
     for method in ("cpsat", "auto", *NONPREEMPTIVE_HEURISTICS):
         result = solve(instance, method, time_limit=20)
         assert result.status in (Status.OPTIMAL, Status.FEASIBLE), (method, result.notes)  # validated: streams honoured
@@ -116,9 +128,18 @@ def test_milp_not_optimal_unless_highs_says_so(monkeypatch):
     exact = solve(instance, "brute-force").objective
 
     def not_solved(model, *, time_limit, seed):
-        return Outcome(Status.TIME_LIMIT_NO_SOLUTION, None, exact * (1 + 2 * common.MIP_TOLERANCE), 0.0, "highs (stub)", message="Not Solved / No Solution Found")
+        return Outcome(
+            Status.TIME_LIMIT_NO_SOLUTION,
+            None,
+            exact * (1 + 2 * common.MIP_TOLERANCE),
+            0.0,
+            "highs (stub)",
+            message="Not Solved / No Solution Found",
+        )
 
-    milp_module = importlib.import_module("hpcsched.coschedule.formulations.milp")  # the package exports the function milp
+    milp_module = importlib.import_module(
+        "hpcsched.coschedule.formulations.milp"
+    )  # the package exports the function milp
     monkeypatch.setattr(milp_module, "solve_highs", not_solved)
     result = solve(instance, "milp", time_limit=10)
     assert result.status is Status.FEASIBLE, result.notes  # no claim from an unproven run
@@ -138,7 +159,9 @@ def test_tiny_time_limit_returns_without_raising(method):
 
     instance = generate_uniform(seed=1, n=6)
     result = solve(instance, method, time_limit=1e-6)
-    assert result.status in (Status.TIME_LIMIT_NO_SOLUTION, Status.FEASIBLE, Status.OPTIMAL, Status.NOT_APPLICABLE), result.notes
+    assert result.status in (Status.TIME_LIMIT_NO_SOLUTION, Status.FEASIBLE, Status.OPTIMAL, Status.NOT_APPLICABLE), (
+        result.notes
+    )
     assert result.status is not Status.ERROR
 
 

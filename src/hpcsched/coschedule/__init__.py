@@ -30,7 +30,7 @@ PROBLEM = register_problem(
         data_schema=DATA_SCHEMA,
         generators={"uniform": generate_uniform, "all-ones": generate_all_ones, "sm-model": generate_sm_model},
         importers={"orion": import_orion, "kineto": import_kineto, "gavel": import_gavel},
-        plot=plot_solution,  # type: ignore[arg-type]  # core still types plot as (instance, solution, path) -> None
+        plot=plot_solution,
         lower_bound=bounds.best,
     )
 )

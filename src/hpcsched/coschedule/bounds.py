@@ -132,15 +132,17 @@ def solve_preemptive_lp(
     durations = np.array(instance.durations, dtype=float)
     solo = durations.copy()
     for (a, b), t in pair_times.items():
-        solo[a] -= instance.rate(a, b) * t
-        solo[b] -= instance.rate(b, a) * t
+        solo[a] -= instance.listed_rate(a, b) * t
+        solo[b] -= instance.listed_rate(b, a) * t
     solo_times = {i: float(v) for i, v in enumerate(solo) if v > NEGLIGIBLE * durations[i]}
     if raw.status is not Status.OPTIMAL:
         value = sum(solo_times.values()) + sum(pair_times.values())
     return LpSolution(raw.status, value, solo_times, pair_times, raw.solver)
 
 
-def _solve_scipy(instance: Instance, pairs: list[tuple[int, int, float, float]], time_limit: float | None) -> LpSolution:
+def _solve_scipy(
+    instance: Instance, pairs: list[tuple[int, int, float, float]], time_limit: float | None
+) -> LpSolution:
     """scipy ``linprog`` (HiGHS): no point at a time limit (TIME_LIMIT_NO_SOLUTION)."""
     import scipy
     from scipy.optimize import linprog
@@ -159,7 +161,9 @@ def _solve_scipy(instance: Instance, pairs: list[tuple[int, int, float, float]],
     options: dict[str, Any] = dict(LP_OPTIONS)
     if time_limit is not None:
         options["time_limit"] = float(time_limit)
-    result = linprog(np.ones(n + len(pairs)), A_eq=matrix, b_eq=np.ones(n), bounds=(0, None), method="highs", options=options)
+    result = linprog(
+        np.ones(n + len(pairs)), A_eq=matrix, b_eq=np.ones(n), bounds=(0, None), method="highs", options=options
+    )
     name = f"scipy {scipy.__version__} linprog-highs"
     if result.status != 0:
         return LpSolution(Status.TIME_LIMIT_NO_SOLUTION if result.status == 1 else Status.ERROR, None, solver=name)
@@ -167,7 +171,9 @@ def _solve_scipy(instance: Instance, pairs: list[tuple[int, int, float, float]],
     return LpSolution(Status.OPTIMAL, float(result.fun), pairs=pair_times, solver=name)
 
 
-def _solve_pulp(instance: Instance, pairs: list[tuple[int, int, float, float]], time_limit: float | None, seed: int) -> LpSolution:
+def _solve_pulp(
+    instance: Instance, pairs: list[tuple[int, int, float, float]], time_limit: float | None, seed: int
+) -> LpSolution:
     """PuLP + HiGHS: a time-limited run hands back its last iterate, flagged FEASIBLE (not a proof)."""
     import pulp
 
@@ -184,7 +190,7 @@ def _solve_pulp(instance: Instance, pairs: list[tuple[int, int, float, float]], 
     for i in range(n):
         model += pulp.lpSum(terms[i]) == 1, f"work_{i}"
     outcome = solve_pulp(model, time_limit=time_limit, seed=seed)
-    if not outcome.has_solution or outcome.objective is None:
+    if not outcome.has_solution or outcome.objective is None or outcome.value is None:
         return LpSolution(outcome.status, None, solver=outcome.backend)
     pair_times = {key: float(outcome.value(var) or 0.0) for key, var in y.items()}
     # FEASIBLE here is PuLP's reading of a HiGHS time or iteration limit: not a proof.

@@ -71,7 +71,9 @@ BOUND_MAX_N = 300
 
 def _result(instance: Instance, solution: Solution, notes: tuple[str, ...] = ()) -> Result:
     bound = best(instance) if instance.n <= BOUND_MAX_N else None
-    return Result(status=Status.FEASIBLE, objective=makespan_of(instance, solution), bound=bound, solution=solution, notes=notes)
+    return Result(
+        status=Status.FEASIBLE, objective=makespan_of(instance, solution), bound=bound, solution=solution, notes=notes
+    )
 
 
 def list_schedule(instance: Instance, order: Sequence[int]) -> Solution:
@@ -274,7 +276,7 @@ def lp_merge_order(instance: Instance) -> list[int]:
 def _lp_merge(instance: Instance, time_limit: float | None) -> tuple[list[int], int]:
     solved = solve_preemptive_lp(instance, time_limit=time_limit)
     phases = order_phases(solved.solo, solved.pairs, instance.n)
-    pieces: dict[int, list[int]] = {}
+    pieces: dict[int, list[list[int]]] = {}
     for position, (kernels, _) in enumerate(phases):
         for k in kernels:
             runs = pieces.setdefault(k, [])

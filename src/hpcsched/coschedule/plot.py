@@ -62,6 +62,7 @@ def plot_solution(instance: Instance, solution: Solution, ax: Axes | None = None
         The Axes drawn on.
     """
     from matplotlib import colormaps
+    from matplotlib.colors import to_hex
 
     ax = new_axes(11, 2.8) if ax is None else ax
     segments = sorted(solution.segments, key=lambda s: (s.start, s.end))
@@ -74,7 +75,7 @@ def plot_solution(instance: Instance, solution: Solution, ax: Axes | None = None
             lane=lane,
             start=s.start,
             length=s.end - s.start,
-            colour=colours(s.kernel % 20),
+            colour=to_hex(colours(s.kernel % 20)),
             label=f"{s.kernel}*" if runs[s.kernel] > 1 else str(s.kernel),
         )
         for s, lane in zip(segments, lanes_of(segments), strict=True)

@@ -76,7 +76,9 @@ def simulate(
 class _TwoSlotRun:
     """The state of one simulation: pending kernels, running kernels' remaining work, segments."""
 
-    def __init__(self, instance: Instance, order: Sequence[int], policy: Policy, releases: Sequence[float] | None) -> None:
+    def __init__(
+        self, instance: Instance, order: Sequence[int], policy: Policy, releases: Sequence[float] | None
+    ) -> None:
         self.instance = instance
         self.policy = policy
         self.releases = releases
@@ -91,7 +93,11 @@ class _TwoSlotRun:
         """Let the policy fill the free slots with ready pending kernels."""
         instance = self.instance
         while len(self.remaining) < 2 and self.pending:
-            ready = self.pending if not instance.streams else [k for k in self.pending if _ready(instance, k, self.completed)]
+            ready = (
+                self.pending
+                if not instance.streams
+                else [k for k in self.pending if _ready(instance, k, self.completed)]
+            )
             if not ready:
                 return
             choice = self.policy(instance, tuple(self.remaining), self.time, ready)
@@ -105,7 +111,9 @@ class _TwoSlotRun:
         """Move time to the next event: the next release, or the first completion."""
         running = tuple(self.remaining)
         releases = self.releases
-        next_release = min((releases[k] for k in self.pending if releases is not None and releases[k] > self.time), default=None)
+        next_release = min(
+            (releases[k] for k in self.pending if releases is not None and releases[k] > self.time), default=None
+        )
         if not running:
             if next_release is None:
                 raise RuntimeError(f"policy started nothing at time {self.time} with kernels {self.pending} pending")
@@ -214,16 +222,6 @@ def simulate_fixed_starts(instance: Instance, starts: Sequence[float]) -> Soluti
 LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10, "presolve": True}
 
 
-def slab_speed(instance: Instance, kernel: int, kernels: Sequence[int]) -> float | None:
-    """Speed of ``kernel`` in a slab running ``kernels`` (None if not allowed)."""
-    if len(kernels) == 1:
-        return 1.0
-    if len(kernels) != 2:
-        return None
-    partner = kernels[0] if kernels[1] == kernel else kernels[1]
-    return instance.rate(kernel, partner)
-
-
 def time_slab_sequence(instance: Instance, sets: Sequence[Sequence[int]]) -> list[float] | None:
     """Optimal slab lengths for the sequence ``sets``, or None if none exists."""
     rows, cols, values = [], [], []
@@ -236,7 +234,12 @@ def time_slab_sequence(instance: Instance, sets: Sequence[Sequence[int]]) -> lis
         for kernel in kernels:
             rows.append(kernel)
             cols.append(column)
-            values.append(slab_speed(instance, kernel, kernels) / instance.kernels[kernel].duration)
+            speed = (
+                1.0
+                if len(kernels) == 1
+                else instance.listed_rate(kernel, kernels[0] if kernels[1] == kernel else kernels[1])
+            )
+            values.append(speed / instance.kernels[kernel].duration)
     if not sets:
         return None
     matrix = coo_matrix((values, (rows, cols)), shape=(instance.n, len(sets))).tocsr()
@@ -258,7 +261,7 @@ def solution_from_slabs(sets: Sequence[Sequence[int]], lengths: Sequence[float])
     open_runs: dict[int, float] = {}
     segments: list[Segment] = []
     time = 0.0
-    for kernels, length in zip(sets, lengths):
+    for kernels, length in zip(sets, lengths, strict=True):
         if length <= 0:
             continue
         end = time + length
@@ -280,7 +283,7 @@ def slabs_of_intervals(starts: Sequence[float], ends: Sequence[float], *, snap: 
     at equal times ends come before starts, so touching kernels do not overlap.
     """
     events = []
-    for kernel, (start, end) in enumerate(zip(starts, ends)):
+    for kernel, (start, end) in enumerate(zip(starts, ends, strict=True)):
         events.append((start, 1, kernel))
         events.append((end, 0, kernel))
     events.sort()
@@ -293,7 +296,7 @@ def slabs_of_intervals(starts: Sequence[float], ends: Sequence[float], *, snap: 
         last = time
     snapped.sort()
     sets, active = [], []
-    for position, (time, kind, kernel) in enumerate(snapped):
+    for position, (_, kind, kernel) in enumerate(snapped):
         if kind == 1:
             active.append(kernel)
         else:

@@ -69,7 +69,9 @@ def mcnaughton(instance: Instance, /, *, time_limit: float, seed: int, params: N
         OPTIMAL, max(p_max, Σp / 2), at most one preemption per wrap.
     """
     if instance.streams:
-        return Result(status=Status.NOT_APPLICABLE, notes=("the instance has streams: the wrap-around ignores the stream order",))
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=("the instance has streams: the wrap-around ignores the stream order",)
+        )
     if not is_mcnaughton_instance(instance):
         return Result(status=Status.NOT_APPLICABLE, notes=("needs every pair compatible with rates 1",))
     durations = instance.durations
@@ -99,7 +101,7 @@ def mcnaughton(instance: Instance, /, *, time_limit: float, seed: int, params: N
 def pair_block(instance: Instance, i: int, j: int) -> float:
     """Length of the block where i and j start together and both complete."""
     p_i, p_j = instance.kernels[i].duration, instance.kernels[j].duration
-    r_i, r_j = instance.rate(i, j), instance.rate(j, i)
+    r_i, r_j = instance.listed_rate(i, j), instance.listed_rate(j, i)
     t_i, t_j = p_i / r_i, p_j / r_j
     if t_i <= t_j:
         return t_i + (p_j - r_j * t_i)
@@ -111,7 +113,9 @@ def paired_matching(instance: Instance) -> list[tuple[int, ...]]:
     graph = nx.Graph()
     graph.add_nodes_from(range(instance.n))
     for pair in instance.pairs:
-        saving = instance.kernels[pair.a].duration + instance.kernels[pair.b].duration - pair_block(instance, pair.a, pair.b)
+        saving = (
+            instance.kernels[pair.a].duration + instance.kernels[pair.b].duration - pair_block(instance, pair.a, pair.b)
+        )
         if saving > 1e-12:
             graph.add_edge(pair.a, pair.b, weight=saving)
     matching = nx.max_weight_matching(graph)
@@ -140,7 +144,9 @@ def matching_paired(instance: Instance, /, *, time_limit: float, seed: int, para
     if instance.streams:
         return Result(
             status=Status.NOT_APPLICABLE,
-            notes=("the instance has streams: blocks in matching order ignore the stream order (matching-list honours it)",),
+            notes=(
+                "the instance has streams: blocks in matching order ignore the stream order (matching-list honours it)",
+            ),
         )
     segments = []
     time = 0.0
@@ -153,11 +159,11 @@ def matching_paired(instance: Instance, /, *, time_limit: float, seed: int, para
             continue
         i, j = block
         p_i, p_j = instance.kernels[i].duration, instance.kernels[j].duration
-        r_i, r_j = instance.rate(i, j), instance.rate(j, i)
+        r_i, r_j = instance.listed_rate(i, j), instance.listed_rate(j, i)
         t_i, t_j = p_i / r_i, p_j / r_j
         first, second = (i, j) if t_i <= t_j else (j, i)
         t_first = min(t_i, t_j)
-        left = instance.kernels[second].duration - instance.rate(second, first) * t_first
+        left = instance.kernels[second].duration - instance.listed_rate(second, first) * t_first
         segments.append(Segment(first, time, time + t_first))
         end = time + t_first + max(0.0, left)
         segments.append(Segment(second, time, end))
@@ -226,7 +232,7 @@ def _improve_order(block: list[Phase], passes: int = 3) -> list[Phase]:
             rest = block[:position] + block[position + 1 :]
             targets = {q + offset for q, (ks, _) in enumerate(rest) if set(ks) & set(phase[0]) for offset in (0, 1)}
             for target in sorted(targets):
-                candidate = rest[:target] + [phase] + rest[target:]
+                candidate = [*rest[:target], phase, *rest[target:]]
                 value = _preemptions_of(candidate)
                 if value < current:
                     block, current, improved = candidate, value, True
@@ -283,7 +289,7 @@ def _component_order(sub: nx.Graph, root) -> list[Phase]:
         options = []
         for kernel in phase[0]:
             last = max((k for k, (ks, _) in enumerate(block) if kernel in ks), default=len(block) - 1)
-            options.append(block[: last + 1] + [phase] + block[last + 1 :])
+            options.append([*block[: last + 1], phase, *block[last + 1 :]])
         block = min(options, key=_preemptions_of)
     return block
 

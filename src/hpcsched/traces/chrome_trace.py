@@ -70,10 +70,14 @@ class ChromeTrace:
 def _dim3(value: Any, field: str, path: str) -> tuple[int, int, int] | None:
     if value is None:
         return None
-    if not isinstance(value, (list, tuple)) or not 1 <= len(value) <= 3 or not all(
-        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value
+    if (
+        not isinstance(value, (list, tuple))
+        or not 1 <= len(value) <= 3
+        or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
     ):
-        raise FormatError(f"{path}: kernel field {field} must be a list of up to 3 non-negative integers, got {value!r}")
+        raise FormatError(
+            f"{path}: kernel field {field} must be a list of up to 3 non-negative integers, got {value!r}"
+        )
     padded = list(value) + [1] * (3 - len(value))
     return (padded[0], padded[1], padded[2])
 
@@ -108,6 +112,8 @@ def read_chrome_trace(path: str | os.PathLike) -> ChromeTrace:
     """
     document = load_json(path)
     path = str(path)
+    events: Any
+    properties: Any
     if isinstance(document, list):
         events, properties = document, []
     elif isinstance(document, dict):
@@ -125,26 +131,30 @@ def read_chrome_trace(path: str | os.PathLike) -> ChromeTrace:
         if not isinstance(event, dict) or event.get("cat") not in KERNEL_CATEGORIES or event.get("ph", "X") != "X":
             continue
         schemas.add("kineto-old" if event["cat"] == "Kernel" else "kineto-new")
-        duration, start = event.get("dur"), event.get("ts")
-        if isinstance(duration, bool) or not isinstance(duration, (int, float)) or duration < 0:
-            raise FormatError(f"{path}: traceEvents[{index}].dur must be a non-negative number, got {duration!r}")
-        if isinstance(start, bool) or not isinstance(start, (int, float)):
-            raise FormatError(f"{path}: traceEvents[{index}].ts must be a number, got {start!r}")
-        args = event.get("args") or {}
-        if not isinstance(args, dict):
-            raise FormatError(f"{path}: traceEvents[{index}].args must be an object")
-        kernels.append(
-            KernelRecord(
-                name=str(event.get("name", "")),
-                start_us=float(start),
-                duration_us=float(duration),
-                device=_optional_int(args.get("device")),
-                stream=_stream(event),
-                grid=_dim3(args.get("grid"), f"traceEvents[{index}].args.grid", path),
-                block=_dim3(args.get("block"), f"traceEvents[{index}].args.block", path),
-                registers_per_thread=_optional_int(args.get("registers per thread")),
-                shared_memory=_optional_int(args.get("shared memory")),
-            )
-        )
+        kernels.append(_kernel_record(event, path, f"traceEvents[{index}]"))
     schema = "+".join(sorted(schemas)) or "no-kernels"
     return ChromeTrace(path=path, schema=schema, kernels=tuple(kernels), device_properties=tuple(properties))
+
+
+def _kernel_record(event: dict[str, Any], path: str, name: str) -> KernelRecord:
+    """The record of one kernel event (``path`` and ``name``, e.g. ``traceEvents[3]``, name it in errors)."""
+    where = f"{path}: {name}"
+    duration, start = event.get("dur"), event.get("ts")
+    if isinstance(duration, bool) or not isinstance(duration, (int, float)) or duration < 0:
+        raise FormatError(f"{where}.dur must be a non-negative number, got {duration!r}")
+    if isinstance(start, bool) or not isinstance(start, (int, float)):
+        raise FormatError(f"{where}.ts must be a number, got {start!r}")
+    args = event.get("args") or {}
+    if not isinstance(args, dict):
+        raise FormatError(f"{where}.args must be an object")
+    return KernelRecord(
+        name=str(event.get("name", "")),
+        start_us=float(start),
+        duration_us=float(duration),
+        device=_optional_int(args.get("device")),
+        stream=_stream(event),
+        grid=_dim3(args.get("grid"), f"{name}.args.grid", path),
+        block=_dim3(args.get("block"), f"{name}.args.block", path),
+        registers_per_thread=_optional_int(args.get("registers per thread")),
+        shared_memory=_optional_int(args.get("shared memory")),
+    )

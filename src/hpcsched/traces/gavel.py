@@ -69,6 +69,9 @@ def read_gavel(path: str | os.PathLike, gpu: str = "v100") -> GavelThroughputs:
             if partner == "null":
                 continue
             if not isinstance(pair, list) or len(pair) != 2 or not all(_throughput(v) for v in pair):
-                raise FormatError(f"{path}: {gpu}.{job}.{partner} must be [own, partner] finite non-negative throughputs, got {pair!r}")
+                raise FormatError(
+                    f"{path}: {gpu}.{job}.{partner} must be [own, partner] finite non-negative throughputs, "
+                    f"got {pair!r}"
+                )
             pairs[(job, partner)] = (float(pair[0]), float(pair[1]))
     return GavelThroughputs(gpu, solo, pairs)

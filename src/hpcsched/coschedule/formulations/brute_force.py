@@ -104,10 +104,17 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     if best_sets is None or best_lengths is None:
         if finished:  # cannot happen: a serial sequence is always timed (incompatible slabs get length 0)
             return Result(status=Status.ERROR, notes=("no event sequence could be timed",))
-        return Result(status=Status.TIME_LIMIT_NO_SOLUTION, notes=("time limit reached before all sequences were timed",))
+        return Result(
+            status=Status.TIME_LIMIT_NO_SOLUTION, notes=("time limit reached before all sequences were timed",)
+        )
     solution = solution_from_slabs(best_sets, best_lengths)
     if finished:
-        return Result(status=Status.OPTIMAL, objective=best, bound=evaluate(instance, solution)["makespan"], solution=solution)
+        return Result(
+            status=Status.OPTIMAL, objective=best, bound=evaluate(instance, solution)["makespan"], solution=solution
+        )
     return Result(
-        status=Status.FEASIBLE, objective=best, solution=solution, notes=("time limit reached before all sequences were timed",)
+        status=Status.FEASIBLE,
+        objective=best,
+        solution=solution,
+        notes=("time limit reached before all sequences were timed",),
     )

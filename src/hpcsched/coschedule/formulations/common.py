@@ -60,7 +60,9 @@ def proven_bound(instance: Instance) -> float:
     return bounds.best(instance) if instance.n <= LARGE_N else bounds.trivial(instance)
 
 
-def decode_intervals(instance: Instance, starts: Sequence[float], ends: Sequence[float], snap: float) -> Solution | None:
+def decode_intervals(
+    instance: Instance, starts: Sequence[float], ends: Sequence[float], snap: float
+) -> Solution | None:
     """The schedule of the event order of one interval per kernel, timed by the slab LP (None: no timing)."""
     sets = slabs_of_intervals(starts, ends, snap=snap)
     lengths = time_slab_sequence(instance, sets)
@@ -71,7 +73,9 @@ def decode_intervals(instance: Instance, starts: Sequence[float], ends: Sequence
 
 def stream_pairs(instance: Instance) -> set[tuple[int, int]]:
     """Pairs (i < j) of one stream: ordered by the stream chain, no variables needed."""
-    return {(min(a, b), max(a, b)) for stream in instance.streams for x, a in enumerate(stream) for b in stream[x + 1 :]}
+    return {
+        (min(a, b), max(a, b)) for stream in instance.streams for x, a in enumerate(stream) for b in stream[x + 1 :]
+    }
 
 
 def finish(
@@ -104,7 +108,8 @@ def finish(
         met = bound is not None and makespan <= bound * (1 + gap)
         if not met:
             notes.append(
-                f"backend proved its model optimal, but the re-timed makespan {makespan:.10g} is above the safe bound {bound}: FEASIBLE"
+                f"backend proved its model optimal, but the re-timed makespan {makespan:.10g} "
+                f"is above the safe bound {bound}: FEASIBLE"
             )
     status = Status.OPTIMAL if met else Status.FEASIBLE
     return Result(status=status, objective=makespan, bound=bound, solution=solution, solver=solver, notes=tuple(notes))
@@ -149,7 +154,9 @@ def solve_highs(model: Any, *, time_limit: float | None, seed: int) -> Outcome:
     try:
         model.solve(solver)
     except (pulp.PulpSolverError, ArithmeticError, IndexError, ValueError) as error:
-        return Outcome(Status.ERROR, None, None, clock.perf_counter() - started, version("highs"), message=f"highs failed: {error}")
+        return Outcome(
+            Status.ERROR, None, None, clock.perf_counter() - started, version("highs"), message=f"highs failed: {error}"
+        )
     runtime = clock.perf_counter() - started
     message = f"{pulp.LpStatus[model.status]} / {pulp.LpSolution[model.sol_status]}"
     bound = None

@@ -64,7 +64,9 @@ class _GridModel:
         self.start = [model.new_int_var(0, horizon, f"S_{i}") for i in range(n)]
         self.end = [model.new_int_var(0, horizon, f"E_{i}") for i in range(n)]
         self.length = [model.new_int_var(self.ticks[i], horizon, f"L_{i}") for i in range(n)]
-        self.intervals = [model.new_interval_var(self.start[i], self.length[i], self.end[i], f"I_{i}") for i in range(n)]
+        self.intervals = [
+            model.new_interval_var(self.start[i], self.length[i], self.end[i], f"I_{i}") for i in range(n)
+        ]
         self.slowdown: list[list[tuple[int, Any]]] = [[] for _ in range(n)]
         self.overlaps: list[Any] = []
 
@@ -111,7 +113,9 @@ class _GridModel:
         model = self.model
         for i in range(self.instance.n):
             # Work at least p: solo ticks count fully, co-run ticks at the rounded-down rate.
-            model.add(RATE_SCALE * self.length[i] - sum(c * o for c, o in self.slowdown[i]) >= RATE_SCALE * self.ticks[i])
+            model.add(
+                RATE_SCALE * self.length[i] - sum(c * o for c, o in self.slowdown[i]) >= RATE_SCALE * self.ticks[i]
+            )
         self.makespan = model.new_int_var(max(self.ticks), self.horizon, "C")
         model.add_max_equality(self.makespan, self.end)
         # Valid cut: the union of the intervals (Σ lengths - Σ overlaps, at most two at once) fits in [0, C].
@@ -148,7 +152,8 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
     _, fallback = upper_bound(instance, deadline)
     proven = proven_bound(instance)
     notes = [
-        f"time grid: 1 tick = {tick} {instance.time_unit or 'units'}; durations rounded up, rates down to 1/{RATE_SCALE}; "
+        f"time grid: 1 tick = {tick} {instance.time_unit or 'units'}; "
+        f"durations rounded up, rates down to 1/{RATE_SCALE}; "
         "grid schedule re-timed exactly (slab LP)",
     ]
     grid = _GridModel(instance, tick, deadline)
@@ -159,7 +164,11 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
         return finish(instance, fallback, backend_optimal=False, lower_bounds=[proven], solver=None, notes=notes)
     outcome = solve_cpsat(grid.model, time_limit=deadline.remaining(), seed=seed)
     if outcome.has_solution:
-        notes.append(f"CP-SAT {outcome.message} on the grid: {outcome.objective} ticks (bound {outcome.bound}), not a bound for the original")
+        assert outcome.value is not None  # a solution comes with its values
+        notes.append(
+            f"CP-SAT {outcome.message} on the grid: {outcome.objective} ticks (bound {outcome.bound}), "
+            "not a bound for the original"
+        )
         starts = [outcome.value(v) for v in grid.start]
         ends = [outcome.value(v) for v in grid.end]
         solution = decode_intervals(instance, starts, ends, snap=0.0)

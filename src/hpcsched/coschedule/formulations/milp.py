@@ -22,7 +22,16 @@ from typing import Any
 from ...core.deadline import Deadline, TimeLimitReached
 from ...core.result import Result, Status
 from ..model import Instance, Solution, evaluate
-from .common import MILP_GAP, decode_intervals, finish, proven_bound, safe_mip_bound, solve_highs, stream_pairs, upper_bound
+from .common import (
+    MILP_GAP,
+    decode_intervals,
+    finish,
+    proven_bound,
+    safe_mip_bound,
+    solve_highs,
+    stream_pairs,
+    upper_bound,
+)
 
 #: Pairs built between two deadline checks.
 CHECK_EVERY = 256
@@ -127,7 +136,9 @@ class _MilpBuilder:
         instance = self.instance
         self.model += (
             sum(instance.durations)
-            - self.pulp.lpSum((_rate(instance, i, j) + _rate(instance, j, i) - 1) * o for (i, j), o in self.overlap.items())
+            - self.pulp.lpSum(
+                (_rate(instance, i, j) + _rate(instance, j, i) - 1) * o for (i, j), o in self.overlap.items()
+            )
             <= self.makespan
         )
         self.model += self.makespan >= self.proven
@@ -173,12 +184,21 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: None) -
         builder.build()
     except TimeLimitReached as reached:
         notes.append(f"{reached}: best list schedule returned")
-        return finish(instance, fallback, backend_optimal=False, lower_bounds=[proven], solver=None, notes=notes, proof_by_bound=False)
+        return finish(
+            instance,
+            fallback,
+            backend_optimal=False,
+            lower_bounds=[proven],
+            solver=None,
+            notes=notes,
+            proof_by_bound=False,
+        )
     outcome = solve_highs(builder.model, time_limit=deadline.remaining(), seed=seed)
     solver_bound = safe_mip_bound(outcome.bound, instance.n, upper)
     notes.append(f"HiGHS {outcome.message}; dual bound {outcome.bound}, made safe: {solver_bound}")
     solution: Solution | None = None
     if outcome.has_solution:
+        assert outcome.value is not None  # a solution comes with its values
         starts = [outcome.value(v) for v in builder.start]
         ends = [outcome.value(v) for v in builder.end]
         solution = decode_intervals(instance, starts, ends, snap=1e-7 * upper)
@@ -186,12 +206,23 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: None) -
     if solution is None:
         notes.append(f"MILP returned no usable schedule ({outcome.message}); best list schedule returned")
         return finish(
-            instance, fallback, backend_optimal=False, lower_bounds=[proven, solver_bound], solver=outcome.backend, notes=notes,
+            instance,
+            fallback,
+            backend_optimal=False,
+            lower_bounds=[proven, solver_bound],
+            solver=outcome.backend,
+            notes=notes,
             proof_by_bound=False,
         )
     if evaluate(instance, fallback)["makespan"] < evaluate(instance, solution)["makespan"]:
         solution = fallback
     return finish(
-        instance, solution, backend_optimal=outcome.status is Status.OPTIMAL, lower_bounds=[proven, solver_bound],
-        solver=outcome.backend, notes=notes, gap=MILP_GAP, proof_by_bound=False,
+        instance,
+        solution,
+        backend_optimal=outcome.status is Status.OPTIMAL,
+        lower_bounds=[proven, solver_bound],
+        solver=outcome.backend,
+        notes=notes,
+        gap=MILP_GAP,
+        proof_by_bound=False,
     )

@@ -76,7 +76,9 @@ def lp(instance: Instance, /, *, time_limit: float, seed: int, params: LpParams 
         return Result(status=Status.NOT_APPLICABLE, notes=(STREAMS_NOTE,))
     deadline = Deadline.after(time_limit)
     deadline.check("starting the preemptive LP")
-    solved = bounds.solve_preemptive_lp(instance, backend=params.backend, time_limit=deadline.remaining(floor=1e-3), seed=seed)
+    solved = bounds.solve_preemptive_lp(
+        instance, backend=params.backend, time_limit=deadline.remaining(floor=1e-3), seed=seed
+    )
     if solved.value is None:
         return Result(status=solved.status, solver=solved.solver, notes=("LP not solved",))
     phases = order_phases(solved.solo, solved.pairs, instance.n)
@@ -85,7 +87,8 @@ def lp(instance: Instance, /, *, time_limit: float, seed: int, params: LpParams 
     proven = solved.status is Status.OPTIMAL
     if not proven:
         notes.append(
-            "LP stopped before a proof of optimality (time limit): its point, clipped to the work, is a schedule, not the optimum; no bound"
+            "LP stopped before a proof of optimality (time limit): its point, clipped to the work, "
+            "is a schedule, not the optimum; no bound"
         )
     return Result(
         status=Status.OPTIMAL if proven else Status.FEASIBLE,
@@ -144,7 +147,9 @@ class _SlotMilp:
         return self.solo[i, k] + self.pulp.lpSum(self.duo[e, k] for e in self.incident[i])
 
     def _used(self, k: int) -> Any:
-        return self.pulp.lpSum(self.solo[i, k] for i in range(self.instance.n)) + self.pulp.lpSum(self.duo[e, k] for e in self.pairs)
+        return self.pulp.lpSum(self.solo[i, k] for i in range(self.instance.n)) + self.pulp.lpSum(
+            self.duo[e, k] for e in self.pairs
+        )
 
     def slot_rows(self, k: int) -> None:
         """At most one set per slot, lengths only where chosen, run starts, used slots first."""
@@ -193,7 +198,9 @@ def _partner_rate(instance: Instance, i: int, pair: tuple[int, int]) -> float:
     return rate
 
 
-def milp_min_preemptions(instance: Instance, /, *, time_limit: float, seed: int, params: MinPreemptionsParams | None) -> Result:
+def milp_min_preemptions(
+    instance: Instance, /, *, time_limit: float, seed: int, params: MinPreemptionsParams | None
+) -> Result:
     """Exact MILP (small n): fewest preemptions among schedules of optimal preemptive makespan.
 
     Parameters
@@ -218,7 +225,7 @@ def milp_min_preemptions(instance: Instance, /, *, time_limit: float, seed: int,
     if instance.streams:
         return Result(status=Status.NOT_APPLICABLE, notes=(STREAMS_NOTE,))
     deadline = Deadline.after(time_limit)
-    base = lp(instance, time_limit=deadline.remaining(), seed=seed, params=None)
+    base = lp(instance, time_limit=time_limit, seed=seed, params=None)
     if base.solution is None or base.status is not Status.OPTIMAL or base.objective is None:
         # Without the proven LP optimum there is no optimal makespan to minimize preemptions at.
         return base
@@ -228,7 +235,8 @@ def milp_min_preemptions(instance: Instance, /, *, time_limit: float, seed: int,
     if instance.n > params.max_n:
         # K x (n + pairs) binaries: beyond a dozen kernels the model does not fit a short run.
         return base.with_note(
-            f"n = {instance.n} > max_n = {params.max_n}: MILP not built; LP phase order returned (preemptions not proven minimal)"
+            f"n = {instance.n} > max_n = {params.max_n}: MILP not built; "
+            "LP phase order returned (preemptions not proven minimal)"
         )
     count = 2 * (instance.n + heuristic_preemptions) - 1 if params.slots is None else params.slots
     slot_milp = _SlotMilp(instance, count, base.objective)
@@ -239,7 +247,8 @@ def milp_min_preemptions(instance: Instance, /, *, time_limit: float, seed: int,
     outcome = solve_pulp(slot_milp.model, time_limit=deadline.remaining(floor=1e-3), seed=seed)
     if not outcome.has_solution:
         return base.replace(
-            notes=(*base.notes, f"MILP found no schedule ({outcome.message}); LP phase order returned"), solver=outcome.backend
+            notes=(*base.notes, f"MILP found no schedule ({outcome.message}); LP phase order returned"),
+            solver=outcome.backend,
         )
     sets = slot_milp.slab_sets(outcome.value)
     lengths = time_slab_sequence(instance, sets)
@@ -260,5 +269,8 @@ def milp_min_preemptions(instance: Instance, /, *, time_limit: float, seed: int,
         bound=base.objective,
         solution=solution,
         solver=outcome.backend,
-        notes=(f"makespan optimal (LP); preemptions {found} {verdict}", f"{count} slots; makespan constraint C* (1 + 1e-7)"),
+        notes=(
+            f"makespan optimal (LP); preemptions {found} {verdict}",
+            f"{count} slots; makespan constraint C* (1 + 1e-7)",
+        ),
     )

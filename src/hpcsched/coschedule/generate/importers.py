@@ -106,7 +106,10 @@ def import_orion(
     sizes = [sum(1 for g, _ in chosen if g == group) for group in range(len(groups))]
     cross_pairs = (sum(sizes) ** 2 - sum(size**2 for size in sizes)) // 2
     importer_options(path, lambda: check_size(len(chosen), cross_pairs, max_pairs, str(path)))
-    durations, names, profiles, streams = [], [], [], [[] for _ in paths]
+    durations: list[int] = []
+    names: list[str] = []
+    profiles: list[dict[str, Any]] = []
+    streams: list[list[int]] = [[] for _ in paths]
     for index, (g, kernel) in enumerate(chosen):
         streams[g].append(index)
         durations.append(max(1, kernel.duration_ns))
@@ -120,9 +123,7 @@ def import_orion(
                 "memory_footprint": kernel.memory_footprint,
             }
         )
-    pairs = [
-        pair for pair in model_pairs(profiles, sms, alpha, groups=[g for g, _ in chosen])
-    ]
+    pairs = [pair for pair in model_pairs(profiles, sms, alpha, groups=[g for g, _ in chosen])]
     options = dict(n=n, seed=seed, alpha=alpha, sms=sms)
     return Instance.create(
         durations,
@@ -139,7 +140,8 @@ def import_orion(
             "options": options,
             "rate_model": "sm-share x memory-contention",
             "alpha": alpha,
-            "streams": "one stream per CSV file (application), kernels in file order; with n, a seeded window of consecutive kernels per file; pairs only across streams",
+            "streams": "one stream per CSV file (application), kernels in file order; "
+            "with n, a seeded window of consecutive kernels per file; pairs only across streams",
             "note": "durations of 0 ns are raised to 1 ns",
         },
     )
@@ -223,7 +225,8 @@ def _common_sm_count(traces: list[ChromeTrace], path: str | os.PathLike) -> int:
         sm_counts.add(int(trace.device_properties[0].get("numSms", 0)))
     if len(sm_counts) != 1 or 0 in sm_counts:
         raise FormatError(
-            f"{path}: traces come from GPUs with different or unknown SM counts {sorted(sm_counts)}; co-locate traces of one GPU model"
+            f"{path}: traces come from GPUs with different or unknown SM counts {sorted(sm_counts)}; "
+            "co-locate traces of one GPU model"
         )
     return sm_counts.pop()
 
@@ -287,6 +290,7 @@ def import_gavel(
     above 1 (measurement noise) are clipped to 1; pairs with a zero
     throughput are incompatible.
     """
+
     def check():
         _, checked_seed, _, checked_name = checked_importer_options(None, seed, DEFAULT_ALPHA, name)
         low = require_number(min_seconds, "min_seconds", minimum=1.0, maximum=float(LARGEST_INTEGER))
@@ -304,7 +308,7 @@ def import_gavel(
         raise FormatError(f"{path}: no job type with a positive solo throughput on {gpu}")
     rng = new_rng(seed)
     jobs = [types[int(i)] for i in rng.integers(0, len(types), size=n)]
-    durations = [int(round(math.exp(rng.uniform(math.log(min_seconds), math.log(max_seconds))))) for _ in range(n)]
+    durations = [round(math.exp(rng.uniform(math.log(min_seconds), math.log(max_seconds)))) for _ in range(n)]
     pairs, clipped, missing = [], 0, 0
     for a in range(n):
         for b in range(a + 1, n):

@@ -38,9 +38,11 @@ def checked_importer_options(n: Any, seed: Any, alpha: Any, name: Any) -> tuple[
 def trace_paths(path: str | os.PathLike, files: str | list | None) -> list[Path]:
     text = str(path)
     if files is not None and not (
-        isinstance(files, str) or isinstance(files, list) and all(isinstance(name, str) for name in files)
+        isinstance(files, str) or (isinstance(files, list) and all(isinstance(name, str) for name in files))
     ):
-        raise InvalidInstanceError("files", f"must be comma-separated file names or a list of them, got {files!r}", text)
+        raise InvalidInstanceError(
+            "files", f"must be comma-separated file names or a list of them, got {files!r}", text
+        )
     if files:
         names = files.split(",") if isinstance(files, str) else list(files)
         return [Path(text) / name.strip() for name in names]

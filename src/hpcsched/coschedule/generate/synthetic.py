@@ -131,20 +131,36 @@ def sm_model_rate(q_a: float, q_b: float, class_a: str, class_b: str, sms: int, 
     return float(f"{share:.6g}")
 
 
-def model_pairs(profiles: list[dict], sms: int, alpha: float, groups: list[int] | None = None) -> list[tuple[int, int, float, float]]:
+def model_pairs(
+    profiles: list[dict], sms: int, alpha: float, groups: list[int] | None = None
+) -> list[tuple[int, int, float, float]]:
     """Rates of every pair; with ``groups`` (a stream id per kernel), only pairs of different streams."""
     pairs = []
     for a in range(len(profiles)):
         for b in range(a + 1, len(profiles)):
             if groups is not None and groups[a] == groups[b]:
                 continue
-            rate = sm_model_rate(profiles[a]["sm_demand"], profiles[b]["sm_demand"], profiles[a]["class"], profiles[b]["class"], sms, alpha)
+            rate = sm_model_rate(
+                profiles[a]["sm_demand"],
+                profiles[b]["sm_demand"],
+                profiles[a]["class"],
+                profiles[b]["class"],
+                sms,
+                alpha,
+            )
             pairs.append((a, b, rate, rate))
     return pairs
 
 
 def generate_sm_model(
-    *, seed: int = 0, n: int = 10, sms: int = 80, memory_share: float = 0.5, alpha: float = DEFAULT_ALPHA, p_min: int = 10, p_max: int = 100
+    *,
+    seed: int = 0,
+    n: int = 10,
+    sms: int = 80,
+    memory_share: float = 0.5,
+    alpha: float = DEFAULT_ALPHA,
+    p_min: int = 10,
+    p_max: int = 100,
 ) -> Instance:
     """Synthetic kernels with rates from the SM-share × memory-contention model."""
     seed, n = check_seed(seed), check_n(n)
@@ -154,7 +170,10 @@ def generate_sm_model(
     rng = new_rng(seed)
     durations = [int(v) for v in rng.integers(p_min, p_max + 1, size=n)]
     profiles = [
-        {"sm_demand": int(min(sms, rng.integers(1, 2 * sms + 1))), "class": "memory" if rng.random() < memory_share else "compute"}
+        {
+            "sm_demand": min(sms, int(rng.integers(1, 2 * sms + 1))),
+            "class": "memory" if rng.random() < memory_share else "compute",
+        }
         for _ in range(n)
     ]
     params = dict(n=n, sms=sms, memory_share=memory_share, alpha=alpha, p_min=p_min, p_max=p_max)
@@ -164,5 +183,11 @@ def generate_sm_model(
         name=f"sm-model-n{n}-s{seed}",
         profiles=profiles,
         gpu={"name": "synthetic", "sms": sms},
-        source={"generator": "sm-model", "seed": seed, "params": params, "rate_model": "sm-share x memory-contention", "alpha": alpha},
+        source={
+            "generator": "sm-model",
+            "seed": seed,
+            "params": params,
+            "rate_model": "sm-share x memory-contention",
+            "alpha": alpha,
+        },
     )
