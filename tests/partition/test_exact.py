@@ -11,7 +11,7 @@ from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.partition import Instance, Solution, bounds, validate, evaluate
 
-from partition_strategies import small_instances
+from .partition_strategies import small_instances
 
 PROOF = {"deterministic_time": 20.0, "workers": 1, "stop_at_bound": False}
 
@@ -90,7 +90,7 @@ def test_group_pinned_to_two_gpus_is_infeasible():
     assert result.status is Status.INFEASIBLE and "pinned to GPUs [0, 1]" in result.notes[0]
 
 
-@pytest.mark.parametrize("method", ["cpsat", "milp", "pardnn", "heft", "kl-partition"])
+@pytest.mark.parametrize("method", ["cpsat", "milp", "pardnn", "heft", "kl-partition", "cpsat-lns", "round-robin"])
 def test_an_expired_time_limit_returns_promptly_without_raising(method):
     instance = Instance.create([2] * 8, [(i, i + 1, 1) for i in range(7)], gpus=2, memory=100, persistent=[5] * 8)
     result = run_method(instance, method, time_limit=1e-9)

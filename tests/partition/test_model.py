@@ -13,7 +13,7 @@ from hpcsched.core.registry import run_method
 from hpcsched.partition import Instance, Solution, evaluate, validate
 from hpcsched.partition.model import memory_items
 
-from partition_strategies import small_instances
+from .partition_strategies import small_instances
 
 
 def _data(**changes):

@@ -13,7 +13,7 @@ from hpcsched.core.result import Status
 from hpcsched.partition import BASELINE_METHODS, HEURISTIC_METHODS, Instance, bounds, generate_chain, generate_training
 from hpcsched.partition.special_cases import _cheapest_cuts
 
-from partition_strategies import small_instances
+from .partition_strategies import small_instances
 
 PROOF = {"deterministic_time": 20.0, "workers": 1, "stop_at_bound": False}
 
