@@ -18,6 +18,7 @@ from typing import Any
 
 from ...core.deadline import Deadline
 from ...core.result import Result, Status
+from ...solvers.milp import DEFAULT_THREADS, version
 from ...solvers.outcome import Outcome
 from .. import bounds
 from ..heuristics import best_list_schedule, list_schedule, search_order
@@ -137,8 +138,6 @@ def solve_highs(model: Any, *, time_limit: float | None, seed: int) -> Outcome:
     """
     import highspy
     import pulp
-
-    from ...solvers.milp import DEFAULT_THREADS, version
 
     highspy.Highs.resetGlobalScheduler(True)  # see solvers.milp: one pool per process
     solver = pulp.HiGHS(
