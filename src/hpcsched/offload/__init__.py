@@ -32,7 +32,7 @@ PROBLEM = register_problem(
             "transformer": generate_transformer,
         },
         importers={"pipedream": import_pipedream, "kineto": import_kineto},
-        plot=plot_solution,  # type: ignore[arg-type]  # core still types plot as (instance, solution, path) -> None
+        plot=plot_solution,
         lower_bound=bounds.best,
     )
 )

@@ -23,7 +23,22 @@ from .simulate import makespan_of, simulate
 
 
 def no_offload_suffices(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Memory holds everything: no offload, makespan Σ(f+b), OPTIMAL."""
+    """Memory holds everything: no offload, makespan Σ(f+b), OPTIMAL.
+
+    Parameters
+    ----------
+    instance
+        The chain to schedule.
+    time_limit, seed
+        Unused (one simulation).
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        OPTIMAL at Σ(f+b) when keeping every activation fits without idle time, else NOT_APPLICABLE.
+    """
     check_feasible(instance)
     solution = simulate(instance, ())
     if solution is None or makespan_of(instance, solution) != instance.compute_time:
@@ -34,7 +49,22 @@ def no_offload_suffices(instance: Instance, /, *, time_limit: float, seed: int, 
 
 
 def zero_transfer(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Zero transfer times: offload everything as soon as possible, makespan Σ(f+b), OPTIMAL."""
+    """Zero transfer times: offload everything as soon as possible, makespan Σ(f+b), OPTIMAL.
+
+    Parameters
+    ----------
+    instance
+        The chain to schedule.
+    time_limit, seed
+        Unused (one simulation).
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        OPTIMAL at Σ(f+b) when every transfer takes no time, else NOT_APPLICABLE.
+    """
     check_feasible(instance)
     if instance.latency != 0 or instance.bandwidth_out is not None or instance.bandwidth_in is not None:
         return Result(status=Status.NOT_APPLICABLE, notes=("transfers take time (finite bandwidth or latency > 0)",))

@@ -28,12 +28,20 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from math import prod
 from pathlib import Path
+from typing import Any
 
 from ..core.errors import FormatError
 from ..core.io import load_json
 
-FORWARD_OPS = ("aten::conv2d", "aten::batch_norm", "aten::relu_", "aten::max_pool2d", "aten::add_",
-               "aten::adaptive_avg_pool2d", "aten::linear")
+FORWARD_OPS = (
+    "aten::conv2d",
+    "aten::batch_norm",
+    "aten::relu_",
+    "aten::max_pool2d",
+    "aten::add_",
+    "aten::adaptive_avg_pool2d",
+    "aten::linear",
+)
 BACKWARD_OF = {
     "aten::conv2d": "CudnnConvolutionBackward",
     "aten::batch_norm": "CudnnBatchNormBackward",
@@ -98,16 +106,20 @@ def read_layers(path: str | Path, *, iteration: int | None = None) -> list[Kinet
     if not backward_nodes:
         raise FormatError(f"{path}: no autograd backward node in {step['name']}")
     backward_start = backward_nodes[0]["ts"]
-    forward = []
+    forward: list[dict[str, Any]] = []
     for event in inside:
         if event["name"] not in FORWARD_OPS or event["ts"] >= backward_start:
             continue
-        if forward and event["ts"] < forward[-1]["ts"] + forward[-1]["dur"] and event.get("tid") == forward[-1].get("tid"):
+        if (
+            forward
+            and event["ts"] < forward[-1]["ts"] + forward[-1]["dur"]
+            and event.get("tid") == forward[-1].get("tid")
+        ):
             continue  # nested in the previous top-level layer
         forward.append(event)
     softmax = next((e for e in inside if e["name"] == "aten::log_softmax" and e["ts"] < backward_start), None)
     layers = []
-    for position, event in enumerate(forward):
+    for event in forward:
         kind = event["name"]
         same_kind_forward = [e for e in forward if e["name"] == kind]
         rank_from_end = len(same_kind_forward) - 1 - same_kind_forward.index(event)
@@ -116,8 +128,14 @@ def read_layers(path: str | Path, *, iteration: int | None = None) -> list[Kinet
         if rank_from_end < len(same_kind_backward):
             backward_us = _inclusive_gpu_time(same_kind_backward[rank_from_end], inside, starts, kernel_time)
         dims = event.get("args", {}).get("Input Dims") or [[]]
-        layers.append(KinetoLayer(kind, _inclusive_gpu_time(event, inside, starts, kernel_time), backward_us,
-                                  4 * prod(dims[0]) if dims and dims[0] else 0))
+        layers.append(
+            KinetoLayer(
+                kind,
+                _inclusive_gpu_time(event, inside, starts, kernel_time),
+                backward_us,
+                4 * prod(dims[0]) if dims and dims[0] else 0,
+            )
+        )
     if not layers:
         raise FormatError(f"{path}: no forward layer found in {step['name']}")
     output_dims = (softmax or {}).get("args", {}).get("Input Dims") or [[]]

@@ -32,14 +32,32 @@ from pathlib import Path
 
 from ..core.errors import FormatError
 
-_NODE = re.compile(r"^(node\d+) -- (.*) -- forward_compute_time=([^,]+), backward_compute_time=([^,]+), "
-                   r"activation_size=(.+), parameter_size=([^,]+)\s*$")
+_NODE = re.compile(
+    r"^(node\d+) -- (.*) -- forward_compute_time=([^,]+), backward_compute_time=([^,]+), "
+    r"activation_size=(.+), parameter_size=([^,]+)\s*$"
+)
 _EDGE = re.compile(r"^\s+(node\d+) -- (node\d+)\s*$")
 #: Operators whose output shares their (first tensor) input's storage.
-VIEW_OPERATORS = frozenset({
-    "View", "Flatten", "Reshape", "Squeeze", "Unsqueeze", "Transpose", "Permute", "Expand", "ExpandAs", "Narrow",
-    "Select", "Slice", "Identity", "Unflatten", "T", "__getitem__",
-})
+VIEW_OPERATORS = frozenset(
+    {
+        "View",
+        "Flatten",
+        "Reshape",
+        "Squeeze",
+        "Unsqueeze",
+        "Transpose",
+        "Permute",
+        "Expand",
+        "ExpandAs",
+        "Narrow",
+        "Select",
+        "Slice",
+        "Identity",
+        "Unflatten",
+        "T",
+        "__getitem__",
+    }
+)
 #: Operators that return no tensor (a Python number).
 SCALAR_OPERATORS = frozenset({"Size"})
 _INPLACE = re.compile(r"\binplace\b(?!\s*=\s*False)")
@@ -147,19 +165,24 @@ def parse_graph(path: str | Path) -> PipeDreamGraph:
         seen.add(node_id)
         act = act.strip()
         if act.startswith("["):
-            parts = tuple(int(_number(p.strip(), str(path), line_number, "activation_size"))
-                          for p in act.strip("[]").split(";") if p.strip())
+            parts = tuple(
+                int(_number(p.strip(), str(path), line_number, "activation_size"))
+                for p in act.strip("[]").split(";")
+                if p.strip()
+            )
         else:
             parts = (int(_number(act, str(path), line_number, "activation_size")),)
-        nodes.append(LayerRecord(
-            node_id=node_id,
-            operator=operator.strip(),
-            forward_ms=_number(fwd, str(path), line_number, "forward_compute_time"),
-            backward_ms=_number(bwd, str(path), line_number, "backward_compute_time"),
-            activation_bytes=sum(parts),
-            activation_parts=parts,
-            parameter_bytes=int(_number(param, str(path), line_number, "parameter_size")),
-        ))
+        nodes.append(
+            LayerRecord(
+                node_id=node_id,
+                operator=operator.strip(),
+                forward_ms=_number(fwd, str(path), line_number, "forward_compute_time"),
+                backward_ms=_number(bwd, str(path), line_number, "backward_compute_time"),
+                activation_bytes=sum(parts),
+                activation_parts=parts,
+                parameter_bytes=int(_number(param, str(path), line_number, "parameter_size")),
+            )
+        )
     if not nodes:
         raise FormatError(f"{path}: no node lines (not a PipeDream graph.txt?)")
     for producer, consumer in edges:

@@ -51,7 +51,7 @@ class MilpFixedOrderParams:
 
     def __post_init__(self) -> None:
         at_least("workers", self.workers, 1)
-        positive("heuristic_time", self.heuristic_time)
+        at_least("heuristic_time", self.heuristic_time, 0.0)
 
 
 def milp_fixed_order(

@@ -11,6 +11,7 @@ schedule that keeps every activation (`no_offload_peak`).  Link presets
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -109,8 +110,6 @@ def _finish(
         peak = no_offload_peak(base)
         memory = int(float(budget) * peak)
         source = {**source, "no_offload_peak": peak, "budget": float(budget)}
-    import dataclasses
-
     return dataclasses.replace(base, memory=int(memory), source=source)
 
 

@@ -115,7 +115,24 @@ def iterated_local_search(
 
 
 def local_search(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Iterated flip/swap local search over O from the best greedy/DP set (time-limited, seeded)."""
+    """Iterated flip/swap local search over O from the best greedy/DP set (time-limited, seeded).
+
+    Parameters
+    ----------
+    instance
+        The chain to schedule.
+    time_limit
+        Seconds: 70 % for the search over offload sets, the rest for the channel orders.
+    seed
+        Seed of the move orders and kicks.
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the best schedule found and `bounds.best` as bound.
+    """
     check_feasible(instance)
     deadline = _deadline(time_limit, 5.0)
     return _result(instance, iterated_local_search(instance, deadline, seed))

@@ -92,14 +92,44 @@ def hideability_priority(instance: Instance) -> list[int]:
 
 # ---------------------------------------------------------------- baselines
 def no_offload(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Keep every activation (framework default)."""
+    """Keep every activation (framework default).
+
+    Parameters
+    ----------
+    instance
+        The chain to schedule.
+    time_limit, seed
+        Unused (one simulation).
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the simulator's schedule of the empty set, or NOT_APPLICABLE when it does not fit.
+    """
     check_feasible(instance)
     solution = simulate(instance, ())
     return _result(instance, solution, () if solution else ("the budget is too small to keep every activation",))
 
 
 def offload_all(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Offload every offloadable activation (vDNN-all)."""
+    """Offload every offloadable activation (vDNN-all).
+
+    Parameters
+    ----------
+    instance
+        The chain to schedule.
+    time_limit, seed
+        Unused (one simulation).
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE (it always fits on a feasible instance), bound `bounds.best`.
+    """
     check_feasible(instance)
     return _result(instance, simulate(instance, instance.offloadable))
 
@@ -149,12 +179,46 @@ def _greedy(instance: Instance, priority: list[int], time_limit: float | None, d
 
 
 def greedy_size(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Largest activations first, then additions that shorten the makespan."""
+    """Largest activations first, then additions that shorten the makespan.
+
+    Parameters
+    ----------
+    instance
+        The chain to schedule.
+    time_limit
+        Seconds for the additions after the shortest feasible prefix.
+    seed
+        Unused (deterministic).
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, bound `bounds.best`.
+    """
     return _greedy(instance, size_priority(instance), time_limit, 2.0)
 
 
 def greedy_hideability(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Best compute-to-copy ratio first, then additions that shorten the makespan."""
+    """Best compute-to-copy ratio first, then additions that shorten the makespan.
+
+    Parameters
+    ----------
+    instance
+        The chain to schedule.
+    time_limit
+        Seconds for the additions after the shortest feasible prefix.
+    seed
+        Unused (deterministic).
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, bound `bounds.best`.
+    """
     return _greedy(instance, hideability_priority(instance), time_limit, 2.0)
 
 
@@ -184,6 +248,22 @@ def lp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: 
     only when the LP was solved to optimality; a primal feasible point it
     stopped at still orders the roundings; without either, activations are
     taken by size.
+
+    Parameters
+    ----------
+    instance
+        The chain to schedule.
+    time_limit
+        Seconds for every phase: the LP gets 70 %, the roundings and additions the rest.
+    seed
+        Unused (deterministic).
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE, bound the LP's (rounded up) when it was solved to optimality, else `bounds.best`.
     """
     check_feasible(instance)
     limit = 30.0 if time_limit is None else float(time_limit)
@@ -276,7 +356,24 @@ def dp_offload_set(instance: Instance, buckets: int, alpha: float) -> set[int] |
 
 
 def dp(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """POFO-style DP over discretized memory (anytime: finer grids while time remains)."""
+    """POFO-style DP over discretized memory (anytime: finer grids while time remains).
+
+    Parameters
+    ----------
+    instance
+        The chain to schedule.
+    time_limit
+        Seconds; a grid is started only while time remains (the first always is).
+    seed
+        Unused (deterministic).
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the best simulated DP set, bound `bounds.best`.
+    """
     check_feasible(instance)
     deadline = _deadline(time_limit, 5.0)
     best, best_value, tried = None, float("inf"), []
