@@ -47,12 +47,16 @@ extra descriptive fields of a kernel (``app``, ``stream``, ``job_type``, ...)
 go there, any key is kept, and the known ones are typed.
 """
 
-from .instance import DATA_SCHEMA, KERNEL_CLASSES, Instance, Kernel, Pair
+from .instance import DATA_KEYS, DATA_SCHEMA, GPU_KEYS, KERNEL_CLASSES, KERNEL_KEYS, PAIR_KEYS, Instance, Kernel, Pair
 from .schedule import PROGRESS_TOLERANCE, TIME_TOLERANCE, Segment, Solution, evaluate, validate
 
 __all__ = [
+    "DATA_KEYS",
     "DATA_SCHEMA",
+    "GPU_KEYS",
     "KERNEL_CLASSES",
+    "KERNEL_KEYS",
+    "PAIR_KEYS",
     "PROGRESS_TOLERANCE",
     "TIME_TOLERANCE",
     "Instance",
