@@ -43,9 +43,11 @@ def test_bert24_training_claim_cpsat_proves_the_optimum(shared_data):
     """The spec's claim: K = 2, memory 15 % of 17.2 GB, CP-SAT proves 128.58 (ms; 128577 us here)."""
     instance = import_dnn(shared_data / "dnn_partitioning/throughput-inputs/LayerGraphs/bert24_training.json",
                           gpus=2, memory_fraction=0.15)
-    result = run_method(instance, "cpsat", time_limit=600, workers=1, deterministic_time=60.0)
-    assert result.objective >= result.bound
-    if result.status is Status.OPTIMAL:  # deterministic budget: the verdict does not depend on the machine
+    # One worker does not prove it within 60 deterministic units (measured: 130847 vs 125417); two
+    # workers did in 6.3 units. The verdict below holds either way: no wall-clock dependence.
+    result = run_method(instance, "cpsat", time_limit=900, workers=2, deterministic_time=60.0)
+    assert result.bound <= 128577 <= result.objective
+    if result.status is Status.OPTIMAL:
         assert result.objective == 128577
 
 

@@ -177,14 +177,18 @@ def repair_memory(instance: Instance, gpu_of: list[int], unit_list: Sequence[Uni
     """Greedy overflow repair: move units off over-full GPUs, best memory freed per communication added first.
 
     ParDNN's repair step (a knapsack per overflow, solved greedily): for an
-    over-full GPU g, every unpinned unit on g and every other GPU h is
-    scored ``bytes freed on g / (1 + communication added)``, where the
-    communication added is Σ c of the unit's edges that the move cuts minus
-    those it joins; units move in decreasing score while g overflows and h
-    has room (its ledger after the move <= M). Passes repeat until no GPU
-    overflows or a pass moves nothing. Returns ``(assignment, moves)`` or
-    None when it fails.
+    over-full GPU g, every unpinned unit on g is scored by its best target
+    h (one whose ledger stays <= M after the move): ``bytes freed on g / (1
+    + communication added)``, the communication added being Σ c of the
+    unit's edges that the move cuts minus those it joins. The best unit
+    moves; the scores of its neighbours are refreshed (moving a unit makes
+    its neighbours cheaper to follow, which keeps the moved part
+    contiguous); a lazy heap re-checks every score when it is popped.
+    Passes repeat until no GPU overflows or a pass moves nothing. Returns
+    ``(assignment, moves)`` or None when it fails.
     """
+    import heapq
+
     gpu_of = list(gpu_of)
     incident = incident_edges(instance)
     out_edges: list[list[int]] = [[] for _ in range(instance.n)]
@@ -192,8 +196,26 @@ def repair_memory(instance: Instance, gpu_of: list[int], unit_list: Sequence[Uni
     for edge in instance.edges:
         out_edges[edge.u].append(edge.v)
         in_edges[edge.v].append(edge.u)
+    owner = unit_index(instance, unit_list)
     load = ledger(instance, gpu_of)
     moves = 0
+
+    def score(u: int, g: int) -> tuple[float, int] | None:
+        members = unit_list[u].members
+        comm = communication_to(instance, members, gpu_of, incident)
+        best = None
+        for h in range(instance.gpus):
+            if h == g:
+                continue
+            delta = move_delta(instance, members, h, gpu_of, out_edges, in_edges)
+            if delta[g] >= 0 or any(load[x] + d > instance.memory for x, d in delta.items() if x != g and d > 0):
+                continue
+            added = comm.get(g, 0) - comm.get(h, 0)
+            value = -delta[g] / (1 + max(added, 0))
+            if best is None or value > best[0]:
+                best = (value, h)
+        return best
+
     for _ in range(4 * instance.gpus + 4):
         over = [g for g in range(instance.gpus) if load[g] > instance.memory]
         if not over:
@@ -202,35 +224,37 @@ def repair_memory(instance: Instance, gpu_of: list[int], unit_list: Sequence[Uni
         for g in over:
             if deadline is not None:
                 deadline.check("repairing memory overflows")
-            candidates = []
+            heap = []
             for u, unit in enumerate(unit_list):
-                if unit.pin is not None or gpu_of[unit.members[0]] != g:
+                if unit.pin is None and gpu_of[unit.members[0]] == g:
+                    found = score(u, g)
+                    if found is not None:
+                        heap.append((-found[0], u))
+            heapq.heapify(heap)
+            while heap and load[g] > instance.memory:
+                negative, u = heapq.heappop(heap)
+                if gpu_of[unit_list[u].members[0]] != g:
                     continue
-                comm = communication_to(instance, unit.members, gpu_of, incident)
-                freed = sum(own_memory(instance, v) for v in unit.members)
-                for h in range(instance.gpus):
-                    if h == g:
-                        continue
-                    added = comm.get(g, 0) - comm.get(h, 0)
-                    candidates.append((-freed / (1 + max(added, 0)), added, u, h))
-            candidates.sort()
-            done_units: set[int] = set()
-            for _, _, u, h in candidates:
-                if load[g] <= instance.memory:
-                    break
-                if u in done_units:
+                found = score(u, g)
+                if found is None:
+                    continue
+                if found[0] < -negative - 1e-12 * max(1.0, abs(negative)):
+                    heapq.heappush(heap, (-found[0], u))  # stale: its score fell, try it again later
                     continue
                 members = unit_list[u].members
-                delta = move_delta(instance, members, h, gpu_of, out_edges, in_edges)
-                if delta[g] >= 0 or any(load[x] + d > instance.memory for x, d in delta.items() if x != g and d > 0):
-                    continue
+                delta = move_delta(instance, members, found[1], gpu_of, out_edges, in_edges)
                 for x, d in delta.items():
                     load[x] += d
                 for v in members:
-                    gpu_of[v] = h
-                done_units.add(u)
+                    gpu_of[v] = found[1]
                 moves += 1
                 moved = True
+                neighbours = {owner[other] for v in members for other, _ in incident[v]} - {u}
+                for w in neighbours:
+                    if unit_list[w].pin is None and gpu_of[unit_list[w].members[0]] == g:
+                        refreshed = score(w, g)
+                        if refreshed is not None:
+                            heapq.heappush(heap, (-refreshed[0], w))
         if not moved:
             return None
     return (gpu_of, moves) if all(level <= instance.memory for level in load) else None
