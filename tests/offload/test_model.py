@@ -9,9 +9,10 @@ import math
 import pytest
 from offload_helpers import small_instance
 
+from hpcsched import evaluate, validate
 from hpcsched.core.errors import FormatError, InvalidInstanceError, InvalidSolutionError
 from hpcsched.core.io import read_instance, write_instance
-from hpcsched.offload import Instance, Solution, evaluate, simulate, validate
+from hpcsched.offload import Instance, Solution, simulate
 from hpcsched.offload.model import memory_profile
 
 DATA = {

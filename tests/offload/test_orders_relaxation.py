@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from offload_helpers import chains, rough_chains
 
-from hpcsched import solve
+from hpcsched import solve, validate
 from hpcsched.core.result import Status
-from hpcsched.offload import Instance, bounds, simulate, validate
+from hpcsched.offload import Instance, bounds, simulate
 from hpcsched.offload.formulations import offload_set_search
 from hpcsched.offload.heuristics import channel_orders, improve_orders, ordered_local_search
 

@@ -10,7 +10,7 @@ from offload_helpers import INSTANCES, small_instance
 
 import hpcsched.solvers.cpsat as cpsat_adapter
 import hpcsched.solvers.milp as milp_adapter
-from hpcsched import solve
+from hpcsched import evaluate, solve
 from hpcsched.core.deadline import Deadline, TimeLimitReached
 from hpcsched.core.registry import methods
 from hpcsched.core.result import Status
@@ -20,7 +20,6 @@ from hpcsched.offload.formulations import build_cpsat, build_milp_fixed_order, o
 from hpcsched.offload.formulations import cpsat_model as cpsat_model_module
 from hpcsched.offload.formulations import plain as cpsat_plain_module
 from hpcsched.offload.formulations import portfolio as cpsat_module
-from hpcsched.offload.model import evaluate
 
 #: The modules that call the CP-SAT adapter (each imported ``solve_cpsat`` by name).
 CPSAT_CALLERS = (instant_module, cpsat_module, cpsat_model_module, cpsat_plain_module)
