@@ -67,7 +67,7 @@ def instant_relaxation_search(
     (`relaxation_outcome_bound`), a solution of value w shows the relaxation
     cannot prove more than w, a time-out makes X - 1 the new cap (later
     probes are closer to the bound).  Each probe gets ``probe_fraction`` of
-    the time left (on VGG16 / PCIe 3, 60 s: 0.75 reached 1,060,762 at 60 %
+    the time left (on the earlier 36-layer VGG16 / PCIe 3, 60 s: 0.75 reached 1,060,762 at 60 %
     and nothing at 40 %; 0.5 reached 1,059,785 and 1,667,352).  The bound
     is valid whatever the probes' outcomes.  ``exchange``: as in
     `instant_relaxation`.  ``deadline`` (the caller's) stops the first

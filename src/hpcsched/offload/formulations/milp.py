@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ...core.deadline import Deadline, TimeLimitReached
-from ...core.params import at_least, positive
+from ...core.params import at_least
 from ...core.result import Result, Status
 from .. import bounds
 from ..heuristics import best_heuristic_solution

@@ -34,7 +34,7 @@ in practice; a linear scan finishes the job when it is not).
   accepts any offload order and prefetch order, and a local search moves
   one transfer up to three places in its order, alternated with flips of O
   that keep the orders, with kicks until the time limit.  (Production order
-  out / order of use in is not always best: on VGG16 PCIe 3 at 60 % moving
+  out / order of use in is not always best: on the earlier 36-layer VGG16, PCIe 3 at 60 %, moving
   the offload of a_17 after a_20's and a_26's last gives 1,066,597 instead
   of 1,070,307.)
 
