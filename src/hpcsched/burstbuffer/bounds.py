@@ -62,6 +62,25 @@ def dynamic_backlog(instance: Instance) -> tuple[float, float]:
     return float(max(backlog[best], 0.0)), float(times[best])
 
 
+def dynamic_backlog_floor(instance: Instance) -> float:
+    """`dynamic_backlog` less its worst float error: a lower bound that rounding cannot lift.
+
+    Reich's formula sums n products (rate - B) x length: the computed running
+    sums are off by at most about n x 1.1e-16 x the sum of their magnitudes
+    (the classic bound for recursive summation; the doubled factor covers the
+    products and the running minimum). With volumes of 2^52 bytes that is a
+    few bytes: enough for a 2-byte "backlog" where none exists, which as a
+    bound on a solution of size 0 the registry rightly refuses.
+    """
+    _, starts, ends, rates = nominal_bursts(instance)
+    times = np.sort(np.concatenate([starts, ends]))
+    magnitude = float(
+        np.sum(np.abs(rates) * (ends - starts)) + instance.platform.pfs_bandwidth * (times[-1] - times[0])
+    )
+    error = 2.0 * (len(times) + 2) * np.finfo(float).eps * magnitude
+    return max(0.0, dynamic_backlog(instance)[0] - error)
+
+
 def single_application_bound(instance: Instance) -> float:
     """max(1, max_k dilation of k alone with the whole buffer and bandwidth)."""
     room = instance.platform.granules * instance.platform.granule

@@ -87,7 +87,7 @@ def knapsack_milp(
         lower bound on the optimum (-inf when none): the solver's dual bound
         less its absolute gap.
     """
-    import pulp  # type: ignore[import-untyped]  # PuLP ships no type information
+    import pulp
 
     from ...solvers.milp import solve_pulp
 

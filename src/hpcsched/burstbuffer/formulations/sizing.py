@@ -12,6 +12,14 @@ it is the LP of the spec, whose value S*_stat (bytes, `static_size_lp`) is
 the price-of-static numerator. Volumes are scaled by the largest burst for
 the solver (said in notes).
 
+The granule never enters the LP: it is written with the partition size
+s_k = G g_k (in solver units) as the variable, c_kj <= s_k, and the granule
+comes in only when the sizes are rounded up to whole granules. In the MILP
+the coefficient of g_k is min(G, V_k) (V_k = the total volume of k, which
+bounds c_kj): the same integer solutions, and no coefficient beyond the
+application's own volume (a granule 2^52 times the burst made a 4.5e15
+coefficient that HiGHS answered with a solution breaking the balance rows).
+
 Notes
 -----
 Why the LP is exact for any drain schedule: ``docs/burstbuffer.md``,
@@ -31,13 +39,30 @@ import numpy as np
 from ...core.deadline import Deadline, TimeLimitReached
 from ...core.result import Result, Status
 from ...solvers.outcome import Outcome
-from ..bounds import check_load, dynamic_backlog
+from ..bounds import check_load, dynamic_backlog_floor
 from ..model import DrainSchedule, Instance, Solution
 from ..simulate import nominal_bursts
 from ..special_cases import SizingParams
 
 #: Rows built between two looks at the clock while the Pyomo model is built.
 ROWS_PER_CHECK = 256
+
+#: Slack for the LP's rounding noise when sizes and the LP value are rounded up to whole
+#: granules, as a fraction of the smaller of a granule and a largest burst: a fraction of a
+#: granule alone rounds a 1-byte content to no granule when a granule is 2^52 bytes, a
+#: fraction of the largest burst alone rounds 4.5e6 bytes away when a granule is 1 byte.
+SOLVER_SLACK = 1e-9
+
+#: Smallest burst volume, as a fraction of the largest, the LP is given: the rows are in
+#: largest bursts and HiGHS holds them to 1e-7, so a burst below 1e-6 of the largest could
+#: be lost in the tolerance (1 byte beside 2^52 bytes was: its application got no buffer
+#: and no bandwidth, and was slowed down).
+VOLUME_RANGE = 1e-6
+
+#: Smallest coefficient of g_k (the granule, or V_k, in solver units) the MILP is given:
+#: HiGHS drops matrix entries below 1e-9 and resolves integers to 1e-6, so a granule
+#: below 1e-6 of the largest burst means granule counts beyond what it resolves exactly.
+MILP_SMALLEST_GRANULE = 1e-6
 
 
 def _checked(rule: Callable[..., Any], deadline: Deadline, phase: str) -> Callable[..., Any]:
@@ -98,28 +123,37 @@ class SizingModelBuilder:
         first = self.intervals.first_interval
         self.drained_index = [(k, j) for k in range(count) for j in range(first[k], last)]
         self.content_index = [(k, j) for k in range(count) for j in range(first[k], last + 1)]
-        self.granule = instance.platform.granule / self.intervals.unit
-        self.bandwidth = instance.platform.pfs_bandwidth / self.intervals.unit
+        unit = self.intervals.unit
+        self.granule = instance.platform.granule / unit
+        self.bandwidth = instance.platform.pfs_bandwidth / unit
+        # c_kj <= V_k (drained >= 0, c starts at 0): capping g_k's coefficient at V_k keeps the
+        # same integer solutions (g_k >= 1 holds anything) and the coefficients within the volumes.
+        self.granule_room = [min(self.granule, app.iterations * app.volume / unit) for app in instance.applications]
 
     def build(self, granular: bool) -> SizingModel:
-        import pyomo.environ as pyo  # type: ignore[import-untyped]  # Pyomo ships no type information
+        import pyomo.environ as pyo
 
         count = self.instance.num_applications
         model = pyo.ConcreteModel()
         model.drained = pyo.Var(self.drained_index, within=pyo.NonNegativeReals)
         model.content = pyo.Var(self.content_index, within=pyo.NonNegativeReals)
-        model.granules = pyo.Var(range(count), within=pyo.NonNegativeIntegers if granular else pyo.NonNegativeReals)
+        if granular:  # g_k whole granules
+            model.granules = pyo.Var(range(count), within=pyo.NonNegativeIntegers)
+            model.size = pyo.Objective(expr=sum(model.granules[k] for k in range(count)), sense=pyo.minimize)
+        else:  # s_k = G g_k in solver units: no granule in the LP (see the module docstring)
+            model.partition_size = pyo.Var(range(count), within=pyo.NonNegativeReals)
+            model.size = pyo.Objective(expr=sum(model.partition_size[k] for k in range(count)), sense=pyo.minimize)
         by_interval: dict[int, list[int]] = {}
         for k, j in self.drained_index:
             by_interval.setdefault(j, []).append(k)
         phase = "building the sizing model"
         model.start_empty = pyo.Constraint(range(count), rule=_checked(self._start_empty, self.deadline, phase))
         model.balance = pyo.Constraint(self.drained_index, rule=_checked(self._balance, self.deadline, phase))
-        model.partition = pyo.Constraint(self.content_index, rule=_checked(self._partition, self.deadline, phase))
+        partition = self._granular_partition if granular else self._partition
+        model.partition = pyo.Constraint(self.content_index, rule=_checked(partition, self.deadline, phase))
         model.pfs = pyo.Constraint(
             sorted(by_interval), rule=_checked(lambda m, j: self._pfs(m, j, by_interval[j]), self.deadline, phase)
         )
-        model.size = pyo.Objective(expr=sum(model.granules[k] for k in range(count)), sense=pyo.minimize)
         self.deadline.check(phase)
         return SizingModel(model, self.intervals, self.drained_index)
 
@@ -134,10 +168,27 @@ class SizingModelBuilder:
         )
 
     def _partition(self, m: Any, k: int, j: int) -> Any:
-        return m.content[k, j] <= self.granule * m.granules[k]
+        return m.content[k, j] <= m.partition_size[k]
+
+    def _granular_partition(self, m: Any, k: int, j: int) -> Any:
+        return m.content[k, j] <= self.granule_room[k] * m.granules[k]
 
     def _pfs(self, m: Any, j: int, owners: list[int]) -> Any:
         return sum(m.drained[k, j] for k in owners) <= self.bandwidth * self.intervals.lengths[j]
+
+
+def unresolved_volume_range(instance: Instance) -> str | None:
+    """Why the LP cannot resolve the instance's burst volumes (`VOLUME_RANGE`), or None when it can."""
+    apps = instance.applications
+    smallest = min(range(len(apps)), key=lambda k: apps[k].volume)
+    largest = max(range(len(apps)), key=lambda k: apps[k].volume)
+    if apps[smallest].volume >= VOLUME_RANGE * apps[largest].volume:
+        return None
+    return (
+        f"data.applications[{smallest}].volume: the smallest burst ({apps[smallest].volume:.6g} bytes) is below "
+        f"{VOLUME_RANGE:g} of the largest ({apps[largest].volume:.6g} bytes, application {largest}): the LP, "
+        "in largest bursts and held by HiGHS to 1e-7, cannot resolve it"
+    )
 
 
 def _value(outcome: Outcome, variable: Any) -> float:
@@ -153,17 +204,21 @@ def static_size_lp(instance: Instance, *, time_limit: float | None = None) -> fl
     InfeasibleError
         When the long-run I/O load exceeds B.
     RuntimeError
-        When the LP was not solved to optimality within ``time_limit``.
+        When the LP was not solved to optimality within ``time_limit``, or
+        the burst volumes span more than the LP resolves (`VOLUME_RANGE`).
     """
     from ...solvers.pyomo import solve_pyomo
 
     check_load(instance)
+    unresolved = unresolved_volume_range(instance)
+    if unresolved is not None:
+        raise RuntimeError(f"static sizing LP not solved: {unresolved}")
     deadline = Deadline.after(time_limit)
     built = SizingModelBuilder(instance, deadline).build(granular=False)
     outcome = solve_pyomo(built.model, time_limit=deadline.remaining())
     if outcome.status is not Status.OPTIMAL or outcome.objective is None:
         raise RuntimeError(f"static sizing LP not solved to optimality: {outcome.message}")
-    return float(outcome.objective) * instance.platform.granule
+    return float(outcome.objective) * built.intervals.unit
 
 
 def _schedule_solution(instance: Instance, built: SizingModel, outcome: Outcome, granules: list[int]) -> Solution:
@@ -206,10 +261,15 @@ class StaticSizing:
             runtime_s=time.perf_counter() - self.started,
         )
 
+    def _whole_granules(self, size: float, unit: float) -> int:
+        """Granules holding ``size`` solver units, less the LP's rounding slack (see `SOLVER_SLACK`)."""
+        slack = SOLVER_SLACK * min(self.granule, unit)  # bytes
+        return max(0, math.ceil((size * unit - slack) / self.granule))
+
     def run(self) -> Result:
         from ...solvers.pyomo import solve_pyomo
 
-        lower_dynamic = dynamic_backlog(self.instance)[0]
+        lower_dynamic = dynamic_backlog_floor(self.instance)  # S*_dyn, less its float error
         self.deadline.check("sweeping the nominal backlog")
         built = self.builder.build(granular=False)
         outcome = solve_pyomo(built.model, time_limit=self.deadline.remaining(), seed=self.seed)
@@ -221,10 +281,10 @@ class StaticSizing:
         if outcome.status is not Status.OPTIMAL or outcome.objective is None:
             return Result(status=outcome.status, notes=(*self.notes, f"LP: {outcome.message}"), solver=outcome.backend)
         count = self.instance.num_applications
-        continuous = float(outcome.objective)
-        self.notes.append(f"LP with real partitions: S*_stat = {continuous * self.granule:.6g} bytes")
-        rounded = [max(0, math.ceil(_value(outcome, built.model.granules[k]) - 1e-9)) for k in range(count)]
-        lower_granules = math.ceil(continuous - 1e-9)
+        continuous = float(outcome.objective)  # S*_stat in solver units
+        self.notes.append(f"LP with real partitions: S*_stat = {continuous * unit:.6g} bytes")
+        rounded = [self._whole_granules(_value(outcome, built.model.partition_size[k]), unit) for k in range(count)]
+        lower_granules = self._whole_granules(continuous, unit)
         rounded_solution = _schedule_solution(self.instance, built, outcome, rounded)
         rounded_bound = max(lower_granules * self.granule, lower_dynamic)
         if sum(rounded) <= lower_granules:
@@ -244,6 +304,14 @@ class StaticSizing:
         """The same model with integer g_k; the rounded LP answer stands when it does not improve in time."""
         from ...solvers.pyomo import solve_pyomo
 
+        smallest = min(self.builder.granule_room)
+        if smallest < MILP_SMALLEST_GRANULE:
+            self.notes.append(
+                f"MILP not tried: a coefficient of g_k, min(granule, volume of k), is {smallest:.3g} of the largest "
+                f"burst, below {MILP_SMALLEST_GRANULE:g}: beyond what HiGHS resolves exactly; "
+                "answer: LP partitions rounded up"
+            )
+            return self._result(Status.FEASIBLE, rounded, rounded_bound, rounded_solution, lp_backend)
         built = None
         if not self.deadline.expired():
             try:
@@ -295,7 +363,8 @@ def lp(instance: Instance, /, *, time_limit: float, seed: int, params: SizingPar
     Result
         OPTIMAL when proven, else FEASIBLE with the rounded LP partitions and
         the bound max(ceil(LP / G) G, S*_dyn); TIME_LIMIT_NO_SOLUTION when the
-        LP did not finish.
+        LP did not finish; NOT_APPLICABLE, with a note naming the field, when
+        the smallest burst is below `VOLUME_RANGE` of the largest.
     """
     params = params or SizingParams()
     if instance.objective != "sizing-static":
@@ -307,4 +376,7 @@ def lp(instance: Instance, /, *, time_limit: float, seed: int, params: SizingPar
         )
     if not params.allow_overload:
         check_load(instance)
+    unresolved = unresolved_volume_range(instance)
+    if unresolved is not None:
+        return Result(status=Status.NOT_APPLICABLE, notes=(unresolved,))
     return StaticSizing(instance, Deadline.after(time_limit), seed).run()
