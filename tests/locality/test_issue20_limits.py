@@ -13,7 +13,7 @@ import hpcsched
 from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.fields import LARGEST_INTEGER
 from hpcsched.core.result import Status
-from hpcsched.locality import Instance, Solution, validate
+from hpcsched.locality import Instance, Solution
 from hpcsched.locality.generate import generate_uniform
 
 
@@ -34,7 +34,7 @@ def test_solutions_of_extreme_instances_survive_the_file_round_trip(instance, me
     assert not any("IndexError" in note for note in result.notes)
     if result.solution is not None:
         text = json.loads(json.dumps(result.solution.to_data()))
-        assert validate(instance, Solution.from_data(text, instance=instance)) == []
+        assert hpcsched.validate(instance, Solution.from_data(text, instance=instance)) == []
 
 
 def test_milp_beyond_the_backend_range_says_so():

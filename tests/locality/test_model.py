@@ -11,7 +11,7 @@ import pytest
 import hpcsched
 from hpcsched.core.errors import FormatError, InvalidInstanceError, InvalidSolutionError
 from hpcsched.core.io import instance_from_document, read_instance, read_solution, write_instance, write_solution
-from hpcsched.locality import Instance, Solution, evaluate, load_npz, save_npz, validate
+from hpcsched.locality import Instance, Solution, load_npz, save_npz
 from hpcsched.locality.generate import generate_uniform
 
 DATA = {
@@ -120,18 +120,18 @@ def test_malformed_files(tmp_path):
 def test_evaluate_by_hand():
     instance = make()
     solution = Solution.from_queues([[0, 2], [1], []])
-    kpis = evaluate(instance, solution)
+    kpis = hpcsched.evaluate(instance, solution)
     assert kpis["objective"] == 3.0 and kpis["makespan"] == 3.0 and kpis["nonlocal_tasks"] == 0
     # Objective 2 with remote cost 4: c on server 1 is remote (1 + 4 = 5).
     communication = make(objective="communication", remote_cost=4)
     solution = Solution.from_queues([[0], [1, 2], []])
-    kpis = evaluate(communication, solution)
+    kpis = hpcsched.evaluate(communication, solution)
     assert kpis["objective"] == 1.0 and kpis["makespan"] == 8.0
 
 
 # ---------------------------------------------------------- validator rules
 def rules(instance, queues):
-    return [violation.rule for violation in validate(instance, Solution.from_queues(queues))]
+    return [violation.rule for violation in hpcsched.validate(instance, Solution.from_queues(queues))]
 
 
 def test_validator_accepts_a_feasible_schedule():
@@ -190,7 +190,7 @@ def test_instance_document_without_core_changes():
     document = {"problem": "locality", "format": 1, "name": "doc", "source": {}, "data": DATA}
     instance = instance_from_document(document)
     assert instance.num_tasks == 3 and instance.task_name(2) == "c"
-    assert math.isclose(evaluate(instance, Solution.from_queues([[0, 2], [1], []]))["mean_load"], 2.0)
+    assert math.isclose(hpcsched.evaluate(instance, Solution.from_queues([[0, 2], [1], []]))["mean_load"], 2.0)
 
 
 def test_plot_both_styles(tmp_path):
