@@ -40,7 +40,7 @@ def data_with(key, value):
     (("memory",), 2.5, "data.memory"),
     (("memory",), 3, "data.memory"),  # below the smallest feasible budget
     (("kind",), "tree", "data.kind"),
-    (("kind",), "chain-offload", "data.kind"),
+    (("kind",), "chain-offload", "data.bandwidth_out"),  # the two-level kind needs its link
     (("fw",), [], "data.fw"),
     (("fw", 1), -2, "data.fw[1]"),
     (("bw",), [1, 1], "data.bw"),

@@ -68,17 +68,56 @@ PROBLEM = register_problem(
     )
 )
 
-PROBLEM.add_method("dp", formulations.dp, kind="exact", params=formulations.DpParams)
-PROBLEM.add_method("cpsat", formulations.cpsat, kind="exact", params=formulations.CpsatParams)
-PROBLEM.add_method("brute-force", formulations.brute_force, kind="brute-force", params=formulations.BruteForceParams)
-PROBLEM.add_method("store-all", special_cases.store_all, kind="special")
-PROBLEM.add_method("revolve", special_cases.revolve, kind="special")
-PROBLEM.add_method("recompute-all", heuristics.recompute_all, kind="baseline")
-PROBLEM.add_method("chen", heuristics.chen, kind="heuristic")
-PROBLEM.add_method("checkpoint-sequential", heuristics.checkpoint_sequential, kind="heuristic")
-PROBLEM.add_method("revolve-repaired", heuristics.revolve_repaired, kind="heuristic")
-PROBLEM.add_method("greedy", heuristics.greedy, kind="heuristic")
-PROBLEM.add_method("dp-coarse", heuristics.dp_coarse, kind="heuristic", params=heuristics.CoarseDpParams)
+
+def _remat_only(method):
+    """``method`` (a remat-only method of kind ``chain``) on a ``chain-offload`` instance: run it on the chain.
+
+    Its sequence (no link operations, run back to back) is a valid two-level
+    schedule of the same makespan; its optimality and bounds hold for remat
+    only, so OPTIMAL becomes FEASIBLE and only Σfw + Σbw stays as a bound
+    (offloading can beat the remat optimum). Below the remat-only memory
+    floor the method is NOT_APPLICABLE.
+    """
+    import functools
+
+    from ..core.errors import InfeasibleError, InvalidInstanceError
+    from ..core.result import Result, Status
+
+    @functools.wraps(method)
+    def wrapped(instance, /, *, time_limit, seed, params):
+        if instance.kind != "chain-offload":
+            return method(instance, time_limit=time_limit, seed=seed, params=params)
+        try:
+            chain = instance.as_chain()
+        except InvalidInstanceError as error:
+            return Result(status=Status.NOT_APPLICABLE, notes=(f"remat only cannot fit: {error}",))
+        try:
+            result = method(chain, time_limit=time_limit, seed=seed, params=params)
+        except InfeasibleError as error:
+            return Result(status=Status.NOT_APPLICABLE, notes=(f"remat only: {error}",))
+        status = Status.FEASIBLE if result.status is Status.OPTIMAL else result.status
+        notes = (*result.notes, "remat only, run back to back (no link operation used)")
+        bound = float(instance.compute_time) if result.solution is not None else None
+        return Result(status=status, solution=result.solution, bound=bound, notes=notes, solver=result.solver)
+
+    return wrapped
+
+
+PROBLEM.add_method("dp", _remat_only(formulations.dp), kind="exact", params=formulations.DpParams)
+PROBLEM.add_method("cpsat", _remat_only(formulations.cpsat), kind="exact", params=formulations.CpsatParams)
+PROBLEM.add_method("brute-force", _remat_only(formulations.brute_force), kind="brute-force",
+                   params=formulations.BruteForceParams)
+PROBLEM.add_method("store-all", _remat_only(special_cases.store_all), kind="special")
+PROBLEM.add_method("revolve", _remat_only(special_cases.revolve), kind="special")
+PROBLEM.add_method("recompute-all", _remat_only(heuristics.recompute_all), kind="baseline")
+PROBLEM.add_method("chen", _remat_only(heuristics.chen), kind="heuristic")
+PROBLEM.add_method("checkpoint-sequential", _remat_only(heuristics.checkpoint_sequential), kind="heuristic")
+PROBLEM.add_method("revolve-repaired", _remat_only(heuristics.revolve_repaired), kind="heuristic")
+PROBLEM.add_method("greedy", _remat_only(heuristics.greedy), kind="heuristic")
+PROBLEM.add_method("dp-coarse", _remat_only(heuristics.dp_coarse), kind="heuristic", params=heuristics.CoarseDpParams)
+
+PROBLEM.add_method("cpsat-offload", formulations.cpsat_offload, kind="exact",
+                   params=formulations.CpsatOffloadParams)
 
 #: Method names by role (tests and benchmarks).
 EXACT_METHODS = ("dp", "cpsat", "brute-force")

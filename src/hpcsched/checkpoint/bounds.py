@@ -78,5 +78,11 @@ def single_forward_lp(instance: Instance) -> int:
 
 
 def best(instance: Instance) -> int:
-    """The largest of the bounds above."""
+    """The largest of the bounds above (kind ``chain-offload``: Σfw + Σbw only).
+
+    The other two argue that stages must be recomputed because the stored
+    values do not fit; with a host level they may be offloaded instead.
+    """
+    if instance.kind == "chain-offload":
+        return compute_time(instance)
     return max(compute_time(instance), no_recomputation_bound(instance), single_forward_lp(instance))

@@ -35,6 +35,7 @@ Modelling choices where the specification leaves room (stated)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,14 +47,21 @@ from ..core.fields import (
     require_key,
     require_known_keys,
     require_list,
+    require_number,
     require_str,
 )
 from ..core.violation import Violation
 
-#: The instance kinds this package reads (``chain-offload`` is not implemented yet: refused by name).
-KINDS = ("chain",)
+#: The instance kinds this package reads (``chain-offload``: the chain plus a host level, see `two_levels`).
+KINDS = ("chain", "chain-offload")
+#: Compute operation names of a sequence.
+COMPUTE_OPERATIONS = ("F", "Fall", "B")
+#: Link operations (kind ``chain-offload`` only): copy x_i / xbar_i to the host, copy it back.
+LINK_OPERATIONS = ("Off", "Pre", "Offall", "Preall")
 #: Operation names of a sequence.
-OPERATIONS = ("F", "Fall", "B")
+OPERATIONS = COMPUTE_OPERATIONS + LINK_OPERATIONS
+#: Link modes of a ``chain-offload`` instance (as in the offload package).
+DUPLEX_MODES = ("full", "half")
 
 _INT = {"type": "integer", "minimum": 0}
 
@@ -65,7 +73,7 @@ DATA_SCHEMA: dict[str, Any] = {
     "required": ["kind", "memory", "fw", "bw", "x", "xbar"],
     "additionalProperties": False,
     "properties": {
-        "kind": {"const": "chain"},
+        "kind": {"enum": list(KINDS)},
         "memory": {**_INT, "description": "budget M in bytes, x_0 included"},
         "fw": {"type": "array", "items": _INT, "minItems": 1, "description": "fw[i], i < L"},
         "bw": {"type": "array", "items": _INT, "description": "bw[i], i <= L (bw[L] is the loss)"},
@@ -77,6 +85,12 @@ DATA_SCHEMA: dict[str, Any] = {
         },
         "ftmp": {"type": "array", "items": _INT, "description": "transient of F/Fall i (default 0)"},
         "btmp": {"type": "array", "items": _INT, "description": "transient of B i (default 0)"},
+        "bandwidth_out": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}],
+                          "description": "chain-offload: bytes per time unit to the host (null: infinite)"},
+        "bandwidth_in": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}],
+                         "description": "chain-offload: bytes per time unit from the host (null: infinite)"},
+        "latency": {**_INT, "description": "chain-offload: latency of every transfer"},
+        "duplex": {"enum": list(DUPLEX_MODES), "description": "chain-offload: one channel per direction or one"},
     },
 }
 
@@ -128,9 +142,15 @@ class Instance:
     kind: str = "chain"
     time_unit: str | None = None
     source: Mapping[str, Any] = field(default_factory=dict)
+    bandwidth_out: float | None = None
+    bandwidth_in: float | None = None
+    latency: int = 0
+    duplex: str = "full"
 
     def __post_init__(self) -> None:
         require_str(self.kind, "data.kind", choices=KINDS)
+        if self.kind == "chain-offload":
+            self._check_link()
         fw = require_list(list(self.fw), "data.fw", min_length=1)
         length = len(fw)
         object.__setattr__(self, "fw", _int_tuple(fw, "data.fw", length))
@@ -146,12 +166,52 @@ class Instance:
                 )
         object.__setattr__(self, "memory", require_int(self.memory, "data.memory", minimum=0))
         object.__setattr__(self, "source", dict(self.source))
-        needed, why = memory_lower_bound_with_reason(self)
+        if self.kind == "chain-offload":
+            from .two_levels import offload_memory_lower_bound_with_reason
+
+            needed, why = offload_memory_lower_bound_with_reason(self)
+        else:
+            needed, why = memory_lower_bound_with_reason(self)
         if self.memory < needed:
             raise InvalidInstanceError(
                 "data.memory",
                 f"{self.memory} is below the smallest budget any sequence needs, {needed} bytes ({why}): INFEASIBLE",
             )
+
+    def _check_link(self) -> None:
+        """The link fields of a ``chain-offload`` instance; every operation must last >= 1 time unit."""
+        for name in ("bandwidth_out", "bandwidth_in"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, require_number(value, f"data.{name}", minimum=0.0,
+                                                              strictly_positive=True))
+        object.__setattr__(self, "latency", require_int(self.latency, "data.latency", minimum=0))
+        require_str(self.duplex, "data.duplex", choices=DUPLEX_MODES)
+        for name in ("fw", "bw"):
+            for i, value in enumerate(getattr(self, name)):
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 1:
+                    raise InvalidInstanceError(f"data.{name}[{i}]", "must be >= 1 for kind chain-offload (every "
+                                               "operation occupies time, so memory is checked over time)")
+
+    def transfer_time(self, size: int, direction: str) -> int:
+        """max(1, ceil(size / bandwidth) + latency): the time a copy of ``size`` bytes holds its channel."""
+        from fractions import Fraction
+
+        bandwidth = self.bandwidth_out if direction == "out" else self.bandwidth_in
+        moving = 0 if bandwidth is None else math.ceil(Fraction(size) / Fraction(bandwidth))
+        return max(1, moving + self.latency)
+
+    def as_chain(self) -> Instance:
+        """The same chain without the host level (kind ``chain``: remat only)."""
+        return Instance(self.name, self.fw, self.bw, self.x, self.xbar, self.ftmp, self.btmp, self.memory,
+                        "chain", self.time_unit, self.source)
+
+    def with_link(self, *, bandwidth_out: float | None, bandwidth_in: float | None, latency: int = 0,
+                  duplex: str = "full", memory: int | None = None, name: str | None = None) -> Instance:
+        """The same chain with a host level (kind ``chain-offload``)."""
+        return Instance(name or self.name, self.fw, self.bw, self.x, self.xbar, self.ftmp, self.btmp,
+                        self.memory if memory is None else memory, "chain-offload", self.time_unit, self.source,
+                        bandwidth_out, bandwidth_in, latency, duplex)
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -189,11 +249,16 @@ class Instance:
         """The instance described by the ``data`` section of a file."""
         data = require_dict(data, "data")
         require_known_keys(data, ["kind", *DATA_SCHEMA["properties"]], "data", "checkpoint data")
-        kind = require_str(require_key(data, "kind", "data"), "data.kind")
+        kind = require_str(require_key(data, "kind", "data"), "data.kind", choices=KINDS)
+        link: dict[str, Any] = {}
         if kind == "chain-offload":
-            raise InvalidInstanceError("data.kind",
-                                       "'chain-offload' is specified but not implemented yet (only 'chain')")
-        require_str(kind, "data.kind", choices=KINDS)
+            link = {"bandwidth_out": require_key(data, "bandwidth_out", "data"),
+                    "bandwidth_in": require_key(data, "bandwidth_in", "data"),
+                    "latency": data.get("latency", 0), "duplex": data.get("duplex", "full")}
+        else:
+            for key in ("bandwidth_out", "bandwidth_in", "latency", "duplex"):
+                if key in data:
+                    raise InvalidInstanceError(f"data.{key}", "only for kind 'chain-offload'")
         fw = require_list(require_key(data, "fw", "data"), "data.fw", min_length=1)
         length = len(fw)
         return cls(
@@ -208,10 +273,15 @@ class Instance:
             kind=kind,
             time_unit=time_unit,
             source=dict(source or {}),
+            **link,
         )
 
     def to_data(self) -> dict[str, Any]:
         """The ``data`` section of the instance file."""
+        link = {}
+        if self.kind == "chain-offload":
+            link = {"bandwidth_out": self.bandwidth_out, "bandwidth_in": self.bandwidth_in,
+                    "latency": self.latency, "duplex": self.duplex}
         return {
             "kind": self.kind,
             "memory": self.memory,
@@ -221,12 +291,14 @@ class Instance:
             "xbar": [None, *self.xbar[1:]],
             "ftmp": list(self.ftmp),
             "btmp": list(self.btmp),
+            **link,
         }
 
     def with_memory(self, memory: int, *, name: str | None = None) -> Instance:
         """The same chain under another budget."""
         return Instance(name or self.name, self.fw, self.bw, self.x, self.xbar, self.ftmp, self.btmp, memory,
-                        self.kind, self.time_unit, self.source)
+                        self.kind, self.time_unit, self.source, self.bandwidth_out, self.bandwidth_in,
+                        self.latency, self.duplex)
 
     # -- convenience --------------------------------------------------------
     @property
@@ -315,9 +387,15 @@ def store_all_peak(instance: Instance) -> int:
 
 @dataclass(frozen=True)
 class Solution:
-    """An operation sequence: ``(("F", 0), ("Fall", 1), ("B", 2), ...)``."""
+    """An operation sequence: ``(("F", 0), ("Fall", 1), ("B", 2), ...)``.
+
+    ``start`` (kind ``chain-offload``): the start time of each operation, same
+    length as ``sequence``; None means compute operations back to back from 0
+    (allowed only for a sequence without link operations).
+    """
 
     sequence: tuple[tuple[str, int], ...]
+    start: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         checked = []
@@ -332,21 +410,42 @@ class Solution:
             except InvalidInstanceError as error:  # the same checks, reported as a solution's field
                 raise InvalidSolutionError(error.field, error.reason) from None
         object.__setattr__(self, "sequence", tuple(checked))
+        if self.start is not None:
+            try:
+                starts = require_list(list(self.start), "start", length=len(checked))
+                object.__setattr__(self, "start", tuple(require_int(value, f"start[{k}]", minimum=0)
+                                                        for k, value in enumerate(starts)))
+            except InvalidInstanceError as error:
+                raise InvalidSolutionError(error.field, error.reason) from None
 
     @classmethod
     def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         """The solution described by the ``solution`` section of a file (stages checked against L)."""
         data = require_dict(data, "solution")
         raw = require_list(require_key(data, "sequence", ""), "sequence")
-        solution = cls(tuple(tuple(op) if isinstance(op, list) else op for op in raw))
+        start = data.get("start")
+        solution = cls(tuple(tuple(op) if isinstance(op, list) else op for op in raw),
+                       None if start is None else tuple(require_list(start, "start")))
         for k, (name, stage) in enumerate(solution.sequence):
-            top = instance.length if name == "B" else instance.length - 1
-            if stage > top:
-                raise InvalidSolutionError(f"sequence[{k}][1]", f"{name} {stage}: stage must be <= {top}")
+            low, top = stage_range(instance.length, name)
+            if not low <= stage <= top:
+                raise InvalidSolutionError(f"sequence[{k}][1]", f"{name} {stage}: stage must be in {low}..{top}")
         return solution
 
     def to_data(self) -> dict[str, Any]:
-        return {"sequence": [[name, stage] for name, stage in self.sequence]}
+        data: dict[str, Any] = {"sequence": [[name, stage] for name, stage in self.sequence]}
+        if self.start is not None:
+            data["start"] = list(self.start)
+        return data
+
+
+def stage_range(length: int, name: str) -> tuple[int, int]:
+    """The stages an operation may name: F/Fall 0..L-1, B 0..L, Off/Pre 0..L (x_i), Offall/Preall 1..L (xbar_i)."""
+    if name in ("F", "Fall"):
+        return 0, length - 1
+    if name in ("Offall", "Preall"):
+        return 1, length
+    return 0, length
 
 
 # ----------------------------------------------------------------------------------------------
@@ -453,7 +552,16 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     KPIs: ``total_time``; ``recomputation_time`` = objective − Σfw − Σbw;
     ``peak_memory`` (bytes) and ``peak_memory_fraction`` (of M);
     ``forward_ops`` (F and Fall operations run); ``operations``.
+    Kind ``chain-offload``: see `two_levels.evaluate` (objective = makespan).
     """
+    if instance.kind == "chain-offload":
+        from .two_levels import evaluate as evaluate_two_levels
+
+        return evaluate_two_levels(instance, solution)
+    if any(name in LINK_OPERATIONS for name, _ in solution.sequence):
+        nan = float("nan")
+        return {"objective": nan, "total_time": nan, "recomputation_time": nan, "peak_memory": nan,
+                "peak_memory_fraction": nan, "forward_ops": nan, "operations": float(len(solution.sequence))}
     in_range = all(stage <= (instance.length if name == "B" else instance.length - 1)
                    for name, stage in solution.sequence)
     if not in_range:  # `validate` reports the stage; nothing here can be measured
@@ -480,7 +588,15 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     Rules: ``stage`` (an operation on a stage that does not exist),
     ``not-held`` (rule 1: a read value is not held), ``backward-order``
     (rule 4: each ``B i`` once, in the order L..0), ``memory`` (rule 3).
+    Kind ``chain-offload``: `two_levels.validate`, the definition over time.
     """
+    if instance.kind == "chain-offload":
+        from .two_levels import validate as validate_two_levels
+
+        return validate_two_levels(instance, solution)
+    link = [f"{name} {stage}" for name, stage in solution.sequence if name in LINK_OPERATIONS]
+    if link:
+        return [Violation("no-host", f"kind 'chain' has no host level; link operations {link[:3]} are not allowed")]
     L = instance.length
     for t, (name, stage) in enumerate(solution.sequence):
         top = L if name == "B" else L - 1

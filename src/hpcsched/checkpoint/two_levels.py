@@ -1,0 +1,307 @@
+"""The definition of kind ``chain-offload``: the chain plus a host level over one link.
+
+This module is the *definition* (validator and evaluation) of the two-level
+problem; it shares no code with the formulations or heuristics.
+
+Operations
+----------
+Compute operations ``F i``, ``Fall i``, ``B i`` as in kind ``chain`` (one
+serial compute stream); link operations
+
+* ``Off i``   (0 <= i <= L): reads x_i on the GPU, writes a host copy of x_i;
+  duration ``max(1, ceil(x_i / bandwidth_out) + latency)``;
+* ``Pre i``   (0 <= i <= L): reads the host copy of x_i, creates a GPU copy of x_i;
+  duration ``max(1, ceil(x_i / bandwidth_in) + latency)``;
+* ``Offall i`` / ``Preall i`` (1 <= i <= L): the same for xbar_i (xbar_i bytes).
+
+Offloads use the "out" channel, prefetches the "in" channel; ``duplex``
+"half" makes them one channel. A link operation overlaps compute.
+
+How time works (the schedule is explicit)
+-----------------------------------------
+The solution lists every operation with an integer start time ``start[k]``
+(``Solution.start``); the list is ordered by start time (ties: the listed
+order decides "before"). Rules the validator checks:
+
+1. ``start`` is non-decreasing along the list; compute operations do not
+   overlap (each starts at or after the end of the previous compute
+   operation); link operations on one channel do not overlap.
+2. ``B L .. B 0`` run once each, in that order.
+3. Copies. A GPU *copy* of x_i is created by ``F i-1`` or ``Pre i`` (x_0: one
+   copy at time 0); a copy of xbar_i by ``Fall i-1`` or ``Preall i``. The
+   copy exists from the *start* of its creator; it is *ready* at the creator's
+   end. A host copy exists from the end of the ``Off``/``Offall`` that wrote it;
+   ``Pre i`` (``Preall i``) needs an ``Off i`` (``Offall i``) that ended at or
+   before its start.
+4. Reads. Explicit reads of xbar_i: ``B i-1`` and ``Offall i``; each reads the
+   latest copy of xbar_i created before it in the list. A read of x_i
+   (``F i``, ``Fall i``, ``B i``, ``Off i``) is served by an xbar_i copy
+   created before it in the list when the read runs inside that copy's span,
+   from the copy's ready time to the end of its last explicit read (the
+   chain's least-fixpoint rule, in time); otherwise by the latest copy of
+   x_i created before it. The serving copy must exist and
+   be ready when the reader starts.
+5. Liveness. A copy is held on the GPU from its creator's start to the end
+   of its last reader (at least to the creator's end): so x_i is held from
+   the start of ``Off`` to its end (and longer if a compute operation reads
+   that copy later), and again from the start of ``Pre``. Two copies of one
+   value never overlap in time ("producing a held value is an error").
+   delta_i is held from the start of ``B i`` to the end of ``B i-1``; delta_0
+   to the makespan.
+6. Memory: at every instant, the bytes of the held copies and deltas plus
+   the transient of the running compute operation are <= M (half-open
+   intervals ``[start, end)``; releases before allocations at equal times).
+7. Objective: the makespan, the latest end of any operation.
+
+Every operation lasts >= 1 time unit (``fw, bw >= 1`` for this kind, and a
+transfer lasts at least 1), so every operation occupies an instant and a
+sequence without link operations run back to back has the chain's memory
+profile and its total time as makespan (a test checks this against the
+chain's validator). ``start`` may be omitted for such a sequence: compute
+operations then run back to back from 0.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from itertools import pairwise
+
+from ..core.violation import Violation
+from .model import COMPUTE_OPERATIONS, Instance, Solution, stage_range
+
+#: Link operation -> (value kind it moves, direction).
+_LINK = {"Off": ("x", "out"), "Pre": ("x", "in"), "Offall": ("xbar", "out"), "Preall": ("xbar", "in")}
+
+
+def offload_memory_lower_bound_with_reason(instance: Instance) -> tuple[int, str]:
+    """Bytes every valid two-level schedule needs, and which operation forces them.
+
+    Proof: every schedule runs ``B L .. B 0`` (rule 2) and, since ``B L``
+    reads x_L, a forward of every stage. While ``B i`` (1 <= i < L) runs it
+    holds the server of x_i (>= x_i bytes), xbar_{i+1}, delta_{i+1} (read),
+    delta_i (produced) and btmp_i; ``B L`` the server of x_L, delta_L and
+    btmp_L; ``B 0`` x_0, xbar_1, delta_1, delta_0, btmp_0. A forward of stage
+    i holds its input (>= x_i) and its output (>= x_{i+1}) and ftmp_i. Unlike
+    kind ``chain``, x_0 is not counted during the other operations: it may be
+    offloaded.
+    """
+    L, x, xb = instance.length, instance.x, instance.xbar
+    candidates = [(x[L] + x[L] + instance.btmp[L], f"B {L} alone")]
+    for i in range(L):
+        server = x[0] if i == 0 else x[i]
+        candidates.append((server + xb[i + 1] + x[i + 1] + x[i] + instance.btmp[i], f"B {i} alone"))
+        candidates.append((x[i] + x[i + 1] + instance.ftmp[i], f"the forward of stage {i}"))
+    return max(candidates)
+
+
+def duration(instance: Instance, name: str, stage: int) -> int:
+    """The time operation ``name stage`` occupies (its stream or channel)."""
+    if name == "B":
+        return instance.bw[stage]
+    if name in ("F", "Fall"):
+        return instance.fw[stage]
+    value, direction = _LINK[name]
+    size = instance.x[stage] if value == "x" else instance.xbar[stage]
+    return instance.transfer_time(size, direction)
+
+
+def default_start(instance: Instance, sequence: tuple[tuple[str, int], ...]) -> tuple[int, ...]:
+    """Compute operations back to back from 0 (only meaningful without link operations)."""
+    starts, now = [], 0
+    for name, stage in sequence:
+        starts.append(now)
+        now += duration(instance, name, stage)
+    return tuple(starts)
+
+
+@dataclass
+class _Copy:
+    value: tuple[str, int]
+    position: int  # list position of the creator (-1: x_0 at time 0)
+    start: int
+    ready: int
+    end: int  # end of the last reader so far (at least the creator's end)
+    explicit_end: int  # end of the last explicit read (xbar copies; -1: none)
+
+
+def _reads_x(name: str, stage: int) -> int | None:
+    """The x index an operation reads (None: none)."""
+    if name in ("F", "Fall", "B", "Off"):
+        return stage
+    return None
+
+
+def _analyse(instance: Instance, solution: Solution) -> tuple[list[Violation], list[tuple[int, int, int, str]], int]:
+    """Violations of rules 1-5, the held intervals ``(start, end, bytes, what)``, and the makespan."""
+    L, seq = instance.length, solution.sequence
+    problems: list[Violation] = []
+    for k, (name, stage) in enumerate(seq):
+        low, top = stage_range(L, name)
+        if not low <= stage <= top:
+            return [Violation("stage", f"operation {k} ({name} {stage}) names a stage outside {low}..{top}")], [], 0
+    if solution.start is None:
+        if any(name in _LINK for name, _ in seq):
+            return [Violation("start", "a schedule with link operations must give every start time")], [], 0
+        start = default_start(instance, seq)
+    else:
+        start = solution.start
+        if len(start) != len(seq):
+            return [Violation("start", f"{len(start)} start times for {len(seq)} operations")], [], 0
+    end = [start[k] + duration(instance, name, stage) for k, (name, stage) in enumerate(seq)]
+    makespan = max(end, default=0)
+    # Rule 1: list ordered by start; compute serial; channels serial.
+    last_end: dict[str, tuple[int, int]] = {}
+    for k, (name, stage) in enumerate(seq):
+        if k and start[k] < start[k - 1]:
+            problems.append(Violation("order", f"operation {k} ({name} {stage}) starts at {start[k]}, before the "
+                                               f"operation listed before it ({start[k - 1]})"))
+        channel = "link" if instance.duplex == "half" else _LINK.get(name, ("", ""))[1]
+        stream = "compute" if name in COMPUTE_OPERATIONS else channel
+        if stream in last_end and start[k] < last_end[stream][0]:
+            problems.append(Violation("overlap", f"operation {k} ({name} {stage}) starts at {start[k]} while "
+                                                 f"operation {last_end[stream][1]} on the {stream} stream runs "
+                                                 f"until {last_end[stream][0]}"))
+        if stream not in last_end or end[k] >= last_end[stream][0]:
+            last_end[stream] = (end[k], k)
+    # Rule 2.
+    backwards = [stage for name, stage in seq if name == "B"]
+    if backwards != list(range(L, -1, -1)):
+        problems.append(Violation("backward-order",
+                                  f"the backward operations must be B {L}..B 0, once each, in order; got {backwards}"))
+    # Rule 3: copies, in list order; host copies.
+    copies: dict[tuple[str, int], list[_Copy]] = defaultdict(list)
+    copies[("x", 0)].append(_Copy(("x", 0), -1, 0, 0, 0, -1))
+    host_ready: dict[tuple[str, int], list[int]] = defaultdict(list)
+    creator_of = {"F": "x", "Pre": "x", "Fall": "xbar", "Preall": "xbar"}
+    for k, (name, stage) in enumerate(seq):
+        if name in creator_of:
+            value = (creator_of[name], stage + 1 if name in ("F", "Fall") else stage)
+            copies[value].append(_Copy(value, k, start[k], end[k], end[k], -1))
+        if name in ("Off", "Offall"):
+            host_ready[(_LINK[name][0], stage)].append(end[k])
+
+    def latest(value: tuple[str, int], k: int) -> _Copy | None:
+        before = [c for c in copies[value] if c.position < k]
+        return before[-1] if before else None
+
+    def read(copy: _Copy | None, k: int, what: str) -> None:
+        name, stage = seq[k]
+        if copy is None:
+            problems.append(Violation("not-held", f"operation {k} ({name} {stage}) reads {what}, never created "
+                                                  "before it"))
+            return
+        if copy.ready > start[k]:
+            problems.append(Violation("not-ready", f"operation {k} ({name} {stage}) starts at {start[k]} and reads "
+                                                   f"{what}, whose creator ends at {copy.ready}"))
+        copy.end = max(copy.end, end[k])
+
+    # Explicit reads of xbar first: they fix the xbar copies' spans (rule 4).
+    for k, (name, stage) in enumerate(seq):
+        if name == "B" and stage < L:
+            copy = latest(("xbar", stage + 1), k)
+            read(copy, k, f"xbar_{stage + 1}")
+            if copy is not None:
+                copy.explicit_end = max(copy.explicit_end, end[k])
+        elif name == "Offall":
+            copy = latest(("xbar", stage), k)
+            read(copy, k, f"xbar_{stage}")
+            if copy is not None:
+                copy.explicit_end = max(copy.explicit_end, end[k])
+    for k, (name, stage) in enumerate(seq):
+        i = _reads_x(name, stage)
+        if i is None:
+            continue
+        server = None
+        if i >= 1:
+            server = next((c for c in copies[("xbar", i)]
+                           if c.position < k and c.ready <= start[k] and end[k] <= c.explicit_end), None)
+        if server is not None:
+            read(server, k, f"x_{i} (served by xbar_{i})")
+        else:
+            read(latest(("x", i), k), k, f"x_{i}")
+    for k, (name, stage) in enumerate(seq):
+        if name in ("Pre", "Preall"):
+            value = (_LINK[name][0], stage)
+            if not any(ready <= start[k] for ready in host_ready[value]):
+                problems.append(Violation("no-host-copy", f"operation {k} ({name} {stage}) starts at {start[k]} "
+                                                          f"but no {'Off' if name == 'Pre' else 'Offall'} {stage} "
+                                                          "ended by then"))
+    # Rule 5: no two copies of a value overlap; intervals.
+    intervals: list[tuple[int, int, int, str]] = []
+    for value, found in copies.items():
+        size = instance.x[value[1]] if value[0] == "x" else instance.xbar[value[1]]
+        label = f"{value[0]}_{value[1]}"
+        for a, b in pairwise(found):
+            if b.start < a.end:
+                problems.append(Violation("held-twice", f"{label} is created again at {b.start} (operation "
+                                                        f"{b.position}) while an earlier copy is held until {a.end}"))
+        intervals.extend((c.start, c.end, size, label) for c in found)
+    b_at = {stage: k for k, (name, stage) in enumerate(seq) if name == "B"}
+    for i, k in b_at.items():
+        release = makespan if i == 0 else end[b_at[i - 1]] if i - 1 in b_at else end[k]
+        intervals.append((start[k], max(end[k], release), instance.x[i], f"delta_{i}"))
+        if i < L and (i + 1) in b_at and b_at[i + 1] > k:
+            problems.append(Violation("not-held", f"operation {k} (B {i}) reads delta_{i + 1}, not produced before"))
+    for k, (name, stage) in enumerate(seq):
+        if name in COMPUTE_OPERATIONS:
+            transient = instance.btmp[stage] if name == "B" else instance.ftmp[stage]
+            intervals.append((start[k], end[k], transient, f"transient of {name} {stage}"))
+    return problems, intervals, makespan
+
+
+def memory_over_time(instance: Instance, solution: Solution) -> list[tuple[int, int]]:
+    """Step function ``[(time, bytes held from that time on), ...]`` (rule 6's left-hand side)."""
+    _, intervals, _ = _analyse(instance, solution)
+    events: dict[int, int] = defaultdict(int)
+    for a, b, size, _ in intervals:
+        if b > a and size:
+            events[a] += size
+            events[b] -= size
+    profile, held = [], 0
+    for time in sorted(events):
+        held += events[time]  # releases and allocations at one time are summed: releases first
+        profile.append((time, held))
+    return profile
+
+
+def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
+    """Makespan (objective) and KPIs: recomputation time, transfers, peak memory."""
+    problems, _, makespan = _analyse(instance, solution)
+    if problems and problems[0].rule in ("stage", "start"):
+        nan = float("nan")
+        return {"objective": nan, "makespan": nan, "recomputation_time": nan, "idle_time": nan, "peak_memory": nan,
+                "peak_memory_fraction": nan, "transfers": nan, "offloaded_bytes": nan,
+                "operations": float(len(solution.sequence))}
+    compute = [(name, stage) for name, stage in solution.sequence if name in COMPUTE_OPERATIONS]
+    busy = sum(duration(instance, name, stage) for name, stage in compute)
+    peak = max((held for _, held in memory_over_time(instance, solution)), default=0)
+    offloaded = sum(instance.x[stage] if name == "Off" else instance.xbar[stage]
+                    for name, stage in solution.sequence if name in ("Off", "Offall"))
+    return {
+        "objective": float(makespan),
+        "makespan": float(makespan),
+        "recomputation_time": float(busy - instance.compute_time),
+        "idle_time": float(makespan - busy),
+        "peak_memory": float(peak),
+        "peak_memory_fraction": peak / instance.memory if instance.memory else float("inf"),
+        "transfers": float(sum(1 for name, _ in solution.sequence if name in _LINK)),
+        "offloaded_bytes": float(offloaded),
+        "operations": float(len(solution.sequence)),
+    }
+
+
+def validate(instance: Instance, solution: Solution) -> list[Violation]:
+    """Every rule of the two-level definition (module docstring) that ``solution`` breaks ([] = valid)."""
+    problems, _, _ = _analyse(instance, solution)
+    if problems and problems[0].rule in ("stage", "start"):
+        return problems
+    for time, held in memory_over_time(instance, solution):
+        if held > instance.memory:
+            problems.append(Violation("memory", f"from time {time}, {held} bytes are held; budget is "
+                                                f"{instance.memory} (over by {held - instance.memory})"))
+    return problems
+
+
+__all__ = ["default_start", "duration", "evaluate", "memory_over_time", "offload_memory_lower_bound_with_reason",
+           "validate"]
