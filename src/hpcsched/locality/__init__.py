@@ -29,7 +29,7 @@ PROBLEM = register_problem(
         data_schema=DATA_SCHEMA,
         generators={"uniform": generate_uniform, "rack-aware": generate_rack_aware},
         importers={"csv": import_csv},
-        plot=plot_solution,  # type: ignore[arg-type]  # core still types plot as (instance, solution, path) -> None
+        plot=plot_solution,
         lower_bound=lower_bound,
         file_formats={".npz": (load_npz, save_npz)},
     )
