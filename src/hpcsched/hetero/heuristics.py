@@ -8,6 +8,7 @@ benchmarks); every schedule is checked by the validator in the registry.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 from typing import Callable, Literal
 
@@ -108,33 +109,65 @@ def hlp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params:
     return result.replace(bound=bounds.hlp(instance))
 
 
-def minmin(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """MinMin: among the ready tasks, place the one whose earliest finish time is smallest; O(n·r) placements (r ready tasks)."""
-    deadline = Deadline.after(time_limit)
-    require_runnable(instance)
+def minmin_placements(instance: Instance, deadline: Deadline | None = None) -> tuple[Placement, ...]:
+    """MinMin's schedule: repeatedly place the ready task whose earliest finish time is smallest (ties: smaller index).
+
+    Each ready task's best placement is cached and recomputed only when the
+    machine it chose has just been taken. This is exact: without insertion
+    the engine's candidate on a class is its earliest-free machine, and the
+    key of that candidate (finish, start, class, free time, index) can only
+    grow as machines' free times grow; so a task whose chosen machine was
+    not the one just used keeps the same best placement. Cost: one
+    best-placement evaluation per task made ready plus one per invalidated
+    task; O(n·r) in the worst case (r ready tasks all choosing the same
+    earliest-free machine), much less when choices spread over machines.
+    """
     n = instance.n
     state = ListScheduler(n, instance.edges, instance.machines, instance.time, rule="class")
     waiting = [0] * n
-    outgoing = [[] for _ in range(n)]
+    outgoing: list[list[int]] = [[] for _ in range(n)]
     for edge in instance.edges:
         waiting[edge.v] += 1
         outgoing[edge.u].append(edge.v)
-    ready = {j for j in range(n) if waiting[j] == 0}
-    while ready:
-        deadline.check("placing tasks (MinMin)")
-        best = None
-        for j in sorted(ready):
-            placement = state.best_placement(j)
-            if best is None or (placement.end, j) < (best[0].end, best[1]):
-                best = (placement, j)
-        placement, j = best
+    cached: dict[int, Placement] = {}
+    stamp = [0] * n
+    by_machine: dict[tuple, set[int]] = {}
+    heap: list[tuple[float, int, int]] = []
+
+    def evaluate(j: int) -> None:
+        placement = state.best_placement(j)
+        cached[j] = placement
+        stamp[j] += 1
+        by_machine.setdefault((placement.machine_class, placement.machine), set()).add(j)
+        heapq.heappush(heap, (placement.end, j, stamp[j]))
+
+    for j in range(n):
+        if waiting[j] == 0:
+            evaluate(j)
+    while heap:
+        if deadline is not None:
+            deadline.check("placing tasks (MinMin)")
+        _, j, version = heapq.heappop(heap)
+        if j not in cached or version != stamp[j]:
+            continue  # stale entry
+        placement = cached.pop(j)
+        machine = (placement.machine_class, placement.machine)
+        by_machine[machine].discard(j)
         state.place(j, placement)
-        ready.remove(j)
+        for other in sorted(by_machine.pop(machine, ())):
+            evaluate(other)
         for v in outgoing[j]:
             waiting[v] -= 1
             if waiting[v] == 0:
-                ready.add(v)
-    return _feasible(state.schedule())
+                evaluate(v)
+    return state.schedule()
+
+
+def minmin(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """MinMin: among the ready tasks, place the one whose earliest finish time is smallest (see `minmin_placements`)."""
+    deadline = Deadline.after(time_limit)
+    require_runnable(instance)
+    return _feasible(minmin_placements(instance, deadline))
 
 
 def _one_type(instance: Instance, kind: str, time_limit: float) -> Result:
