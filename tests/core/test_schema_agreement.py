@@ -35,7 +35,8 @@ SMALL = 60_000
 
 def shipped(problem: str) -> list[Path]:
     folder = INSTANCES / problem
-    return sorted(p for p in folder.glob("*.json") if p.name != "solved.json") if folder.is_dir() else []
+    # solved.json and solved-<variant>.json hold known optima, not instances
+    return sorted(p for p in folder.glob("*.json") if not p.name.startswith("solved")) if folder.is_dir() else []
 
 
 PROBLEMS = [name for name in PROBLEM_PACKAGES if shipped(name)]
