@@ -43,8 +43,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..core.errors import InvalidInstanceError, InvalidSolutionError
-from ..core.fields import (
+from ...core.errors import InvalidInstanceError, InvalidSolutionError
+from ...core.fields import (
     require_dict,
     require_int,
     require_key,
@@ -52,7 +52,7 @@ from ..core.fields import (
     require_list,
     require_str,
 )
-from ..core.violation import Violation
+from ...core.violation import Violation
 
 QUESTIONS = ("sequential", "parallel", "out-of-core")
 IMPLEMENTED_QUESTIONS = ("sequential", "parallel")
@@ -656,7 +656,7 @@ def other_question(instance: Instance, question: str) -> "Any":
     """A NOT_APPLICABLE Result when ``instance`` asks another question than ``question``, else None."""
     if instance.question == question:
         return None
-    from ..core.result import Result, Status
+    from ...core.result import Result, Status
 
     return Result(status=Status.NOT_APPLICABLE,
                   notes=(f"this method answers the {question} question; the instance asks the {instance.question} one",))
