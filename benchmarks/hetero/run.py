@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/hetero/run.py gaps  [--max-tasks 700] [--cpsat-limit 20] [--platforms 10x4 8x2]
+    .venv/bin/python benchmarks/hetero/run.py gaps  [--min-tasks 0] [--max-tasks 700] [--cpsat-limit 20] [--platforms 10x4 8x2] [--merge]
     .venv/bin/python benchmarks/hetero/run.py trap
     .venv/bin/python benchmarks/hetero/run.py dnn
     .venv/bin/python benchmarks/hetero/run.py speed [--n 100000]
@@ -11,7 +11,8 @@ Usage::
 platform: every heuristic's makespan, its gap to bounds.best ((value -
 bound) / value) and to the CP-SAT optimum where CP-SAT proves one within
 ``--cpsat-limit`` seconds (CP-SAT is skipped above ``--cpsat-max-tasks``).
-Writes results/gaps.csv and prints a summary table.
+Writes results/gaps.csv and prints a summary table; ``--merge`` keeps the
+rows of the existing results/gaps.csv outside ``[--min-tasks, --max-tasks]``.
 ``trap``: HeteroPrio (three spoliation rules) on `generate_heteroprio_trap`
 for several (m, k); the true ratio HP / OPT lies between HP / best known
 (best of HEFT-insertion and HLP rounding) and HP / bounds.best, printed
@@ -51,12 +52,17 @@ def gaps(args) -> None:
         sys.exit("hetero_swf not found (set HPCSCHED_SHARED_DATA)")
     RESULTS.mkdir(exist_ok=True)
     rows = []
+    done = set()
+    if args.merge and (RESULTS / "gaps.csv").exists():
+        # keep the rows of an earlier run (other size range); rows measured now replace theirs
+        rows = read_rows(RESULTS / "gaps.csv")
     for path in sorted(folder.glob("*/*.txt")):
         for platform in args.platforms:
             cpus, gpus = (int(x) for x in platform.split("x"))
             instance = import_swf(path, cpus=cpus, gpus=gpus)
-            if instance.n > args.max_tasks:
+            if not args.min_tasks <= instance.n <= args.max_tasks:
                 continue
+            rows = [r for r in rows if (r["graph"], r["m"], r["k"]) != (path.stem, cpus, gpus)]
             lower = bounds.best(instance)
             row = {"graph": path.stem, "n": instance.n, "m": cpus, "k": gpus, "bound": lower}
             for method in HEURISTICS:
@@ -77,6 +83,24 @@ def gaps(args) -> None:
         writer.writeheader()
         writer.writerows(rows)
     summarize(rows)
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The rows of a gaps.csv, numbers as numbers and empty cells dropped."""
+    rows = []
+    with open(path, newline="") as handle:
+        for raw in csv.DictReader(handle):
+            row = {}
+            for key, text in raw.items():
+                if text in ("", None):
+                    continue
+                if key in ("graph", "cpsat_status"):
+                    row[key] = text
+                else:
+                    number = float(text)
+                    row[key] = int(number) if number.is_integer() and not key.endswith("_s") else number
+            rows.append(row)
+    return rows
 
 
 def summarize(rows) -> None:
@@ -148,7 +172,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parts = parser.add_subparsers(dest="part", required=True)
     gap_parser = parts.add_parser("gaps")
+    gap_parser.add_argument("--min-tasks", type=int, default=0)
     gap_parser.add_argument("--max-tasks", type=int, default=700)
+    gap_parser.add_argument("--merge", action="store_true", help="keep the rows of results/gaps.csv not re-measured")
     gap_parser.add_argument("--cpsat-max-tasks", type=int, default=700)
     gap_parser.add_argument("--cpsat-limit", type=float, default=20.0)
     gap_parser.add_argument("--heuristic-limit", type=float, default=60.0)
