@@ -65,9 +65,10 @@ def test_other_bad_fields():
     assert error_field({"question": "sequential"})[0] == "data.graph"
 
 
-def test_out_of_core_is_refused_with_a_clear_message():
-    field, reason = error_field(data([node("a")], [], question="out-of-core", memory=5))
-    assert field == "data.question" and "not implemented" in reason
+def test_out_of_core_question_needs_m():
+    assert read(data([node("a")], [], question="out-of-core", memory=5)).memory == 5
+    field, reason = error_field(data([node("a")], [], question="out-of-core"))
+    assert field == "data.memory" and "out-of-core" in reason
 
 
 def test_parallel_question_needs_p_m_and_positive_times():

@@ -2,14 +2,15 @@
 
 See ``docs/treemem.md`` and ``../shared/spec/treemem.md``. Importing this
 package registers the problem and its methods with `hpcsched.core.registry`.
-The ``"sequential"`` and ``"parallel"`` questions are implemented;
-``"out-of-core"`` instances are refused when read, with a message saying so.
+The ``"sequential"``, ``"parallel"`` and ``"out-of-core"`` (MinIO) questions
+are implemented.
 """
 
 from ..core.registry import Problem, register_problem
 from . import bounds as bounds, formulations, heuristics, special_cases
 from .bounds import best as lower_bound
 from .generate import (
+    as_out_of_core as as_out_of_core,
     as_parallel as as_parallel,
     generate_assembly as generate_assembly,
     generate_parallel_tree as generate_parallel_tree,
@@ -71,19 +72,32 @@ PROBLEM.add_method("par-inner-first", heuristics.par_inner_first, kind="heuristi
 PROBLEM.add_method("par-deepest-first", heuristics.par_deepest_first, kind="heuristic", params=None)
 PROBLEM.add_method("par-inner-first-capped", heuristics.par_inner_first_capped, kind="heuristic", params=None)
 PROBLEM.add_method("par-deepest-first-capped", heuristics.par_deepest_first_capped, kind="heuristic", params=None)
+# out-of-core question (MinIO)
+PROBLEM.add_method("milp-io", formulations.milp_io, kind="exact", params=formulations.MilpIoParams)
+PROBLEM.add_method("brute-force-io", formulations.brute_force_io, kind="brute-force", params=None)
+PROBLEM.add_method("io-belady", heuristics.io_belady, kind="heuristic", params=heuristics.EvictionParams)
+PROBLEM.add_method("io-largest", heuristics.io_largest, kind="heuristic", params=heuristics.EvictionParams)
+PROBLEM.add_method("io-first-fit", heuristics.io_first_fit, kind="heuristic", params=heuristics.EvictionParams)
+PROBLEM.add_method("io-best-fit", heuristics.io_best_fit, kind="heuristic", params=heuristics.EvictionParams)
 
 
 def _choose(instance: Instance) -> str:
-    """Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Sequential: liu-optimal on in-forests, dp up to 25 nodes, else local search."""
+    """Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Out-of-core: milp-io on in-forests up to 20 nodes, else Belady evictions. Sequential: liu-optimal on in-forests, dp up to 25 nodes, else local search."""
     if instance.question == "parallel":
         return "cpsat-parallel" if instance.n <= 30 else "par-inner-first-capped"
+    if instance.question == "out-of-core":
+        if instance.is_in_forest and instance.n <= 20:
+            return "milp-io"
+        return "brute-force-io" if instance.n <= 6 else "io-belady"
     if instance.is_in_forest:
         return "liu-optimal"
     return "dp" if instance.n <= 25 else "local-search"
 
 
 PROBLEM.add_dispatcher("auto", _choose, kind="exact",
-                       summary="liu-optimal on in-trees, dp up to 25 nodes, local search beyond; parallel: cpsat-parallel up to 30 nodes, else par-inner-first-capped")
+                       summary="liu-optimal on in-trees, dp up to 25 nodes, local search beyond; parallel: cpsat-parallel up to 30 "
+                       "nodes, else par-inner-first-capped; out-of-core: milp-io on in-forests up to 20 nodes, "
+                       "brute-force-io on DAGs up to 6, else io-belady")
 
 #: Method names by role (tests and benchmarks).
 EXACT_METHODS = ("dp", "milp", "cpsat", "brute-force")
@@ -91,9 +105,11 @@ TREE_METHODS = ("liu-optimal", "best-postorder")
 HEURISTIC_METHODS = ("greedy", "forest-postorder", "local-search", "dfs-postorder")
 PARALLEL_METHODS = ("par-subtrees", "par-subtrees-optim", "par-inner-first", "par-deepest-first",
                     "par-inner-first-capped", "par-deepest-first-capped")
+OUT_OF_CORE_EXACT = ("milp-io", "brute-force-io")
+OUT_OF_CORE_HEURISTICS = ("io-belady", "io-largest", "io-first-fit", "io-best-fit")
 
 __all__ = [
-    "DATA_SCHEMA", "EXACT_METHODS", "PARALLEL_METHODS", "as_parallel", "generate_parallel_tree", "HEURISTIC_METHODS", "Instance", "Node", "PROBLEM", "Solution", "TREE_METHODS",
+    "DATA_SCHEMA", "EXACT_METHODS", "OUT_OF_CORE_EXACT", "OUT_OF_CORE_HEURISTICS", "PARALLEL_METHODS", "as_out_of_core", "as_parallel", "generate_parallel_tree", "HEURISTIC_METHODS", "Instance", "Node", "PROBLEM", "Solution", "TREE_METHODS",
     "evaluate", "generate_assembly", "generate_harpoon", "generate_random_dag", "generate_random_tree",
     "import_dnn", "import_dot", "import_memdag", "lower_bound", "memory_profile", "plot_solution", "save_plot", "validate",
 ]

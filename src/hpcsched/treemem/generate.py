@@ -127,6 +127,37 @@ def as_parallel(instance: Instance, *, processors: int, memory: int, name: str |
                               time_unit=instance.time_unit, source=source)
 
 
+def as_out_of_core(instance: Instance, *, memory: int | None = None, fraction: float | None = None,
+                   name: str | None = None) -> Instance:
+    """The out-of-core question (MinIO) on the graph of ``instance`` with memory M.
+
+    Give M directly, or ``fraction``: M = max(max MemReq, ⌊fraction × the
+    in-core optimum⌋) (Liu 1987 on in-forests; on other DAGs the best of the
+    greedy and spanning-forest orders, an upper bound), so that the instance
+    is feasible and, for fraction < 1, needs I/O unless M hits max MemReq.
+    """
+    from .simulate import Graph, peak
+    from .special_cases import tree_optimum
+
+    if (memory is None) == (fraction is None):
+        raise ValueError("give exactly one of memory and fraction")
+    if memory is None:
+        graph = Graph.of(instance)
+        in_core = tree_optimum(instance)
+        if in_core is None:
+            from .heuristics import forest_order, greedy_order
+
+            in_core = min(peak(graph, greedy_order(graph)), peak(graph, forest_order(graph)))
+        memreq = max(graph.memreq(i) for i in range(graph.n))
+        memory = max(memreq, int(np.floor(float(fraction) * in_core)))  # type: ignore[arg-type]
+    data = instance.to_data()
+    data.update(question="out-of-core", memory=int(memory))
+    data.pop("processors", None)
+    source = {**instance.source, "question": {"out-of-core": {"memory": int(memory), "fraction": fraction}}}
+    return Instance.from_data(data, name=name or f"{instance.name}-io-M{memory}", time_unit=instance.time_unit,
+                              source=source)
+
+
 def generate_parallel_tree(
     *, seed: int, n: int = 12, processors: int = 2, memory_factor: float = 1.5, max_children: int | None = None,
     max_time: int = 5, max_exec: int = 10, max_output: int = 10,

@@ -102,3 +102,56 @@ def topological_by_priority(graph: Graph, priority: Sequence[float]) -> list[int
 def topological_order(graph: Graph) -> list[int]:
     """Some topological order (Kahn, smallest index first)."""
     return topological_by_priority(graph, range(graph.n))
+
+
+# -- out-of-core (MinIO) ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Gap:
+    """An interval in which an output is not used: evicting it there frees ``size`` bytes.
+
+    The output of ``node`` is used (produced or consumed) at positions
+    ``after`` and ``before`` of the order and at none in between; evicting it
+    right after ``after`` and reloading it right before ``before`` removes it
+    from the steps ``after + 1 .. before − 1`` for ``size`` bytes written.
+    Evicting any other way is never better: an eviction inside a gap must be
+    followed by a reload inside the same gap (the next use needs the output
+    resident), costs the same f, and frees memory on fewer steps.
+    """
+
+    node: int
+    after: int
+    before: int
+    size: int
+
+    def spans(self, position: int) -> bool:
+        return self.after < position < self.before
+
+
+def gaps(graph: Graph, order: Sequence[int]) -> list[Gap]:
+    """Every gap of length >= 1 of every non-empty output in ``order`` (sinks have none)."""
+    position = {node: k for k, node in enumerate(order)}
+    found = []
+    for i in range(graph.n):
+        if not graph.successors[i] or graph.output[i] == 0:
+            continue
+        uses = sorted([position[i], *(position[s] for s in graph.successors[i])])
+        found.extend(Gap(i, a, b, graph.output[i]) for a, b in zip(uses, uses[1:]) if b > a + 1)
+    return found
+
+
+def excess(graph: Graph, order: Sequence[int], memory: int, chosen: Sequence[Gap]) -> list[int]:
+    """Memory over ``memory`` at each step once the ``chosen`` gaps are evicted (<= 0 where it fits)."""
+    over = [step - memory for step in profile(graph, order)]
+    for gap in chosen:
+        for t in range(gap.after + 1, gap.before):
+            over[t] -= gap.size
+    return over
+
+
+def io_events(chosen: Sequence[Gap]) -> list[tuple[str, int, int]]:
+    """``(kind, node, position)`` events of the evicted gaps: evictions first at each position."""
+    events = [("evict", gap.node, gap.after + 1) for gap in chosen]
+    events += [("reload", gap.node, gap.before) for gap in chosen]
+    return sorted(events, key=lambda event: (event[2], event[0] != "evict", event[1]))

@@ -1,4 +1,13 @@
-"""Heuristics: sequential traversals of any DAG (`sequential`) and parallel schedules (`parallel`)."""
+"""Heuristics: sequential traversals of any DAG (`sequential`), parallel schedules (`parallel`), evictions (`out_of_core`)."""
+
+from .out_of_core import (
+    EvictionParams as EvictionParams,
+    evict as evict,
+    io_belady as io_belady,
+    io_best_fit as io_best_fit,
+    io_first_fit as io_first_fit,
+    io_largest as io_largest,
+)
 
 from .parallel import (
     par_deepest_first as par_deepest_first,

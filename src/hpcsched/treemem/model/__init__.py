@@ -25,9 +25,9 @@ Modelling choices where the specification leaves room
 * Node names are unique non-empty strings; an edge ``[u, v]`` names two
   nodes; duplicate edges and self-loops are refused; the graph must be
   acyclic (a cycle is reported with the nodes on it).
-* ``question``: ``"sequential"`` and ``"parallel"`` are implemented;
-  ``"out-of-core"`` instances are refused when read, with a message saying
-  so (defined in the spec, its methods are not written yet).
+* ``question``: ``"sequential"``, ``"parallel"`` and ``"out-of-core"``
+  (MinIO: ``memory`` M required; the definition, events and objective are in
+  `hpcsched.treemem.model.out_of_core`).
 * Parallel question: ``processors`` p >= 1 and ``memory`` M >= 0 are
   required and every ``time`` must be >= 1 (a task of length 0 would hold its
   memory during an empty interval, i.e. never: refusing it keeps the memory
@@ -53,9 +53,10 @@ from ...core.fields import (
     require_str,
 )
 from ...core.violation import Violation
+from . import out_of_core as out_of_core_model
 
 QUESTIONS = ("sequential", "parallel", "out-of-core")
-IMPLEMENTED_QUESTIONS = ("sequential", "parallel")
+IMPLEMENTED_QUESTIONS = ("sequential", "parallel", "out-of-core")
 
 #: JSON Schema of the ``data`` section of a treemem instance file.
 DATA_SCHEMA: dict[str, Any] = {
@@ -67,8 +68,9 @@ DATA_SCHEMA: dict[str, Any] = {
     "properties": {
         "question": {
             "enum": list(QUESTIONS),
-            "description": "sequential: minimize the peak memory of a topological order "
-            "(parallel and out-of-core are defined in the spec but not implemented yet)",
+            "description": "sequential: minimize the peak memory of a topological order; parallel: "
+            "minimize the makespan on p processors under memory M; out-of-core: minimize the bytes "
+            "written to secondary storage under memory M",
         },
         "graph": {
             "type": "object",
@@ -174,7 +176,7 @@ class Instance:
     edges
         ``(u, v)`` index pairs: v consumes the output of u.
     question
-        ``"sequential"`` (the only one implemented).
+        ``"sequential"``, ``"parallel"`` or ``"out-of-core"``.
     processors, memory
         p and M of the parallel and out-of-core questions (None otherwise).
     time_unit, source
@@ -244,6 +246,8 @@ class Instance:
                 if node.time < 1:
                     raise InvalidInstanceError(f"data.graph.nodes[{index}].time",
                                                f"must be >= 1 for the parallel question, got {node.time}")
+        if question == "out-of-core" and memory is None:
+            raise InvalidInstanceError("data.memory", "is missing (the out-of-core question needs M)")
         object.__setattr__(self, "nodes", checked)
         object.__setattr__(self, "edges", tuple(edges))
         object.__setattr__(self, "question", question)
@@ -396,15 +400,22 @@ class Solution:
     start, processor
         Parallel: node name -> start time (integer >= 0) and processor
         (0..p-1); None for a traversal.
+    io
+        Out-of-core: ``(kind, node name, position)`` events, kind ``"evict"``
+        or ``"reload"`` (see `hpcsched.treemem.model.out_of_core`); None
+        for the other questions.
     """
 
     order: tuple[str, ...] | None = None
     start: Mapping[str, int] | None = None
     processor: Mapping[str, int] | None = None
+    io: tuple[tuple[str, str, int], ...] | None = None
 
     def __post_init__(self) -> None:
         if self.order is not None:
             object.__setattr__(self, "order", tuple(self.order))
+        if self.io is not None:
+            object.__setattr__(self, "io", tuple((str(kind), str(name), int(k)) for kind, name, k in self.io))
         for name in ("start", "processor"):
             value = getattr(self, name)
             if value is not None:
@@ -413,7 +424,7 @@ class Solution:
             raise InvalidSolutionError("solution", "needs an order, or a start and a processor per node")
 
     def __hash__(self) -> int:  # dict fields: hash what identifies the solution
-        return hash((self.order, None if self.start is None else tuple(sorted(self.start.items())),
+        return hash((self.order, self.io, None if self.start is None else tuple(sorted(self.start.items())),
                      None if self.processor is None else tuple(sorted(self.processor.items()))))
 
     @classmethod
@@ -444,17 +455,22 @@ class Solution:
                     require_int(value, f"solution.{key}.{label}", minimum=0)
                 maps[key] = raw
             return cls(None, maps["start"], maps["processor"])
-        require_known_keys(data, ("order",), "solution", "a treemem solution")
+        out_of_core = instance.question == "out-of-core"
+        require_known_keys(data, ("order", "io") if out_of_core else ("order",), "solution", "a treemem solution")
         order = require_list(require_key(data, "order", "solution"), "solution.order")
         names = tuple(require_str(item, f"solution.order[{i}]") for i, item in enumerate(order))
         for i, label in enumerate(names):
             if label not in known:
                 raise InvalidSolutionError(f"solution.order[{i}]", f"unknown node '{label}'")
+        if out_of_core:
+            return cls(names, io=out_of_core_model.io_from_data(data.get("io", []), known))
         return cls(names)
 
     def to_data(self) -> dict[str, Any]:
         if self.order is None:
             return {"start": dict(self.start or {}), "processor": dict(self.processor or {})}
+        if self.io is not None:
+            return {"order": list(self.order), "io": [list(event) for event in self.io]}
         return {"order": list(self.order)}
 
 
@@ -579,7 +595,10 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     / ``unknown-node`` (one start and one processor per node),
     ``negative-start``, ``processor`` (0..p-1), ``precedence`` (s_v >= s_u +
     w_u), ``overlap`` (one node at a time per processor), ``memory`` (held <=
-    M at every instant, see `memory_levels`).
+    M at every instant, see `memory_levels`). Out-of-core: the sequential
+    rules on the order, then ``io-kind``, ``io-position``,
+    ``evict-not-resident``, ``reload-not-evicted``, ``input-not-resident``
+    and ``memory`` (see `hpcsched.treemem.model.out_of_core`).
     """
     if instance.question == "parallel":
         return _validate_schedule(instance, solution)
@@ -588,6 +607,9 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     checked = _order_indices(instance, solution)
     if checked and isinstance(checked[0], Violation):
         return checked  # type: ignore[return-value]
+    if solution.io is not None and instance.question != "out-of-core":
+        return [Violation("kind", f"io events answer the out-of-core question; the instance asks the "
+                                  f"{instance.question} one")]
     position = {node: k for k, node in enumerate(checked)}
     violations = []
     for u, v in instance.edges:
@@ -599,6 +621,8 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
                     f"'{instance.nodes[u].name}' (position {position[u]})",
                 )
             )
+    if instance.question == "out-of-core" and not violations:
+        violations, _ = out_of_core_model.replay(instance, checked, solution)  # type: ignore[arg-type]
     return violations
 
 
@@ -614,6 +638,8 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
         return _evaluate_schedule(instance, solution)
     index = {node.name: i for i, node in enumerate(instance.nodes)}
     order = [index[label] for label in solution.order]
+    if instance.question == "out-of-core":
+        return out_of_core_model.evaluate(instance, order, solution)
     profile = memory_profile(instance, order)
     peak = max(profile)
     memreq = max(
