@@ -6,7 +6,7 @@ this package registers the problem and its methods.
 
 from ..core.registry import Problem, register_problem
 from . import bounds as bounds
-from . import formulations, heuristics, special_cases
+from . import formulations, heuristics, offload_greedy, special_cases
 from .bounds import best as lower_bound
 from .generate import (
     GENERATORS as GENERATORS,
@@ -118,6 +118,8 @@ PROBLEM.add_method("dp-coarse", _remat_only(heuristics.dp_coarse), kind="heurist
 
 PROBLEM.add_method("cpsat-offload", formulations.cpsat_offload, kind="exact",
                    params=formulations.CpsatOffloadParams)
+PROBLEM.add_method("offload-greedy", offload_greedy.offload_greedy, kind="heuristic",
+                   params=offload_greedy.OffloadGreedyParams)
 
 #: Method names by role (tests and benchmarks).
 EXACT_METHODS = ("dp", "cpsat", "brute-force")

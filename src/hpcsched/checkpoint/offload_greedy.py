@@ -1,0 +1,356 @@
+"""A two-level heuristic for kind ``chain-offload``: a remat sequence, then offload what the link can hide.
+
+The stated greedy (POFO's DP, Beaumont, Eyraud-Dubois & Shilova, NeurIPS
+2021, is not restated here: see docs/checkpoint.md):
+
+1. **Remat sequences.** For a few remat budgets M' between the two-level
+   budget M and the store-all peak (the store-all sequence itself, and
+   rotor's persistent DP at M' on a grid), take the remat sequence valid at
+   M' as a chain. A larger M' recomputes less but holds more.
+2. **Bridges.** In that sequence every GPU copy (x_0, the output of each
+   ``F``/``Fall``) has a creation and reads; a *gap* is the time between two
+   consecutive uses (creation or read) of one copy. A bridge over a gap
+   offloads the copy right after the use that opens it (``Off``/``Offall``,
+   once per copy: the host copy stays valid for later gaps) and prefetches
+   it just in time before the read that closes it (``Pre``/``Preall``),
+   as late as the in channel allows (a reverse pass over the planned
+   prefetches); the compute stream waits only when a prefetch is late.
+3. **Greedy.** While the schedule exceeds M: at the first instant over the
+   budget, bridge the largest copy whose gap covers that instant with room
+   for both transfers (else any gap covering it, the link then delays the
+   compute); re-time; re-check memory with the definition
+   (`two_levels.validate`). Keep the best valid schedule over all M'.
+
+Every returned schedule is valid by the definition; the bound is Σfw + Σbw
+(`bounds.best` for this kind), so the status is FEASIBLE unless the
+makespan meets it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.deadline import Deadline
+from ..core.deadline import TimeLimitReached
+from ..core.errors import InfeasibleError, InvalidInstanceError
+from ..core.params import at_least
+from ..core.result import Result, Status
+from . import bounds
+from .model import Instance, Solution, store_all_peak, store_all_sequence
+
+
+@dataclass(frozen=True)
+class OffloadGreedyParams:
+    """Options of `offload_greedy`.
+
+    Attributes
+    ----------
+    budgets
+        Remat budgets tried between M and the store-all peak (besides store-all itself).
+    slots
+        Memory slots of the persistent DP that makes each remat sequence.
+    max_bridges
+        Most bridges added to one remat sequence.
+    """
+
+    budgets: int = 6
+    slots: int = 200
+    max_bridges: int = 2000
+
+    def __post_init__(self) -> None:
+        at_least("budgets", self.budgets, 1)
+        at_least("slots", self.slots, 1)
+        at_least("max_bridges", self.max_bridges, 0)
+
+
+@dataclass(frozen=True)
+class _Copy:
+    """A GPU copy in a remat sequence: its value, creator position (-1: x_0) and read positions."""
+
+    value: tuple[str, int]
+    created: int
+    reads: tuple[int, ...]
+
+
+def _copies(length: int, sequence: tuple[tuple[str, int], ...]) -> list[_Copy]:
+    """The copies of a remat sequence and which positions read each (the chain's least-fixpoint rule)."""
+    made: list[tuple[tuple[str, int], int]] = [(("x", 0), -1)]
+    for k, (name, stage) in enumerate(sequence):
+        if name == "F":
+            made.append((("x", stage + 1), k))
+        elif name == "Fall":
+            made.append((("xbar", stage + 1), k))
+    reads: dict[int, list[int]] = {c: [] for c in range(len(made))}
+    # the explicit end of each xbar copy: the first B i-1 after its creation
+    span_end: dict[int, int] = {}
+    for c, ((kind, i), p) in enumerate(made):
+        if kind == "xbar":
+            span_end[c] = next((k for k in range(p + 1, len(sequence)) if sequence[k] == ("B", i - 1)), p)
+    for k, (name, stage) in enumerate(sequence):
+        if name == "B" and stage < length:
+            c = max(c for c, (v, p) in enumerate(made) if v == ("xbar", stage + 1) and p < k)
+            reads[c].append(k)
+        if name in ("F", "Fall", "B"):
+            i = stage
+            serving = [c for c, (v, p) in enumerate(made) if v == ("xbar", i) and p < k <= span_end[c]] if i else []
+            if serving:
+                c = serving[-1]
+            else:
+                c = max(c for c, (v, p) in enumerate(made) if v == ("x", i) and p < k)
+            if k not in reads[c]:
+                reads[c].append(k)
+    return [_Copy(v, p, tuple(sorted(reads[c]))) for c, (v, p) in enumerate(made)]
+
+
+@dataclass(frozen=True)
+class _Bridge:
+    """Copy ``copy`` is absent from the GPU between use ``opens`` and read ``closes`` (list positions)."""
+
+    copy: int
+    opens: int  # position of the creation or read after which it is offloaded (-1: x_0 at time 0)
+    closes: int  # position of the read it is prefetched for
+    offload: bool  # the first bridge of its copy writes the host copy
+    serial: bool = False  # the prefetch waits for the compute operation before ``closes`` to end
+
+
+def _durations(instance: Instance, sequence) -> list[int]:
+    return [instance.bw[s] if n == "B" else instance.fw[s] for n, s in sequence]
+
+
+def _link_time(instance: Instance, value: tuple[str, int], direction: str) -> int:
+    size = instance.x[value[1]] if value[0] == "x" else instance.xbar[value[1]]
+    return instance.transfer_time(size, direction)
+
+
+def _timed(instance: Instance, sequence, copies: list[_Copy],
+           bridges: list[_Bridge]) -> tuple[Solution, dict[_Bridge, tuple[int, int]]]:
+    """The explicit schedule of ``sequence`` with ``bridges`` (module docstring, step 2).
+
+    The prefetches are planned as late as possible against compute start
+    times that are first back to back, then those of the previous timing
+    (a late prefetch delays the compute, so earlier plans would prefetch too
+    early and hold memory for nothing); a few rounds, the lowest peak kept.
+    """
+    from .two_levels import memory_over_time
+
+    planned, now = [], 0
+    for d in _durations(instance, sequence):
+        planned.append(now)
+        now += d
+    best = None
+    for _ in range(4):
+        solution, actual, windows = _timed_once(instance, sequence, copies, bridges, planned)
+        peak = max((held for _, held in memory_over_time(instance, solution)), default=0)
+        key = (max(0, peak - instance.memory), max(t for t in (solution.start or (0,))))
+        if best is None or key < best[0]:
+            best = (key, solution, windows)
+        if actual == planned:
+            break
+        planned = actual
+    return best[1], best[2]
+
+
+def _timed_once(instance: Instance, sequence, copies: list[_Copy], bridges: list[_Bridge],
+                planned: list[int]) -> tuple[Solution, list[int], dict[_Bridge, tuple[int, int]]]:
+    """One timing of `_timed` against ``planned`` compute starts; also the compute starts it got and each
+    prefetch's interval."""
+    dur = _durations(instance, sequence)
+    half = instance.duplex == "half"
+    by_close: dict[int, list[_Bridge]] = {}
+    by_open: dict[int, list[_Bridge]] = {}
+    for b in bridges:
+        by_close.setdefault(b.closes, []).append(b)
+        by_open.setdefault(b.opens, []).append(b)
+    names = {"x": ("Off", "Pre"), "xbar": ("Offall", "Preall")}
+    # Prefetches as late as possible on the in channel against the planned compute starts.
+    order = sorted(bridges, key=lambda b: b.closes, reverse=True)
+    pre_plan: dict[_Bridge, int] = {}
+    channel_start = None
+    for b in order:
+        t = _link_time(instance, copies[b.copy].value, "in")
+        finish = planned[b.closes] if channel_start is None else min(planned[b.closes], channel_start)
+        pre_plan[b] = finish - t
+        channel_start = finish - t
+    events: list[tuple[int, int, str, int]] = []  # (start, tie, name, stage)
+    free = {"out": 0, "in": 0}
+    off_end: dict[int, int] = {}
+    op_end: dict[int, int] = {}
+    windows: dict[_Bridge, tuple[int, int]] = {}
+
+    def channel(direction: str) -> str:
+        return "out" if half else direction
+
+    def place_offloads(position: int, ready: int) -> None:
+        for b in by_open.get(position, ()):
+            if not b.offload:
+                continue
+            value = copies[b.copy].value
+            d = _link_time(instance, value, "out")
+            s = max(ready, free[channel("out")])
+            free[channel("out")] = s + d
+            off_end[b.copy] = s + d
+            events.append((s, 1, names[value[0]][0], value[1]))
+
+    place_offloads(-1, 0)
+    clock, actual = 0, []
+    for k, (name, stage) in enumerate(sequence):
+        begin = clock
+        for b in sorted(by_close.get(k, ()), key=lambda b: pre_plan[b]):
+            value = copies[b.copy].value
+            d = _link_time(instance, value, "in")
+            # after the host copy is written and after the previous GPU copy's segment ends
+            s = max(pre_plan[b], free[channel("in")], off_end.get(b.copy, 0), op_end.get(b.opens, 0))
+            if b.serial:
+                s = max(s, clock)
+            free[channel("in")] = s + d
+            windows[b] = (s, s + d)
+            events.append((s, 1, names[value[0]][1], value[1]))
+            begin = max(begin, s + d)
+        events.append((begin, 0, name, stage))
+        actual.append(begin)
+        clock = begin + dur[k]
+        op_end[k] = clock
+        place_offloads(k, clock)
+    events.sort(key=lambda e: (e[0], e[1]))
+    return Solution(tuple((n, s) for _, _, n, s in events), tuple(t for t, _, _, _ in events)), actual, windows
+
+
+def _gaps(copies: list[_Copy]) -> list[tuple[int, int, int]]:
+    """(copy, opens, closes) for every gap between consecutive uses of a copy."""
+    found = []
+    for c, copy in enumerate(copies):
+        uses = [copy.created, *copy.reads]
+        found.extend((c, a, z) for a, z in zip(uses, uses[1:], strict=False) if z > a + 1)
+    return found
+
+
+def offload_sequence(instance: Instance, sequence, deadline: Deadline, max_bridges: int) -> Solution | None:
+    """Add bridges to a remat ``sequence`` until it fits M (module docstring, step 3); None when it cannot."""
+    from .two_levels import memory_over_time
+    from .two_levels import validate as validate_two_levels
+
+    sequence = tuple(sequence)
+    copies = _copies(instance.length, sequence)
+    gaps = _gaps(copies)
+    bridges: list[_Bridge] = []
+    offloaded: set[int] = set()
+    used: set[tuple[int, int, int]] = set()
+    for _ in range(max_bridges + 1):
+        deadline.check("adding offloads")
+        solution, windows = _timed(instance, sequence, copies, bridges)
+        over = [t for t, held in memory_over_time(instance, solution) if held > instance.memory]
+        if not over:
+            return solution if not validate_two_levels(instance, solution) else None
+        instant = over[0]
+        position_start = {}
+        compute_k = 0
+        for (name, _), t in zip(solution.sequence, solution.start or (), strict=True):
+            if name in ("F", "Fall", "B"):
+                position_start[compute_k] = t
+                compute_k += 1
+        dur = _durations(instance, sequence)
+
+        def window(a: int, z: int) -> tuple[int, int]:
+            return (0 if a < 0 else position_start[a] + dur[a]), position_start[z]
+
+        best = None
+        for gap in gaps:
+            if gap in used:
+                continue
+            c, a, z = gap
+            lo, hi = window(a, z)
+            value = copies[c].value
+            size = instance.x[value[1]] if value[0] == "x" else instance.xbar[value[1]]
+            need_out = _link_time(instance, value, "out") if c not in offloaded or value[0] == "xbar" else 0
+            need_in = _link_time(instance, value, "in")
+            if not lo <= instant < hi:
+                continue
+            hidden = lo + need_out <= instant and instant + need_in <= hi
+            key = (hidden, size, hi - lo)
+            if best is None or key > best[0]:
+                best = (key, gap)
+        if best is None:
+            # no copy to move away at that instant: if a prefetch runs then, make it wait for the
+            # compute operation before its reader (time traded for memory)
+            running = [b for b, (lo, hi) in windows.items() if lo <= instant < hi and not b.serial]
+            if not running:
+                return None
+            late = max(running, key=lambda b: windows[b][1])
+            bridges = [_Bridge(b.copy, b.opens, b.closes, b.offload, True) if b == late else b for b in bridges]
+            continue
+        c, a, z = best[1]
+        used.add(best[1])
+        # the first bridge in time of a copy writes its host copy
+        bridges.append(_Bridge(c, a, z, c not in offloaded))
+        offloaded.add(c)
+        bridges = _reassign_offloads(bridges, copies)
+    return None
+
+
+def _reassign_offloads(bridges: list[_Bridge], copies: list[_Copy]) -> list[_Bridge]:
+    """Only the earliest bridge of an x copy offloads (later ones reuse the host copy); every bridge of an
+    xbar copy offloads, since an xbar copy serves reads of x only up to its last *explicit* read (the
+    ``Offall`` that ends its segment)."""
+    first: dict[int, int] = {}
+    for b in bridges:
+        first[b.copy] = min(first.get(b.copy, b.opens), b.opens)
+    return [_Bridge(b.copy, b.opens, b.closes, copies[b.copy].value[0] == "xbar" or b.opens == first[b.copy],
+                    b.serial) for b in bridges]
+
+
+def remat_candidates(instance: Instance, count: int, slots: int, deadline: Deadline) -> list[tuple[str, tuple]]:
+    """(label, remat sequence) for store-all and the persistent DP at ``count`` budgets between M and the peak."""
+    from .formulations.dp import persistent_dp
+    from .model import validate as validate_chain
+
+    peak = store_all_peak(instance)  # the chain's rules: the peak of Fall 0..L-1, B L..0 back to back
+    chain = instance.with_memory(max(peak, instance.memory)).as_chain()  # M itself may be below the remat floor
+    found = [("store-all", tuple(store_all_sequence(instance.length)))]
+    for k in range(count):
+        deadline.check("remat sequences")
+        budget = instance.memory + max(0, peak - instance.memory) * k // count
+        try:
+            candidate = chain.with_memory(budget)
+        except (InvalidInstanceError, InfeasibleError):
+            continue
+        plan = persistent_dp(candidate, slots, deadline)
+        if plan.time is not None and not validate_chain(candidate, Solution(plan.sequence)):
+            found.append((f"persistent DP at M' = {budget}", tuple(plan.sequence)))
+    return found
+
+
+def offload_greedy(instance: Instance, /, *, time_limit: float, seed: int,
+                   params: OffloadGreedyParams | None) -> Result:
+    """Remat sequences (store-all, persistent DP at several budgets) plus greedy offloads that fit M."""
+    params = params or OffloadGreedyParams()
+    if instance.kind != "chain-offload":
+        return Result(status=Status.NOT_APPLICABLE, notes=("kind 'chain-offload' only (the chain has no host level)",))
+    deadline = Deadline.after(time_limit)
+    from .two_levels import evaluate as evaluate_two_levels
+
+    best: tuple[float, Solution, str] | None = None
+    tried = 0
+    try:
+        for label, sequence in remat_candidates(instance, params.budgets, params.slots, deadline):
+            tried += 1
+            solution = offload_sequence(instance, sequence, deadline, params.max_bridges)
+            if solution is None:
+                continue
+            makespan = evaluate_two_levels(instance, solution)["makespan"]
+            if best is None or makespan < best[0]:
+                best = (makespan, solution, label)
+    except TimeLimitReached:
+        if best is None:
+            raise
+    bound = float(bounds.best(instance))
+    if best is None:
+        return Result(status=Status.NOT_APPLICABLE, bound=bound,
+                      notes=(f"no remat sequence of {tried} could be made to fit M by offloading",))
+    makespan, solution, label = best
+    transfers = sum(1 for name, _ in solution.sequence if name in ("Off", "Pre", "Offall", "Preall"))
+    status = Status.OPTIMAL if makespan <= bound else Status.FEASIBLE
+    return Result(status=status, solution=solution, bound=bound,
+                  notes=(f"best of {tried} remat sequences: {label}, {transfers} transfers",))
+
+
+__all__ = ["OffloadGreedyParams", "offload_greedy", "offload_sequence", "remat_candidates"]
