@@ -4,7 +4,8 @@ Model
 -----
 Time units 0..H-1, H a horizon no shorter than some known valid schedule
 (default: the makespan of the remat-only persistent DP sequence run back to
-back, else store-all; option ``horizon``). Booleans ``start[p][t]`` for every
+back, else store-all, else, below the remat-only memory floor, the
+`offload_greedy` schedule when the definition accepts it; option ``horizon``). Booleans ``start[p][t]`` for every
 operation p (``F j``, ``Fall j``, ``B j``, ``Off i``, ``Pre i``, ``Offall i``,
 ``Preall i``; each ``B j`` exactly once, the others any number of times) and,
 per value v in x_0..x_L, xbar_1..xbar_L, ``held[v][t]`` and ``ready[v][t]``:
@@ -97,10 +98,29 @@ def known_horizon(instance: Instance) -> int | None:
     try:
         plan = persistent_dp(chain)
     except Exception:
-        return None
-    if plan.time is not None and not chain_model.validate(chain, Solution(plan.sequence)):
+        plan = None
+    if plan is not None and plan.time is not None and not chain_model.validate(chain, Solution(plan.sequence)):
         return int(plan.time)
     return None
+
+
+def offload_horizon(instance: Instance, time_limit: float) -> int | None:
+    """The makespan of the `offload_greedy` schedule when it is valid by the definition (None otherwise).
+
+    Used when no remat-only schedule fits M (below the chain's memory floor):
+    any valid two-level schedule proves that the optimum is within its makespan.
+    """
+    from ..offload_greedy import offload_greedy
+    from ..two_levels import evaluate as evaluate_two_levels
+    from ..two_levels import validate as validate_two_levels
+
+    try:
+        result = offload_greedy(instance, time_limit=time_limit, seed=0, params=None)
+    except Exception:
+        return None
+    if result.solution is None or validate_two_levels(instance, result.solution):
+        return None
+    return int(evaluate_two_levels(instance, result.solution)["makespan"])
 
 
 def cpsat_offload(instance: Instance, /, *, time_limit: float, seed: int,
@@ -116,6 +136,9 @@ def cpsat_offload(instance: Instance, /, *, time_limit: float, seed: int,
         proven_horizon = known_horizon(instance)
     except Exception:
         proven_horizon = None
+    if proven_horizon is None and params.horizon is None:
+        left = deadline.remaining()
+        proven_horizon = offload_horizon(instance, 60.0 if left is None else left / 4)
     horizon = params.horizon if params.horizon is not None else proven_horizon
     if horizon is None:
         return Result(status=Status.NOT_APPLICABLE,
@@ -285,4 +308,4 @@ def cpsat_offload(instance: Instance, /, *, time_limit: float, seed: int,
     return Result(status=status, solution=solution, bound=bound, solver=outcome.backend, notes=tuple(notes))
 
 
-__all__ = ["CpsatOffloadParams", "cpsat_offload", "known_horizon"]
+__all__ = ["CpsatOffloadParams", "cpsat_offload", "known_horizon", "offload_horizon"]
