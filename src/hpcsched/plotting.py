@@ -59,11 +59,12 @@ def gantt(ax: Axes, bars: Iterable[Bar], lanes: Sequence[str], *, time_unit: str
     return ax
 
 
-def save_axes(ax: Axes, path: str | Path, *, format: str | None = None) -> None:
+def save_axes(ax: Axes, path: str | Path, *, format: str | None = None, dpi: float = 150) -> None:
     """Save the figure holding ``ax`` to ``path`` and close it.
 
     ``format`` (``"png"``, ``"pdf"``, ``"svg"``, ...) is needed when ``path``
-    has no telling suffix, e.g. a temporary file.
+    has no telling suffix, e.g. a temporary file; ``dpi`` sets the resolution
+    of raster formats.
     """
     import matplotlib.pyplot as plt
     from matplotlib.figure import Figure
@@ -73,5 +74,5 @@ def save_axes(ax: Axes, path: str | Path, *, format: str | None = None) -> None:
         raise ValueError("save_axes: the axes belong to no figure")
     # Axes drawn in a subfigure are saved with the whole figure that holds it.
     figure = holder if isinstance(holder, Figure) else holder.figure
-    figure.savefig(path, dpi=150, format=format)
+    figure.savefig(path, dpi=dpi, format=format)
     plt.close(figure)
