@@ -140,15 +140,20 @@ def evaluate(instance: "Instance", order: list[int], solution: "Solution") -> di
 
 def io_from_data(raw: Any, known: set[str]) -> tuple[tuple[str, str, int], ...]:
     """The ``solution.io`` list checked field by field."""
-    from ...core.errors import InvalidSolutionError
+    from ...core.errors import InvalidInstanceError, InvalidSolutionError
     from ...core.fields import require_int, require_list, require_str
 
     events = []
-    for k, item in enumerate(require_list(raw, "solution.io")):
-        event = require_list(item, f"solution.io[{k}]", length=3)
-        kind = require_str(event[0], f"solution.io[{k}][0]", choices=IO_KINDS)
-        label = require_str(event[1], f"solution.io[{k}][1]")
-        if label not in known:
-            raise InvalidSolutionError(f"solution.io[{k}][1]", f"unknown node '{label}'")
-        events.append((kind, label, require_int(event[2], f"solution.io[{k}][2]", minimum=0)))
+    try:
+        for k, item in enumerate(require_list(raw, "solution.io")):
+            event = require_list(item, f"solution.io[{k}]", length=3)
+            kind = require_str(event[0], f"solution.io[{k}][0]", choices=IO_KINDS)
+            label = require_str(event[1], f"solution.io[{k}][1]")
+            if label not in known:
+                raise InvalidSolutionError(f"solution.io[{k}][1]", f"unknown node '{label}'")
+            events.append((kind, label, require_int(event[2], f"solution.io[{k}][2]", minimum=0)))
+    except InvalidSolutionError:
+        raise
+    except InvalidInstanceError as error:  # the field helpers speak of instances: this is a solution file
+        raise InvalidSolutionError(error.field, error.reason) from None
     return tuple(events)
