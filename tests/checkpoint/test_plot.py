@@ -21,3 +21,16 @@ def test_plot_marks_recomputed_forwards():
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
     assert any("recomputed (6)" in label for label in labels)
     plt.close(fig)
+
+
+def test_plot_two_levels_draws_compute_and_link_rows():
+    chain = Instance.create([10] * 5, [10] * 6, [4] * 6, [None] + [4] * 5, 10**6)
+    two = chain.with_link(bandwidth_out=1, bandwidth_in=1).with_memory(16)
+    result = hpcsched.solve(two, "offload-greedy", time_limit=60)
+    fig, ax = plt.subplots()
+    assert plot_solution(two, result.solution, ax=ax) is ax
+    # one bar per operation (compute and transfers) on the main axes
+    bars = sum(len(collection.get_paths()) for collection in ax.collections)
+    assert bars == len(result.solution.sequence)
+    assert [label.get_text() for label in ax.get_yticklabels()] == ["compute", "to host", "from host"]
+    plt.close(fig)

@@ -29,9 +29,9 @@ makespan meets it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
-from ..core.deadline import Deadline
-from ..core.deadline import TimeLimitReached
+from ..core.deadline import Deadline, TimeLimitReached
 from ..core.errors import InfeasibleError, InvalidInstanceError
 from ..core.params import at_least
 from ..core.result import Result, Status
@@ -93,10 +93,7 @@ def _copies(length: int, sequence: tuple[tuple[str, int], ...]) -> list[_Copy]:
         if name in ("F", "Fall", "B"):
             i = stage
             serving = [c for c, (v, p) in enumerate(made) if v == ("xbar", i) and p < k <= span_end[c]] if i else []
-            if serving:
-                c = serving[-1]
-            else:
-                c = max(c for c, (v, p) in enumerate(made) if v == ("x", i) and p < k)
+            c = serving[-1] if serving else max(c for c, (v, p) in enumerate(made) if v == ("x", i) and p < k)
             if k not in reads[c]:
                 reads[c].append(k)
     return [_Copy(v, p, tuple(sorted(reads[c]))) for c, (v, p) in enumerate(made)]
@@ -220,7 +217,7 @@ def _gaps(copies: list[_Copy]) -> list[tuple[int, int, int]]:
     found = []
     for c, copy in enumerate(copies):
         uses = [copy.created, *copy.reads]
-        found.extend((c, a, z) for a, z in zip(uses, uses[1:], strict=False) if z > a + 1)
+        found.extend((c, a, z) for a, z in pairwise(uses) if z > a + 1)
     return found
 
 
@@ -232,6 +229,7 @@ def offload_sequence(instance: Instance, sequence, deadline: Deadline, max_bridg
     sequence = tuple(sequence)
     copies = _copies(instance.length, sequence)
     gaps = _gaps(copies)
+    dur = _durations(instance, sequence)
     bridges: list[_Bridge] = []
     offloaded: set[int] = set()
     used: set[tuple[int, int, int]] = set()
@@ -248,17 +246,12 @@ def offload_sequence(instance: Instance, sequence, deadline: Deadline, max_bridg
             if name in ("F", "Fall", "B"):
                 position_start[compute_k] = t
                 compute_k += 1
-        dur = _durations(instance, sequence)
-
-        def window(a: int, z: int) -> tuple[int, int]:
-            return (0 if a < 0 else position_start[a] + dur[a]), position_start[z]
-
         best = None
         for gap in gaps:
             if gap in used:
                 continue
             c, a, z = gap
-            lo, hi = window(a, z)
+            lo, hi = (0 if a < 0 else position_start[a] + dur[a]), position_start[z]
             value = copies[c].value
             size = instance.x[value[1]] if value[0] == "x" else instance.xbar[value[1]]
             need_out = _link_time(instance, value, "out") if c not in offloaded or value[0] == "xbar" else 0

@@ -14,6 +14,8 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None) -> Any
 
     if ax is None:
         _, ax = plt.subplots(figsize=(10, 3.5))
+    if instance.kind == "chain-offload":
+        return _plot_two_levels(instance, solution, ax)
     profile = memory_profile(instance, solution)
     seen: set[int] = set()
     colours, recomputed = [], 0
@@ -36,4 +38,46 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None) -> Any
     ax.set_xlabel("operation")
     ax.set_ylabel("bytes held")
     ax.set_title(f"{instance.name}: L = {instance.length}")
+    return ax
+
+
+def _plot_two_levels(instance: Instance, solution: Solution, ax: Any) -> Any:
+    """Kind ``chain-offload``: a Gantt chart (compute row, link rows) over time, memory held on a twin axis."""
+    from matplotlib.patches import Patch
+
+    from .two_levels import default_start, duration, memory_over_time
+
+    start = solution.start if solution.start is not None else default_start(instance, solution.sequence)
+    rows = {"compute": 2, "out": 1, "in": 0} if instance.duplex == "full" else {"compute": 1, "out": 0, "in": 0}
+    colour = {"F": "tab:orange", "Fall": "tab:blue", "B": "tab:green", "Off": "tab:purple", "Offall": "tab:purple",
+              "Pre": "tab:red", "Preall": "tab:red"}
+    seen: set[int] = set()
+    for (name, stage), t in zip(solution.sequence, start, strict=True):
+        stream = "out" if name in ("Off", "Offall") else "in" if name in ("Pre", "Preall") else "compute"
+        row = rows[stream]
+        fill = colour[name]
+        if name in ("F", "Fall"):
+            fill = "tab:orange" if stage in seen else "tab:blue"
+            seen.add(stage)
+        ax.broken_barh([(t, duration(instance, name, stage))], (row - 0.4, 0.8), facecolors=fill,
+                       edgecolor="white", linewidth=0.3)
+    labels = ["compute", "to host", "from host"] if instance.duplex == "full" else ["compute", "link"]
+    ax.set_yticks(sorted(set(rows.values()), reverse=True), labels)
+    ax.set_xlabel(f"time ({instance.time_unit or 'units'})")
+    memory_axis = ax.twinx()
+    profile = memory_over_time(instance, solution)
+    if profile:
+        times = [t for t, _ in profile]
+        memory_axis.step(times, [held for _, held in profile], where="post", color="black", linewidth=1)
+    memory_axis.axhline(instance.memory, color="black", linestyle="--", linewidth=1)
+    memory_axis.set_ylim(0, 1.05 * max([instance.memory, *(held for _, held in profile)]))
+    memory_axis.set_ylabel("bytes held (line); M dashed")
+    handles = [Patch(color="tab:blue", label="forward"), Patch(color="tab:orange", label="recomputed"),
+               Patch(color="tab:green", label="backward"), Patch(color="tab:purple", label="offload"),
+               Patch(color="tab:red", label="prefetch")]
+    ax.legend(handles=handles, loc="upper left", fontsize=7, ncol=5)
+    ax.set_ylim(-0.6, max(rows.values()) + 1.2)
+    makespan = max((t + duration(instance, n, s) for (n, s), t in zip(solution.sequence, start, strict=True)),
+                   default=0)
+    ax.set_title(f"{instance.name}: L = {instance.length}, makespan {makespan}")
     return ax
