@@ -92,3 +92,15 @@ def test_chain_kind_is_not_applicable():
 def test_params_are_checked(options):
     with pytest.raises(OptionError):
         OffloadGreedyParams(**options)
+
+
+def test_offload_only_recomputes_nothing_and_is_never_better_than_both():
+    for seed in range(8):
+        instance = random_two_level(seed)
+        only = hpcsched.solve(instance, method="offload-greedy", time_limit=60, recompute=False)
+        both = hpcsched.solve(instance, method="offload-greedy", time_limit=60)
+        if only.solution is None:
+            continue
+        assert only.kpis["recomputation_time"] == 0
+        assert not any(name == "F" for name, _ in only.solution.sequence)
+        assert both.objective <= only.objective

@@ -51,11 +51,14 @@ class OffloadGreedyParams:
         Memory slots of the persistent DP that makes each remat sequence.
     max_bridges
         Most bridges added to one remat sequence.
+    recompute
+        False: only the store-all sequence (every stage forwarded once): offload only.
     """
 
     budgets: int = 6
     slots: int = 200
     max_bridges: int = 2000
+    recompute: bool = True
 
     def __post_init__(self) -> None:
         at_least("budgets", self.budgets, 1)
@@ -291,7 +294,8 @@ def _reassign_offloads(bridges: list[_Bridge], copies: list[_Copy]) -> list[_Bri
                     b.serial) for b in bridges]
 
 
-def remat_candidates(instance: Instance, count: int, slots: int, deadline: Deadline) -> list[tuple[str, tuple]]:
+def remat_candidates(instance: Instance, count: int, slots: int, deadline: Deadline,
+                     recompute: bool = True) -> list[tuple[str, tuple]]:
     """(label, remat sequence) for store-all and the persistent DP at ``count`` budgets between M and the peak."""
     from .formulations.dp import persistent_dp
     from .model import validate as validate_chain
@@ -299,7 +303,7 @@ def remat_candidates(instance: Instance, count: int, slots: int, deadline: Deadl
     peak = store_all_peak(instance)  # the chain's rules: the peak of Fall 0..L-1, B L..0 back to back
     chain = instance.with_memory(max(peak, instance.memory)).as_chain()  # M itself may be below the remat floor
     found = [("store-all", tuple(store_all_sequence(instance.length)))]
-    for k in range(count):
+    for k in range(count if recompute else 0):
         deadline.check("remat sequences")
         budget = instance.memory + max(0, peak - instance.memory) * k // count
         try:
@@ -324,7 +328,7 @@ def offload_greedy(instance: Instance, /, *, time_limit: float, seed: int,
     best: tuple[float, Solution, str] | None = None
     tried = 0
     try:
-        for label, sequence in remat_candidates(instance, params.budgets, params.slots, deadline):
+        for label, sequence in remat_candidates(instance, params.budgets, params.slots, deadline, params.recompute):
             tried += 1
             solution = offload_sequence(instance, sequence, deadline, params.max_bridges)
             if solution is None:
