@@ -90,7 +90,7 @@ def test_group_pinned_to_two_gpus_is_infeasible():
     assert result.status is Status.INFEASIBLE and "pinned to GPUs [0, 1]" in result.notes[0]
 
 
-@pytest.mark.parametrize("method", ["cpsat", "milp", "pardnn", "heft", "kl-partition", "cpsat-lns", "round-robin"])
+@pytest.mark.parametrize("method", ["cpsat", "milp", "pardnn", "heft", "etf", "kl-partition", "cpsat-lns", "round-robin"])
 def test_an_expired_time_limit_returns_promptly_without_raising(method):
     instance = Instance.create([2] * 8, [(i, i + 1, 1) for i in range(7)], gpus=2, memory=100, persistent=[5] * 8)
     result = run_method(instance, method, time_limit=1e-9)
