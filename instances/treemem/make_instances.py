@@ -6,6 +6,7 @@ from pathlib import Path
 
 from hpcsched.core.io import write_instance
 from hpcsched.treemem import (
+    as_out_of_core,
     as_parallel,
     generate_assembly,
     generate_harpoon,
@@ -40,6 +41,12 @@ def main() -> None:
         generate_parallel_tree(seed=2, n=12, processors=3, memory_factor=1.5),
         generate_parallel_tree(seed=3, n=40, processors=4, memory_factor=2.0),
         as_parallel(generate_assembly(shape=(5, 5, 5), ordering="nested-dissection"), processors=4, memory=2 * 2325),
+        # the out-of-core question (MinIO): M = max(max MemReq, fraction x the in-core optimum)
+        as_out_of_core(generate_harpoon(k=4, big=100), fraction=0.8),
+        as_out_of_core(generate_harpoon(k=10, big=1000), fraction=0.8),
+        as_out_of_core(generate_random_dag(seed=2, n=8, edge_probability=0.35), fraction=0.85),
+        as_out_of_core(generate_assembly(shape=(8, 8), ordering="nested-dissection"), fraction=0.8),
+        as_out_of_core(generate_random_tree(seed=3, n=200, max_exec=100, max_output=100), fraction=0.8),
     ]
     dnn = SHARED / "latency-inputs" / "LayerGraphs" / "resnet50_inference.json"
     if dnn.exists():
