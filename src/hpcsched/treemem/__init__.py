@@ -63,6 +63,7 @@ PROBLEM.add_method("best-postorder", special_cases.best_postorder, kind="heurist
 PROBLEM.add_method("greedy", heuristics.greedy, kind="heuristic", params=None)
 PROBLEM.add_method("forest-postorder", heuristics.forest_postorder, kind="heuristic", params=heuristics.ForestParams)
 PROBLEM.add_method("local-search", heuristics.local_search, kind="heuristic", params=heuristics.LocalSearchParams)
+PROBLEM.add_method("sp-ization", heuristics.sp_ization, kind="heuristic", params=None)
 PROBLEM.add_method("dfs-postorder", heuristics.dfs_postorder, kind="baseline", params=None)
 # parallel question (TOPC 2015)
 PROBLEM.add_method("cpsat-parallel", formulations.cpsat_parallel, kind="exact", params=formulations.CpSatParams)
@@ -102,7 +103,7 @@ PROBLEM.add_dispatcher("auto", _choose, kind="exact",
 #: Method names by role (tests and benchmarks).
 EXACT_METHODS = ("dp", "milp", "cpsat", "brute-force")
 TREE_METHODS = ("liu-optimal", "best-postorder")
-HEURISTIC_METHODS = ("greedy", "forest-postorder", "local-search", "dfs-postorder")
+HEURISTIC_METHODS = ("greedy", "forest-postorder", "local-search", "sp-ization", "dfs-postorder")
 PARALLEL_METHODS = ("par-subtrees", "par-subtrees-optim", "par-inner-first", "par-deepest-first",
                     "par-inner-first-capped", "par-deepest-first-capped")
 OUT_OF_CORE_EXACT = ("milp-io", "brute-force-io")

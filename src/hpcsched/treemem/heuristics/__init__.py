@@ -17,6 +17,7 @@ from .parallel import (
     par_subtrees as par_subtrees,
     par_subtrees_optim as par_subtrees_optim,
 )
+from .series_parallel import sp_ization as sp_ization, sp_order as sp_order
 from .sequential import (
     ForestParams as ForestParams,
     LocalSearchParams as LocalSearchParams,

@@ -1,0 +1,121 @@
+"""``sp-ization``: series-parallel decomposition (forced where the DAG is not SP) + Liu's segment merging.
+
+Kayaaslan, Lambert, Marchal and Uçar (TCS 2018) schedule series-parallel
+graphs optimally; we could not consult the paper's statement, so this is
+*not* their algorithm and claims no optimality. It is the spec's fallback,
+named as a heuristic (an upper bound, validated like every method):
+
+1. **Decompose.** A node set S is split recursively: its weakly connected
+   components are a *parallel* composition; a connected S is a *series*
+   composition A ; B with A the nodes of S whose level (longest path from a
+   source of S) is at most some ℓ. Every edge goes from a lower to a higher
+   level, so running A before B is always allowed; where the DAG is not
+   series-parallel this adds precedences (the SP-ization) and may cost memory.
+   The level ℓ cut by the fewest edges is chosen (a true series node of an SP
+   graph is cut by the edges into it only), ties to the middle.
+2. **Merge like Liu 1987.** Each block becomes hill-valley segments (``dh``,
+   ``dv`` relative to its start, `special_cases._push` keeps them canonical);
+   a series composition concatenates them, a parallel one merges the
+   branches' segments in non-increasing ``hill − valley``, which is Liu's
+   optimal rule for independent subtrees. A node's ``dv`` is its kept output
+   minus its share f_p / |succ(p)| of each input (the exact release depends on
+   the global order: an estimate, used only to rank segments).
+
+The order is then evaluated exactly (`simulate.peak`); the bound returned is
+max MemReq. OPTIMAL only when the peak meets that bound.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ...core.deadline import Deadline
+from ...core.result import Result, Status
+from ..bounds import memreq
+from ..model import Instance, Solution, other_question
+from ..simulate import Graph, peak
+from ..special_cases import _flatten, _push
+
+
+def _components(graph: Graph, nodes: Sequence[int]) -> list[list[int]]:
+    """Weakly connected components of the subgraph induced by ``nodes`` (each in the given order)."""
+    inside = set(nodes)
+    seen: set[int] = set()
+    parts = []
+    for start in nodes:
+        if start in seen:
+            continue
+        seen.add(start)
+        stack, part = [start], []
+        while stack:
+            v = stack.pop()
+            part.append(v)
+            for w in (*graph.predecessors[v], *graph.successors[v]):
+                if w in inside and w not in seen:
+                    seen.add(w)
+                    stack.append(w)
+        order = {v: k for k, v in enumerate(nodes)}
+        parts.append(sorted(part, key=order.__getitem__))
+    return parts
+
+
+def _series_split(graph: Graph, nodes: Sequence[int]) -> tuple[list[int], list[int]]:
+    """Split a connected set at the level boundary crossed by the fewest edges (ties: the middle)."""
+    inside = set(nodes)  # ``nodes`` is topologically sorted
+    level: dict[int, int] = {}
+    for v in nodes:
+        level[v] = max((level[p] + 1 for p in graph.predecessors[v] if p in inside), default=0)
+    top = max(level.values())
+    crossing = [0] * top  # crossing[l]: edges from level <= l to level > l
+    for v in nodes:
+        for w in graph.successors[v]:
+            if w in inside:
+                for cut in range(level[v], level[w]):
+                    crossing[cut] += 1
+    cut = min(range(top), key=lambda c: (crossing[c], abs(2 * c + 1 - top)))
+    return [v for v in nodes if level[v] <= cut], [v for v in nodes if level[v] > cut]
+
+
+def sp_order(graph: Graph, order: Sequence[int], deadline: Deadline | None = None) -> list[int]:
+    """The sp-ization traversal; ``order`` is any topological order (it fixes the tie-breaks)."""
+    share = [graph.output[p] / len(graph.successors[p]) if graph.successors[p] else 0.0 for p in range(graph.n)]
+    delta = [graph.kept[v] - sum(share[p] for p in graph.predecessors[v]) for v in range(graph.n)]
+    key = lambda segment: segment[1] - segment[0]  # ascending = non-increasing hill - valley
+
+    def segments(nodes: list[int]) -> list:
+        if deadline is not None:
+            deadline.check("sp-ization")
+        if len(nodes) == 1:
+            v = nodes[0]
+            return [[graph.step[v], delta[v], v]]
+        parts = _components(graph, nodes)
+        merged: list = []
+        if len(parts) > 1:  # parallel composition: Liu's merge of the branches
+            for segment in sorted((s for part in parts for s in segments(part)), key=key):
+                _push(merged, segment)
+            return merged
+        first, second = _series_split(graph, nodes)  # series composition (forced where not SP)
+        for segment in (*segments(first), *segments(second)):
+            _push(merged, list(segment))
+        return merged
+
+    result: list[int] = []
+    for segment in segments(list(order)):
+        result.extend(_flatten(segment[2]))
+    return result
+
+
+def sp_ization(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """SP-ization + Liu's segment merging (heuristic upper bound; see the module docstring)."""
+    refused = other_question(instance, "sequential")
+    if refused is not None:
+        return refused
+    from ..simulate import topological_order
+
+    deadline = Deadline.after(time_limit)
+    graph = Graph.of(instance)
+    order = sp_order(graph, topological_order(graph), deadline)
+    value, bound = peak(graph, order), memreq(instance)
+    return Result(status=Status.OPTIMAL if value <= bound else Status.FEASIBLE,
+                  solution=Solution.from_indices(instance, order), bound=float(bound),
+                  notes=("series-parallel decomposition with forced series cuts + Liu 1987 merging (heuristic)",))
