@@ -122,8 +122,8 @@ def _link_time(instance: Instance, value: tuple[str, int], direction: str) -> in
     return instance.transfer_time(size, direction)
 
 
-def _timed(instance: Instance, sequence, copies: list[_Copy],
-           bridges: list[_Bridge]) -> tuple[Solution, dict[_Bridge, tuple[int, int]]]:
+def _timed(instance: Instance, sequence, copies: list[_Copy], bridges: list[_Bridge],
+           early: bool = True) -> tuple[Solution, dict[_Bridge, tuple[int, int]]]:
     """The explicit schedule of ``sequence`` with ``bridges`` (module docstring, step 2).
 
     The prefetches are planned as late as possible against compute start
@@ -139,7 +139,7 @@ def _timed(instance: Instance, sequence, copies: list[_Copy],
         now += d
     best = None
     for _ in range(4):
-        solution, actual, windows = _timed_once(instance, sequence, copies, bridges, planned)
+        solution, actual, windows = _timed_once(instance, sequence, copies, bridges, planned, early)
         peak = max((held for _, held in memory_over_time(instance, solution)), default=0)
         key = (max(0, peak - instance.memory), max(t for t in (solution.start or (0,))))
         if best is None or key < best[0]:
@@ -151,7 +151,7 @@ def _timed(instance: Instance, sequence, copies: list[_Copy],
 
 
 def _timed_once(instance: Instance, sequence, copies: list[_Copy], bridges: list[_Bridge],
-                planned: list[int]) -> tuple[Solution, list[int], dict[_Bridge, tuple[int, int]]]:
+                planned: list[int], early: bool) -> tuple[Solution, list[int], dict[_Bridge, tuple[int, int]]]:
     """One timing of `_timed` against ``planned`` compute starts; also the compute starts it got and each
     prefetch's interval."""
     dur = _durations(instance, sequence)
@@ -176,6 +176,7 @@ def _timed_once(instance: Instance, sequence, copies: list[_Copy], bridges: list
     off_end: dict[int, int] = {}
     op_end: dict[int, int] = {}
     windows: dict[_Bridge, tuple[int, int]] = {}
+    segment_ready: dict[int, int] = {}  # copy -> ready time of its current GPU segment
 
     def channel(direction: str) -> str:
         return "out" if half else direction
@@ -186,11 +187,14 @@ def _timed_once(instance: Instance, sequence, copies: list[_Copy], bridges: list
                 continue
             value = copies[b.copy].value
             d = _link_time(instance, value, "out")
-            s = max(ready, free[channel("out")])
+            # as early as the copy is ready, overlapping the reads before the gap, but ending no earlier
+            # than they do (an xbar copy serves reads of x only up to its last explicit read, this one)
+            s = max(segment_ready.get(b.copy, 0) if early else ready, ready - d, free[channel("out")])
             free[channel("out")] = s + d
             off_end[b.copy] = s + d
             events.append((s, 1, names[value[0]][0], value[1]))
 
+    created_by = {copy.created: c for c, copy in enumerate(copies) if copy.created >= 0}
     place_offloads(-1, 0)
     clock, actual = 0, []
     for k, (name, stage) in enumerate(sequence):
@@ -204,12 +208,15 @@ def _timed_once(instance: Instance, sequence, copies: list[_Copy], bridges: list
                 s = max(s, clock)
             free[channel("in")] = s + d
             windows[b] = (s, s + d)
+            segment_ready[b.copy] = s + d
             events.append((s, 1, names[value[0]][1], value[1]))
             begin = max(begin, s + d)
         events.append((begin, 0, name, stage))
         actual.append(begin)
         clock = begin + dur[k]
         op_end[k] = clock
+        if name in ("F", "Fall"):
+            segment_ready[created_by[k]] = clock
         place_offloads(k, clock)
     events.sort(key=lambda e: (e[0], e[1]))
     return Solution(tuple((n, s) for _, _, n, s in events), tuple(t for t, _, _, _ in events)), actual, windows
@@ -224,8 +231,15 @@ def _gaps(copies: list[_Copy]) -> list[tuple[int, int, int]]:
     return found
 
 
-def offload_sequence(instance: Instance, sequence, deadline: Deadline, max_bridges: int) -> Solution | None:
-    """Add bridges to a remat ``sequence`` until it fits M (module docstring, step 3); None when it cannot."""
+def offload_sequence(instance: Instance, sequence, deadline: Deadline, max_bridges: int,
+                     early: bool = True, undo: bool = True) -> Solution | None:
+    """Add bridges to a remat ``sequence`` until it fits M (module docstring, step 3); None when it cannot.
+
+    ``early``: an offload starts as soon as its copy is ready (overlapping the reads before its gap,
+    ending no earlier than they do); otherwise after the read that opens the gap (the link is then
+    busy for less of the time the copy is still needed on the GPU). ``undo``: a bridge that does not
+    lower the first excess is undone.
+    """
     from .two_levels import memory_over_time
     from .two_levels import validate as validate_two_levels
 
@@ -235,14 +249,26 @@ def offload_sequence(instance: Instance, sequence, deadline: Deadline, max_bridg
     dur = _durations(instance, sequence)
     bridges: list[_Bridge] = []
     offloaded: set[int] = set()
+    tried_serial: set[tuple[int, int]] = set()
     used: set[tuple[int, int, int]] = set()
-    for _ in range(max_bridges + 1):
+    previous: tuple[list[_Bridge], tuple[int, int]] | None = None  # before the last bridge, its first excess
+    for _ in range(4 * max_bridges + 1):
         deadline.check("adding offloads")
-        solution, windows = _timed(instance, sequence, copies, bridges)
-        over = [t for t, held in memory_over_time(instance, solution) if held > instance.memory]
+        solution, windows = _timed(instance, sequence, copies, bridges, early)
+        over = [(t, held) for t, held in memory_over_time(instance, solution) if held > instance.memory]
         if not over:
             return solution if not validate_two_levels(instance, solution) else None
-        instant = over[0]
+        if undo and previous is not None and over[0][0] <= previous[1][0] and over[0][1] >= previous[1][1]:
+            # the last bridge did not lower the first excess (e.g. its offload waits behind others on
+            # the link): undo it; its gap stays marked as tried
+            bridges = previous[0]
+            offloaded = {b.copy for b in bridges}
+            solution, windows = _timed(instance, sequence, copies, bridges, early)
+            over = [(t, held) for t, held in memory_over_time(instance, solution) if held > instance.memory]
+        if len(bridges) >= max_bridges:
+            return None
+        previous = (list(bridges), over[0])
+        instant = over[0][0]
         position_start = {}
         compute_k = 0
         for (name, _), t in zip(solution.sequence, solution.start or (), strict=True):
@@ -268,10 +294,12 @@ def offload_sequence(instance: Instance, sequence, deadline: Deadline, max_bridg
         if best is None:
             # no copy to move away at that instant: if a prefetch runs then, make it wait for the
             # compute operation before its reader (time traded for memory)
-            running = [b for b, (lo, hi) in windows.items() if lo <= instant < hi and not b.serial]
+            running = [b for b, (lo, hi) in windows.items()
+                       if lo <= instant < hi and not b.serial and (b.copy, b.opens) not in tried_serial]
             if not running:
                 return None
             late = max(running, key=lambda b: windows[b][1])
+            tried_serial.add((late.copy, late.opens))
             bridges = [_Bridge(b.copy, b.opens, b.closes, b.offload, True) if b == late else b for b in bridges]
             continue
         c, a, z = best[1]
@@ -328,26 +356,32 @@ def offload_greedy(instance: Instance, /, *, time_limit: float, seed: int,
     best: tuple[float, Solution, str] | None = None
     tried = 0
     try:
-        for label, sequence in remat_candidates(instance, params.budgets, params.slots, deadline, params.recompute):
+        candidates = remat_candidates(instance, params.budgets, params.slots, deadline, params.recompute)
+        plans = [(label, sequence, early, True) for label, sequence in candidates for early in (True, False)]
+        plans += [(label, sequence, True, False) for label, sequence in candidates]  # tried when all else fails
+        for label, sequence, early, undo in plans:
+            if not undo and best is not None:
+                break
             tried += 1
-            solution = offload_sequence(instance, sequence, deadline, params.max_bridges)
+            solution = offload_sequence(instance, sequence, deadline, params.max_bridges, early, undo)
             if solution is None:
                 continue
             makespan = evaluate_two_levels(instance, solution)["makespan"]
             if best is None or makespan < best[0]:
-                best = (makespan, solution, label)
+                timing = "early" if early else "after the read"
+                best = (makespan, solution, f"{label}, offloads {timing}{'' if undo else ', no undo'}")
     except TimeLimitReached:
         if best is None:
             raise
     bound = float(bounds.best(instance))
     if best is None:
         return Result(status=Status.NOT_APPLICABLE, bound=bound,
-                      notes=(f"no remat sequence of {tried} could be made to fit M by offloading",))
+                      notes=(f"none of {tried} tries (remat sequence × offload timing) could be made to fit M",))
     makespan, solution, label = best
     transfers = sum(1 for name, _ in solution.sequence if name in ("Off", "Pre", "Offall", "Preall"))
     status = Status.OPTIMAL if makespan <= bound else Status.FEASIBLE
     return Result(status=status, solution=solution, bound=bound,
-                  notes=(f"best of {tried} remat sequences: {label}, {transfers} transfers",))
+                  notes=(f"best of {tried} tries (remat sequence × offload timing): {label}, {transfers} transfers",))
 
 
 __all__ = ["OffloadGreedyParams", "offload_greedy", "offload_sequence", "remat_candidates"]
