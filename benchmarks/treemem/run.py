@@ -31,6 +31,17 @@ exact
     ``dp``, ``cpsat`` (1 worker) and ``milp`` on random DAGs (edge probability
     0.2, sizes 0..10) of each size in --sizes, 3 seeds each: how many are
     proven within --time-limit.
+out-of-core
+    MinIO: on --trees random in-trees (n uniform in 12..--max-n, exec 0..100,
+    output 1..100) and small assembly trees, with M = max(max MemReq, 0.8 ×
+    the in-core optimum), the bytes written by each eviction rule on Liu's
+    optimal traversal and on the best post-order, over the ``milp-io``
+    optimum (instances where the optimum needs no I/O are skipped and counted;
+    instances where milp-io proves nothing within --time-limit are reported).
+sp
+    ``sp-ization`` versus the exact ``dp`` optimum on random DAGs (n uniform
+    in 10..--max-n, edge probability uniform in 0.1..0.4) and on the
+    shipped DNN graph, with ``local-search`` and ``greedy`` alongside.
 """
 
 from __future__ import annotations
@@ -186,6 +197,82 @@ def exact(args) -> None:
     print_table(rows, args.out / "exact.md")
 
 
+def out_of_core(args) -> None:
+    from hpcsched.treemem import as_out_of_core
+
+    rng = np.random.default_rng(0)
+    cases = [generate_random_tree(seed=k, n=int(rng.integers(12, args.max_n + 1)), max_exec=100, max_output=100)
+             for k in range(args.trees)]
+    cases += [generate_assembly(seed=k, shape=shape, ordering=ordering)
+              for k, (shape, ordering) in enumerate([((6, 6), "nested-dissection"), ((7, 7), "minimum-degree"),
+                                                       ((8, 8), "rcm"), ((3, 3, 3), "nested-dissection")])]
+    rules = ("io-belady", "io-largest", "io-first-fit", "io-best-fit")
+    records, skipped, unproven = [], 0, 0
+    for tree in cases:
+        instance = as_out_of_core(tree, fraction=0.8)
+        optimum = solve(instance, "milp-io", time_limit=args.time_limit)
+        if optimum.status is not Status.OPTIMAL:
+            unproven += 1
+            continue
+        if optimum.objective == 0:
+            skipped += 1
+            continue
+        for rule in rules:
+            for traversal in ("liu-optimal", "best-postorder"):
+                result = solve(instance, rule, traversal=traversal, time_limit=60)
+                assert result.objective >= optimum.objective
+                records.append({"instance": instance.name, "n": instance.n, "rule": rule, "traversal": traversal,
+                                "optimum": optimum.objective, "written": result.objective,
+                                "excess": result.objective / optimum.objective - 1,
+                                "milp s": round(optimum.runtime_s, 2)})
+    write(records, args.out, "out-of-core")
+    rows = []
+    for rule in rules:
+        for traversal in ("liu-optimal", "best-postorder"):
+            mine = [r for r in records if r["rule"] == rule and r["traversal"] == traversal]
+            rows.append({"rule": rule, "traversal": traversal, "instances": len(mine),
+                         "optimal %": round(100 * sum(r["excess"] == 0 for r in mine) / len(mine), 1),
+                         "mean excess %": round(100 * statistics.fmean(r["excess"] for r in mine), 1),
+                         "max excess %": round(100 * max(r["excess"] for r in mine), 1)})
+    print(f"{len(cases)} instances: {skipped} need no I/O, {unproven} not proven by milp-io in {args.time_limit} s")
+    print_table(rows, args.out / "out-of-core.md")
+
+
+def sp(args) -> None:
+    from hpcsched.core.io import read_instance
+
+    rng = np.random.default_rng(0)
+    methods = ("sp-ization", "local-search", "greedy", "forest-postorder")
+    records = []
+    for k in range(args.dags):
+        instance = generate_random_dag(seed=k, n=int(rng.integers(10, args.max_n + 1)),
+                                       edge_probability=float(rng.uniform(0.1, 0.4)))
+        optimum = solve(instance, "dp", time_limit=args.time_limit)
+        if optimum.status is not Status.OPTIMAL:
+            continue
+        for method in methods:
+            result = solve(instance, method, time_limit=60)
+            assert result.objective >= optimum.objective
+            records.append({"instance": instance.name, "n": instance.n, "method": method,
+                            "excess": result.objective / optimum.objective - 1})
+    write(records, args.out, "sp")
+    rows = []
+    for method in methods:
+        mine = [r for r in records if r["method"] == method]
+        rows.append({"method": method, "DAGs": len(mine),
+                     "optimal %": round(100 * sum(r["excess"] == 0 for r in mine) / len(mine), 1),
+                     "mean excess %": round(100 * statistics.fmean(r["excess"] for r in mine), 1),
+                     "max excess %": round(100 * max(r["excess"] for r in mine), 1)})
+    dnn = HERE.parents[1] / "instances" / "treemem" / "resnet50_inference.json"
+    if dnn.exists():
+        instance = read_instance(dnn)
+        for method in methods:
+            rows.append({"method": f"{method} on resnet50_inference", "DAGs": 1, "optimal %": "-",
+                         "mean excess %": f"peak {solve(instance, method, time_limit=60).objective:.0f}",
+                         "max excess %": "-"})
+    print_table(rows, args.out / "sp.md")
+
+
 def print_table(rows: list[dict], path: Path) -> None:
     keys = list(rows[0])
     lines = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
@@ -198,7 +285,10 @@ def print_table(rows: list[dict], path: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("part", choices=("postorder", "large", "exact", "parallel"))
+    parser.add_argument("part", choices=("postorder", "large", "exact", "parallel", "out-of-core", "sp"))
+    parser.add_argument("--trees", type=int, default=40)
+    parser.add_argument("--dags", type=int, default=200)
+    parser.add_argument("--max-n", type=int, default=20)
     parser.add_argument("--processors", type=int, nargs="+", default=[2, 4, 8, 16, 32])
     parser.add_argument("--assembly", type=int, default=500)
     parser.add_argument("--random", type=int, default=1000)
@@ -209,7 +299,8 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
-    {"postorder": postorder, "large": large, "exact": exact, "parallel": parallel}[args.part](args)
+    {"postorder": postorder, "large": large, "exact": exact, "parallel": parallel, "out-of-core": out_of_core,
+     "sp": sp}[args.part](args)
 
 
 if __name__ == "__main__":
