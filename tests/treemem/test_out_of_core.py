@@ -179,3 +179,14 @@ def test_tiny_time_limits_return_promptly_without_raising():
         result = run_method(instance, method, problem="treemem", time_limit=1e-9)
         assert result.status in (Status.TIME_LIMIT_NO_SOLUTION, Status.FEASIBLE, Status.OPTIMAL), method
     assert Deadline.after(1e-9).remaining() >= 0
+
+
+def test_plot_draws_the_profile_with_evictions():
+    import matplotlib.pyplot as plt
+
+    from hpcsched.treemem import plot_solution
+
+    instance = small_tree()
+    ax = plot_solution(instance, Solution(("a", "b", "r"), io=(("evict", "a", 1), ("reload", "a", 2))))
+    assert "4 bytes written" in ax.get_title() and len(ax.get_lines()) == 3
+    plt.close(ax.figure)

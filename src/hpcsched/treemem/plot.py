@@ -5,13 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from .bounds import memreq
-from .model import Instance, Solution, memory_levels, memory_profile
+from .model import Instance, Solution, memory_levels, memory_profile, out_of_core
 
 
 def plot_solution(instance: Instance, solution: Solution, ax: Any = None, **options: Any) -> Any:
     """Memory profile of the traversal (step by step) on ``ax`` (a new figure when None); returns the Axes.
 
-    A parallel schedule is drawn as the memory held over time against M.
+    A parallel schedule is drawn as the memory held over time against M; an
+    out-of-core solution as the in-core profile of its order and the memory
+    with its evictions, against M.
 
     Never calls ``matplotlib.use``: the caller's backend is kept.
     """
@@ -22,7 +24,10 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None, **opti
     if solution.order is None:
         return _plot_schedule(instance, solution, ax)
     index = {node.name: i for i, node in enumerate(instance.nodes)}
-    profile = memory_profile(instance, [index[name] for name in solution.order])
+    order = [index[name] for name in solution.order]
+    profile = memory_profile(instance, order)
+    if instance.question == "out-of-core":
+        return _plot_out_of_core(instance, solution, order, profile, ax)
     ax.step(range(len(profile)), profile, where="mid", label="memory during the step")
     top = max(profile)
     ax.axhline(top, color="tab:red", linestyle="--", linewidth=1, label=f"peak {top}")
@@ -30,6 +35,19 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None, **opti
     ax.set_xlabel("step (position in the order)")
     ax.set_ylabel("memory")
     ax.set_title(instance.name)
+    ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def _plot_out_of_core(instance: Instance, solution: Solution, order: list[int], profile: list[int], ax: Any) -> Any:
+    """In-core profile of the order, the profile with the solution's evictions, and M."""
+    _, totals = out_of_core.replay(instance, order, solution)
+    ax.step(range(len(profile)), profile, where="mid", color="tab:gray", linestyle=":", label="in core (no I/O)")
+    ax.step(range(len(profile)), totals["steps"], where="mid", label="with the evictions")
+    ax.axhline(instance.memory or 0, color="tab:red", linestyle="--", linewidth=1, label=f"M = {instance.memory}")
+    ax.set_xlabel("step (position in the order)")
+    ax.set_ylabel("memory")
+    ax.set_title(f"{instance.name}: {totals['written']} bytes written ({totals['evictions']} evictions)")
     ax.legend(loc="best", fontsize="small")
     return ax
 

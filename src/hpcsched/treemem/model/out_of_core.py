@@ -63,11 +63,12 @@ def _io_events(instance: "Instance", solution: "Solution") -> tuple[dict[int, li
     return by_position, violations
 
 
-def replay(instance: "Instance", order: list[int], solution: "Solution") -> tuple[list[Violation], dict[str, int]]:
+def replay(instance: "Instance", order: list[int], solution: "Solution") -> tuple[list[Violation], dict[str, Any]]:
     """Play the traversal and its events as the definition says; violations and totals.
 
     ``order`` is the solution's order as indices, already checked to be a
-    topological permutation.
+    topological permutation. Totals: ``written``, ``read``, ``evictions``,
+    ``peak`` and ``steps`` (the memory during each step).
     """
     by_position, violations = _io_events(instance, solution)
     if violations:
@@ -78,6 +79,7 @@ def replay(instance: "Instance", order: list[int], solution: "Solution") -> tupl
     remaining_consumers = [len(s) for s in successors]
     held = 0  # bytes of the resident outputs
     written = read = evictions = peak = 0
+    steps = []  # memory during each step (what `plot_solution` draws)
     for position, v in enumerate(order):
         for kind, x in by_position.get(position, ()):
             name = nodes[x].name
@@ -107,6 +109,7 @@ def replay(instance: "Instance", order: list[int], solution: "Solution") -> tupl
                 violations.append(Violation("input-not-resident", f"'{nodes[v].name}' (position {position}) runs "
                                                                   f"while the output of '{nodes[p].name}' is {state[p]}"))
         during = held + nodes[v].exec + nodes[v].output
+        steps.append(during)
         peak = max(peak, during)
         if during > limit:
             violations.append(Violation("memory", f"{during} held while '{nodes[v].name}' (position {position}) "
@@ -120,7 +123,7 @@ def replay(instance: "Instance", order: list[int], solution: "Solution") -> tupl
                 if state[p] == RESIDENT:
                     held -= nodes[p].output
                 state[p] = ABSENT
-    totals = {"written": written, "read": read, "evictions": evictions, "peak": peak}
+    totals = {"written": written, "read": read, "evictions": evictions, "peak": peak, "steps": steps}
     return violations, totals
 
 
