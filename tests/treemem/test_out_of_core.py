@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import assume, given, settings, strategies as st
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from treemem_strategies import io_dags, io_trees
 
 from hpcsched.core.deadline import Deadline
 from hpcsched.core.errors import InvalidSolutionError
@@ -24,7 +26,6 @@ from hpcsched.treemem.formulations import cheapest_gaps
 from hpcsched.treemem.heuristics import evict
 from hpcsched.treemem.heuristics.out_of_core import solution_of, traversal_order
 from hpcsched.treemem.simulate import Graph
-from treemem_strategies import io_dags, io_trees, trees
 
 SOLVE = dict(problem="treemem", time_limit=60)
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from treemem_strategies import trees
 
 from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.treemem import Instance, generate_harpoon
-from treemem_strategies import trees
 
 SOLVE = dict(problem="treemem", time_limit=60)
 

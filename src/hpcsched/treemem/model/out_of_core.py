@@ -106,8 +106,10 @@ def replay(instance: "Instance", order: list[int], solution: "Solution") -> tupl
             peak = max(peak, held)
         for p in predecessors[v]:
             if state[p] != RESIDENT:
-                violations.append(Violation("input-not-resident", f"'{nodes[v].name}' (position {position}) runs "
-                                                                  f"while the output of '{nodes[p].name}' is {state[p]}"))
+                violations.append(Violation(
+                    "input-not-resident",
+                    f"'{nodes[v].name}' (position {position}) runs while the output of "
+                    f"'{nodes[p].name}' is {state[p]}"))
         during = held + nodes[v].exec + nodes[v].output
         steps.append(during)
         peak = max(peak, during)
