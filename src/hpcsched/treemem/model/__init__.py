@@ -622,7 +622,7 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
                 )
             )
     if instance.question == "out-of-core" and not violations:
-        violations, _ = out_of_core_model.replay(instance, checked, solution)
+        violations, _ = out_of_core_model.replay(instance, checked, solution)  # type: ignore[arg-type]
     return violations
 
 
