@@ -6,7 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-from offload_helpers import INSTANCES
+from .offload_helpers import INSTANCES
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "offload" / "run.py"
 

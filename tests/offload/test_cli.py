@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from offload_helpers import INSTANCES
+from .offload_helpers import INSTANCES
 from typer.testing import CliRunner
 
 from hpcsched import solve

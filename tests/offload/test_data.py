@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from offload_helpers import INSTANCES
+from .offload_helpers import INSTANCES
 
 from hpcsched import solve
 from hpcsched.core.errors import FormatError, InvalidInstanceError

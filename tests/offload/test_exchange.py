@@ -6,7 +6,7 @@ import itertools
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from offload_helpers import chains, rough_chains, small_instance
+from .offload_helpers import chains, rough_chains, small_instance
 
 from hpcsched import solve, validate
 from hpcsched.core.result import Status

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
-from offload_helpers import chains, rough_chains, small_instance
+from .offload_helpers import chains, rough_chains, small_instance
 
 from hpcsched import solve
 from hpcsched.core.registry import methods

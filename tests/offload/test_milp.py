@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from offload_helpers import small_instance
+from .offload_helpers import small_instance
 
 from hpcsched import solve
 from hpcsched.core.result import Status

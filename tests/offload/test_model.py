@@ -7,7 +7,7 @@ import json
 import math
 
 import pytest
-from offload_helpers import small_instance
+from .offload_helpers import small_instance
 
 from hpcsched import evaluate, validate
 from hpcsched.core.errors import FormatError, InvalidInstanceError, InvalidSolutionError

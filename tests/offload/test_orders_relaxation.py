@@ -8,7 +8,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from offload_helpers import chains, rough_chains
+from .offload_helpers import chains, rough_chains
 
 from hpcsched import solve, validate
 from hpcsched.core.result import Status

@@ -13,7 +13,7 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from offload_helpers import shared_data
+from .offload_helpers import shared_data
 
 from hpcsched.core.errors import FormatError
 from hpcsched.offload import import_pipedream

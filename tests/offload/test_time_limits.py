@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from offload_helpers import INSTANCES, small_instance
+from .offload_helpers import INSTANCES, small_instance
 
 import hpcsched.solvers.cpsat as cpsat_adapter
 import hpcsched.solvers.milp as milp_adapter

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
-from transfers_strategies import small_instances
+from .transfers_strategies import small_instances
 
 from hpcsched import solve
 from hpcsched.core.result import Status

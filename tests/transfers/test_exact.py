@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from transfers_strategies import small_instances
+from .transfers_strategies import small_instances
 
 from hpcsched import evaluate, solve, validate
 from hpcsched.core.result import Status

@@ -7,7 +7,7 @@ import itertools
 import networkx as nx
 import pytest
 from hypothesis import given, settings
-from transfers_strategies import small_instances
+from .transfers_strategies import small_instances
 
 from hpcsched import solve
 from hpcsched.core.deadline import Deadline

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.treemem import generate_random_dag, generate_random_tree
-from treemem_strategies import dags, trees
+from .treemem_strategies import dags, trees
 
 SOLVE = dict(problem="treemem", time_limit=60)
 

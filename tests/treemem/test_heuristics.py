@@ -9,7 +9,7 @@ from hpcsched.core.result import Status
 from hpcsched.treemem import HEURISTIC_METHODS, generate_random_dag, lower_bound
 from hpcsched.treemem.simulate import Graph
 from hpcsched.treemem.heuristics import dfs_order, forest_order, greedy_order
-from treemem_strategies import dags, trees
+from .treemem_strategies import dags, trees
 
 SOLVE = dict(problem="treemem", time_limit=60)
 

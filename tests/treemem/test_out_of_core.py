@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from treemem_strategies import io_dags, io_trees
+from .treemem_strategies import io_dags, io_trees
 
 from hpcsched.core.deadline import Deadline
 from hpcsched.core.errors import InvalidSolutionError

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from treemem_strategies import trees
+from .treemem_strategies import trees
 
 from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status

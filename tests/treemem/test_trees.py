@@ -10,7 +10,7 @@ from hpcsched.core.result import Status
 from hpcsched.treemem import Instance, generate_harpoon, generate_random_dag, generate_random_tree
 from hpcsched.treemem.simulate import Graph, peak
 from hpcsched.treemem.special_cases import best_postorder_order, forest_parent, liu_optimal_order
-from treemem_strategies import trees
+from .treemem_strategies import trees
 
 SOLVE = dict(problem="treemem", time_limit=60)
 

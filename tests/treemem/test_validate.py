@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from hpcsched.treemem import Solution, validate
 from hpcsched.treemem.simulate import Graph, topological_order
-from treemem_strategies import dags
+from .treemem_strategies import dags
 
 SETTINGS = settings(max_examples=60, deadline=None)
 
