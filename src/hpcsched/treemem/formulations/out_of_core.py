@@ -135,14 +135,14 @@ class MilpIoParams:
 
     Attributes
     ----------
-    threads
+    workers
         HiGHS threads.
     """
 
-    threads: int = 1
+    workers: int = 1
 
     def __post_init__(self) -> None:
-        at_least("threads", self.threads, 1)
+        at_least("workers", self.workers, 1)
 
 
 def _incumbent(instance: Instance, graph: Graph, deadline: Deadline) -> tuple[list[int], list[Gap]]:
@@ -209,7 +209,7 @@ def milp_io(instance: Instance, /, *, time_limit: float, seed: int, params: Milp
                   + pulp.lpSum(graph.output[i] * waiting[i, t] for i in evicted if (i, t) in waiting) <= memory)
     model += pulp.lpSum(graph.output[i] * y for i, y in evicted.items())
     model += pulp.lpSum(graph.output[i] * y for i, y in evicted.items()) <= upper
-    outcome = milp_adapter.solve_pulp(model, time_limit=deadline.remaining(), threads=params.threads, seed=seed)
+    outcome = milp_adapter.solve_pulp(model, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
     bound = None
     if outcome.bound is not None and math.isfinite(outcome.bound):
         # integer objective: the dual bound minus HiGHS' tolerance, rounded up

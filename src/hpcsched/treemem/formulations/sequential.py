@@ -203,14 +203,14 @@ class MilpParams:
 
     Attributes
     ----------
-    threads
+    workers
         HiGHS threads.
     """
 
-    threads: int = 1
+    workers: int = 1
 
     def __post_init__(self) -> None:
-        at_least("threads", self.threads, 1)
+        at_least("workers", self.workers, 1)
 
 
 def _integer_bound(bound: float | None) -> float | None:
@@ -264,7 +264,7 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
             + pulp.lpSum(graph.step[v] * x[v][t] for v in range(n))
             <= peak_var
         )
-    outcome = milp_adapter.solve_pulp(model, time_limit=deadline.remaining(), threads=params.threads, seed=seed)
+    outcome = milp_adapter.solve_pulp(model, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
     bound = _integer_bound(outcome.bound)
     if bound is not None:
         bound = max(bound, float(lower))
