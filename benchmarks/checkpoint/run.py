@@ -1,7 +1,8 @@
 """Checkpoint benchmarks: DP time vs L and S, overhead vs budget per method on PipeDream chains,
-persistent vs unrestricted optimum on small random chains. Prints Markdown tables.
+persistent vs unrestricted optimum on small random chains, remat vs offload vs both (PCIe 3).
+Prints Markdown tables.
 
-    .venv/bin/python benchmarks/checkpoint/run.py [--part dp|overhead|persistent|all] [--quick]
+    .venv/bin/python benchmarks/checkpoint/run.py [--part dp|overhead|persistent|twolevels|all] [--quick]
 """
 
 from __future__ import annotations
@@ -110,9 +111,60 @@ def persistent(quick: bool) -> None:
           f"{shortest_sequence(unit)[0]}")
 
 
+PCIE3 = 12_000.0  # bytes per µs, as the offload package's pcie3 instances
+TWO_LEVEL_NETWORKS = ("alexnet", "vgg16", "resnet18", "gnmt", "squeezenet1_0")
+TWO_LEVEL_BUDGETS = (0.9, 0.7, 0.5, 0.4, 0.3, 0.2)
+
+
+def two_levels(quick: bool, only: str | None = None) -> None:
+    """Remat only (dp) vs offload only (offload-greedy without recomputation, and the offload package's cpsat
+    on `to_offload_instance`) vs both (offload-greedy), overheads over Σfw + Σbw, PCIe 3 link."""
+    from hpcsched.checkpoint.offload_mapping import to_offload_instance
+    from hpcsched.checkpoint.two_levels import offload_memory_lower_bound_with_reason
+
+    def pct(result) -> str:
+        if not result.status.has_solution:
+            return "—"
+        return f"{100 * (result.objective - compute) / compute:.1f}"
+
+    print("\n| chain | M / store-all peak | remat only (dp) | offload only (greedy) | offload pkg cpsat 10 s "
+          "(mapping) | both (offload-greedy) | remat overhead removed | both: time (s) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for network in TWO_LEVEL_NETWORKS:
+        if only and only not in network:
+            continue
+        chain = import_pipedream(SHARED / "pipedream" / f"{network}.graph.txt", budget=0.9)
+        timed = Instance.create([max(1, t) for t in chain.fw], [max(1, t) for t in chain.bw], list(chain.x),
+                                [None, *chain.xbar[1:]], chain.memory, ftmp=list(chain.ftmp),
+                                btmp=list(chain.btmp), name=network)
+        two = timed.with_link(bandwidth_out=PCIE3, bandwidth_in=PCIE3)
+        compute = two.compute_time
+        peak, floor = store_all_peak(two), offload_memory_lower_bound_with_reason(two)[0]
+        seen = set()
+        for budget in TWO_LEVEL_BUDGETS[:3] if quick else TWO_LEVEL_BUDGETS:
+            memory = max(floor, int(budget * peak))
+            if memory in seen:
+                continue
+            seen.add(memory)
+            instance = two.with_memory(memory)
+            remat = hpcsched.solve(instance, "dp", time_limit=120)
+            offload = hpcsched.solve(instance, "offload-greedy", time_limit=120, recompute=False)
+            package = hpcsched.solve(to_offload_instance(instance), "cpsat", time_limit=10)
+            started = time.perf_counter()
+            both = hpcsched.solve(instance, "offload-greedy", time_limit=120)
+            elapsed = time.perf_counter() - started
+            removed = "—"
+            if remat.status.has_solution and both.status.has_solution and remat.objective > compute:
+                removed = f"{100 * (remat.objective - both.objective) / (remat.objective - compute):.0f} %"
+            package_text = pct(package) if not package.status.has_solution else \
+                f"{pct(package)} ({package.status.value.lower()})"
+            print(f"| {network} | {memory / peak:.2f}{' (floor)' if memory == floor else ''} | {pct(remat)} | "
+                  f"{pct(offload)} | {package_text} | {pct(both)} | {removed} | {elapsed:.1f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--part", default="all", choices=("dp", "overhead", "persistent", "all"))
+    parser.add_argument("--part", default="all", choices=("dp", "overhead", "persistent", "twolevels", "all"))
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", default=None, help="overhead part: only chains whose name contains this")
     args = parser.parse_args()
@@ -122,6 +174,8 @@ def main() -> None:
         dp_time(args.quick)
     if args.part in ("overhead", "all") and SHARED.is_dir():
         overhead(args.quick, args.only)
+    if args.part in ("twolevels", "all") and SHARED.is_dir():
+        two_levels(args.quick, args.only)
 
 
 if __name__ == "__main__":
