@@ -119,8 +119,8 @@ TWO_LEVEL_BUDGETS = (0.9, 0.7, 0.5, 0.4, 0.3, 0.2)
 def two_levels(quick: bool, only: str | None = None) -> None:
     """Remat only (dp) vs offload only (offload-greedy without recomputation, and the offload package's cpsat
     on `to_offload_instance`) vs both (offload-greedy), overheads over Σfw + Σbw, PCIe 3 link."""
+    from hpcsched.checkpoint.model import offload_memory_lower_bound_with_reason
     from hpcsched.checkpoint.offload_mapping import to_offload_instance
-    from hpcsched.checkpoint.two_levels import offload_memory_lower_bound_with_reason
 
     def pct(result) -> str:
         if not result.status.has_solution:

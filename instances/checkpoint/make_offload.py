@@ -23,7 +23,7 @@ from pathlib import Path
 
 import hpcsched
 from hpcsched.checkpoint import Instance, bounds, import_pipedream, store_all_peak
-from hpcsched.checkpoint.two_levels import offload_memory_lower_bound_with_reason
+from hpcsched.checkpoint.model import offload_memory_lower_bound_with_reason
 from hpcsched.core.io import write_instance
 
 FOLDER = Path(__file__).resolve().parent

@@ -6,13 +6,14 @@ with one worker, so the verdict does not depend on the machine's load.
 
 from __future__ import annotations
 
-from checkpoint_strategies import small_chains
 from hypothesis import given, settings
 
 import hpcsched
 from hpcsched.checkpoint import Instance, bounds, evaluate, validate
 from hpcsched.checkpoint.formulations import persistent_dp, phase_slots, shortest_sequence
 from hpcsched.core.result import Status
+
+from .checkpoint_strategies import small_chains
 
 PROOF = {"deterministic_time": 60.0, "workers": 1}
 

@@ -5,16 +5,16 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_two_levels import PROOF, small_offload_instance
 
 import hpcsched
 from hpcsched.checkpoint import Instance
 from hpcsched.checkpoint.bounds import best as best_bound
-from hpcsched.checkpoint.model import store_all_peak
+from hpcsched.checkpoint.model import offload_memory_lower_bound_with_reason, store_all_peak
 from hpcsched.checkpoint.offload_greedy import OffloadGreedyParams
-from hpcsched.checkpoint.two_levels import offload_memory_lower_bound_with_reason
 from hpcsched.core.errors import OptionError
 from hpcsched.core.result import Status
+
+from .test_two_levels import PROOF, small_offload_instance
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from checkpoint_strategies import small_chains
 from hypothesis import given, settings
 
 import hpcsched
@@ -11,6 +10,8 @@ from hpcsched.checkpoint import HEURISTIC_METHODS, Instance, Solution, bounds, e
 from hpcsched.checkpoint.formulations import persistent_dp, shortest_sequence
 from hpcsched.checkpoint.special_cases import revolve_extra_forwards, revolve_sequence
 from hpcsched.core.result import Status
+
+from .checkpoint_strategies import small_chains
 
 
 def unit(length, memory_without_x0):

@@ -5,18 +5,19 @@ from __future__ import annotations
 import random
 
 import pytest
-from checkpoint_strategies import small_chains
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hpcsched
 from hpcsched.checkpoint import Instance, Solution, memory_profile, validate
 from hpcsched.checkpoint.formulations import shortest_sequence
-from hpcsched.checkpoint.model import store_all_peak
+from hpcsched.checkpoint.model import offload_memory_lower_bound_with_reason, store_all_peak
+from hpcsched.checkpoint.model.two_levels import memory_over_time
 from hpcsched.checkpoint.offload_mapping import to_offload_instance
-from hpcsched.checkpoint.two_levels import memory_over_time, offload_memory_lower_bound_with_reason
 from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.result import Status
+
+from .checkpoint_strategies import small_chains
 
 PROOF = {"deterministic_time": 60.0, "workers": 1}
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from checkpoint_strategies import small_chains
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hpcsched.checkpoint import Solution, memory_profile, validate
 from hpcsched.checkpoint.formulations import shortest_sequence
+
+from .checkpoint_strategies import small_chains
 
 
 @st.composite

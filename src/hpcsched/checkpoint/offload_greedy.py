@@ -37,6 +37,7 @@ from ..core.params import at_least
 from ..core.result import Result, Status
 from . import bounds
 from .model import Instance, Solution, store_all_peak, store_all_sequence
+from .model.two_levels import evaluate_two_levels, memory_over_time, validate_two_levels
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,6 @@ def _timed(instance: Instance, sequence, copies: list[_Copy], bridges: list[_Bri
     (a late prefetch delays the compute, so earlier plans would prefetch too
     early and hold memory for nothing); a few rounds, the lowest peak kept.
     """
-    from .two_levels import memory_over_time
 
     planned, now = [], 0
     for d in _durations(instance, sequence):
@@ -240,8 +240,6 @@ def offload_sequence(instance: Instance, sequence, deadline: Deadline, max_bridg
     busy for less of the time the copy is still needed on the GPU). ``undo``: a bridge that does not
     lower the first excess is undone.
     """
-    from .two_levels import memory_over_time
-    from .two_levels import validate as validate_two_levels
 
     sequence = tuple(sequence)
     copies = _copies(instance.length, sequence)
@@ -351,7 +349,6 @@ def offload_greedy(instance: Instance, /, *, time_limit: float, seed: int,
     if instance.kind != "chain-offload":
         return Result(status=Status.NOT_APPLICABLE, notes=("kind 'chain-offload' only (the chain has no host level)",))
     deadline = Deadline.after(time_limit)
-    from .two_levels import evaluate as evaluate_two_levels
 
     best: tuple[float, Solution, str] | None = None
     tried = 0

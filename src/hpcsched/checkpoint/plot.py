@@ -45,7 +45,7 @@ def _plot_two_levels(instance: Instance, solution: Solution, ax: Any) -> Any:
     """Kind ``chain-offload``: a Gantt chart (compute row, link rows) over time, memory held on a twin axis."""
     from matplotlib.patches import Patch
 
-    from .two_levels import default_start, duration, memory_over_time
+    from .model.two_levels import default_start, duration, memory_over_time
 
     start = solution.start if solution.start is not None else default_start(instance, solution.sequence)
     rows = {"compute": 2, "out": 1, "in": 0} if instance.duplex == "full" else {"compute": 1, "out": 0, "in": 0}

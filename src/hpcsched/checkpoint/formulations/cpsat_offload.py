@@ -110,9 +110,8 @@ def offload_horizon(instance: Instance, time_limit: float) -> int | None:
     Used when no remat-only schedule fits M (below the chain's memory floor):
     any valid two-level schedule proves that the optimum is within its makespan.
     """
+    from ..model.two_levels import evaluate_two_levels, validate_two_levels
     from ..offload_greedy import offload_greedy
-    from ..two_levels import evaluate as evaluate_two_levels
-    from ..two_levels import validate as validate_two_levels
 
     try:
         result = offload_greedy(instance, time_limit=time_limit, seed=0, params=None)
@@ -147,7 +146,7 @@ def cpsat_offload(instance: Instance, /, *, time_limit: float, seed: int,
         return Result(status=Status.NOT_APPLICABLE, notes=(f"horizon {horizon} > max_horizon {params.max_horizon}",))
     H = horizon
     model = new_model()
-    from ..two_levels import duration
+    from ..model.two_levels import duration
 
     ops: list[tuple[str, int]] = [("B", j) for j in range(L, -1, -1)]  # compute first: the list's tie order
     ops += [("Fall", j) for j in range(L)]

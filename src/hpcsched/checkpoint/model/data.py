@@ -1,4 +1,4 @@
-"""Data model of the checkpoint problem: Instance, Solution, evaluate, validate.
+"""Data of the checkpoint problem: Instance, Solution, the memory floors.
 
 Activation rematerialization on a chain (``../shared/spec/checkpoint.md``).
 A chain of L stages is trained once: forward, loss, backward. A schedule is a
@@ -40,8 +40,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.errors import InvalidInstanceError, InvalidSolutionError
-from ..core.fields import (
+from ...core.errors import InvalidInstanceError, InvalidSolutionError
+from ...core.fields import (
     require_dict,
     require_int,
     require_key,
@@ -50,7 +50,6 @@ from ..core.fields import (
     require_number,
     require_str,
 )
-from ..core.violation import Violation
 
 #: The instance kinds this package reads (``chain-offload``: the chain plus a host level, see `two_levels`).
 KINDS = ("chain", "chain-offload")
@@ -85,10 +84,14 @@ DATA_SCHEMA: dict[str, Any] = {
         },
         "ftmp": {"type": "array", "items": _INT, "description": "transient of F/Fall i (default 0)"},
         "btmp": {"type": "array", "items": _INT, "description": "transient of B i (default 0)"},
-        "bandwidth_out": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}],
-                          "description": "chain-offload: bytes per time unit to the host (null: infinite)"},
-        "bandwidth_in": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}],
-                         "description": "chain-offload: bytes per time unit from the host (null: infinite)"},
+        "bandwidth_out": {
+            "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}],
+            "description": "chain-offload: bytes per time unit to the host (null: infinite)",
+        },
+        "bandwidth_in": {
+            "anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}],
+            "description": "chain-offload: bytes per time unit from the host (null: infinite)",
+        },
         "latency": {**_INT, "description": "chain-offload: latency of every transfer"},
         "duplex": {"enum": list(DUPLEX_MODES), "description": "chain-offload: one channel per direction or one"},
     },
@@ -167,8 +170,6 @@ class Instance:
         object.__setattr__(self, "memory", require_int(self.memory, "data.memory", minimum=0))
         object.__setattr__(self, "source", dict(self.source))
         if self.kind == "chain-offload":
-            from .two_levels import offload_memory_lower_bound_with_reason
-
             needed, why = offload_memory_lower_bound_with_reason(self)
         else:
             needed, why = memory_lower_bound_with_reason(self)
@@ -183,15 +184,19 @@ class Instance:
         for name in ("bandwidth_out", "bandwidth_in"):
             value = getattr(self, name)
             if value is not None:
-                object.__setattr__(self, name, require_number(value, f"data.{name}", minimum=0.0,
-                                                              strictly_positive=True))
+                object.__setattr__(
+                    self, name, require_number(value, f"data.{name}", minimum=0.0, strictly_positive=True)
+                )
         object.__setattr__(self, "latency", require_int(self.latency, "data.latency", minimum=0))
         require_str(self.duplex, "data.duplex", choices=DUPLEX_MODES)
         for name in ("fw", "bw"):
             for i, value in enumerate(getattr(self, name)):
                 if isinstance(value, (int, float)) and not isinstance(value, bool) and value < 1:
-                    raise InvalidInstanceError(f"data.{name}[{i}]", "must be >= 1 for kind chain-offload (every "
-                                               "operation occupies time, so memory is checked over time)")
+                    raise InvalidInstanceError(
+                        f"data.{name}[{i}]",
+                        "must be >= 1 for kind chain-offload (every "
+                        "operation occupies time, so memory is checked over time)",
+                    )
 
     def transfer_time(self, size: int, direction: str) -> int:
         """max(1, ceil(size / bandwidth) + latency): the time a copy of ``size`` bytes holds its channel."""
@@ -203,15 +208,48 @@ class Instance:
 
     def as_chain(self) -> Instance:
         """The same chain without the host level (kind ``chain``: remat only)."""
-        return Instance(self.name, self.fw, self.bw, self.x, self.xbar, self.ftmp, self.btmp, self.memory,
-                        "chain", self.time_unit, self.source)
+        return Instance(
+            self.name,
+            self.fw,
+            self.bw,
+            self.x,
+            self.xbar,
+            self.ftmp,
+            self.btmp,
+            self.memory,
+            "chain",
+            self.time_unit,
+            self.source,
+        )
 
-    def with_link(self, *, bandwidth_out: float | None, bandwidth_in: float | None, latency: int = 0,
-                  duplex: str = "full", memory: int | None = None, name: str | None = None) -> Instance:
+    def with_link(
+        self,
+        *,
+        bandwidth_out: float | None,
+        bandwidth_in: float | None,
+        latency: int = 0,
+        duplex: str = "full",
+        memory: int | None = None,
+        name: str | None = None,
+    ) -> Instance:
         """The same chain with a host level (kind ``chain-offload``)."""
-        return Instance(name or self.name, self.fw, self.bw, self.x, self.xbar, self.ftmp, self.btmp,
-                        self.memory if memory is None else memory, "chain-offload", self.time_unit, self.source,
-                        bandwidth_out, bandwidth_in, latency, duplex)
+        return Instance(
+            name or self.name,
+            self.fw,
+            self.bw,
+            self.x,
+            self.xbar,
+            self.ftmp,
+            self.btmp,
+            self.memory if memory is None else memory,
+            "chain-offload",
+            self.time_unit,
+            self.source,
+            bandwidth_out,
+            bandwidth_in,
+            latency,
+            duplex,
+        )
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -252,9 +290,12 @@ class Instance:
         kind = require_str(require_key(data, "kind", "data"), "data.kind", choices=KINDS)
         link: dict[str, Any] = {}
         if kind == "chain-offload":
-            link = {"bandwidth_out": require_key(data, "bandwidth_out", "data"),
-                    "bandwidth_in": require_key(data, "bandwidth_in", "data"),
-                    "latency": data.get("latency", 0), "duplex": data.get("duplex", "full")}
+            link = {
+                "bandwidth_out": require_key(data, "bandwidth_out", "data"),
+                "bandwidth_in": require_key(data, "bandwidth_in", "data"),
+                "latency": data.get("latency", 0),
+                "duplex": data.get("duplex", "full"),
+            }
         else:
             for key in ("bandwidth_out", "bandwidth_in", "latency", "duplex"):
                 if key in data:
@@ -280,8 +321,12 @@ class Instance:
         """The ``data`` section of the instance file."""
         link = {}
         if self.kind == "chain-offload":
-            link = {"bandwidth_out": self.bandwidth_out, "bandwidth_in": self.bandwidth_in,
-                    "latency": self.latency, "duplex": self.duplex}
+            link = {
+                "bandwidth_out": self.bandwidth_out,
+                "bandwidth_in": self.bandwidth_in,
+                "latency": self.latency,
+                "duplex": self.duplex,
+            }
         return {
             "kind": self.kind,
             "memory": self.memory,
@@ -296,9 +341,23 @@ class Instance:
 
     def with_memory(self, memory: int, *, name: str | None = None) -> Instance:
         """The same chain under another budget."""
-        return Instance(name or self.name, self.fw, self.bw, self.x, self.xbar, self.ftmp, self.btmp, memory,
-                        self.kind, self.time_unit, self.source, self.bandwidth_out, self.bandwidth_in,
-                        self.latency, self.duplex)
+        return Instance(
+            name or self.name,
+            self.fw,
+            self.bw,
+            self.x,
+            self.xbar,
+            self.ftmp,
+            self.btmp,
+            memory,
+            self.kind,
+            self.time_unit,
+            self.source,
+            self.bandwidth_out,
+            self.bandwidth_in,
+            self.latency,
+            self.duplex,
+        )
 
     # -- convenience --------------------------------------------------------
     @property
@@ -413,8 +472,9 @@ class Solution:
         if self.start is not None:
             try:
                 starts = require_list(list(self.start), "start", length=len(checked))
-                object.__setattr__(self, "start", tuple(require_int(value, f"start[{k}]", minimum=0)
-                                                        for k, value in enumerate(starts)))
+                object.__setattr__(
+                    self, "start", tuple(require_int(value, f"start[{k}]", minimum=0) for k, value in enumerate(starts))
+                )
             except InvalidInstanceError as error:
                 raise InvalidSolutionError(error.field, error.reason) from None
 
@@ -424,8 +484,10 @@ class Solution:
         data = require_dict(data, "solution")
         raw = require_list(require_key(data, "sequence", ""), "sequence")
         start = data.get("start")
-        solution = cls(tuple(tuple(op) if isinstance(op, list) else op for op in raw),
-                       None if start is None else tuple(require_list(start, "start")))
+        solution = cls(
+            tuple(tuple(op) if isinstance(op, list) else op for op in raw),
+            None if start is None else tuple(require_list(start, "start")),
+        )
         for k, (name, stage) in enumerate(solution.sequence):
             low, top = stage_range(instance.length, name)
             if not low <= stage <= top:
@@ -453,166 +515,22 @@ def stage_range(length: int, name: str) -> tuple[int, int]:
 # ----------------------------------------------------------------------------------------------
 
 
-@dataclass
-class _Trace:
-    """Held intervals (first op, last op, bytes, value) and refused reads of one sequence."""
+def offload_memory_lower_bound_with_reason(instance: Instance) -> tuple[int, str]:
+    """Bytes every valid two-level schedule needs, and which operation forces them.
 
-    intervals: list[tuple[int, int, int, str]]
-    problems: list[Violation]
-
-
-def _trace(instance: Instance, sequence: tuple[tuple[str, int], ...]) -> _Trace:
-    """Apply rules 1-2 of the definition: who serves each read, how long each value is held."""
-    L, n = instance.length, len(sequence)
-    problems: list[Violation] = []
-    xbar_productions: dict[int, list[int]] = {i: [] for i in range(1, L + 1)}
-    explicit_xbar_reads: dict[int, list[int]] = {i: [] for i in range(1, L + 1)}
-    backward_at: dict[int, int] = {}
-    for t, (name, i) in enumerate(sequence):
-        if name == "Fall":
-            xbar_productions[i + 1].append(t)
-        elif name == "B":
-            backward_at.setdefault(i, t)
-            if i < L:
-                explicit_xbar_reads[i + 1].append(t)
-    # xbar_i: held from producer to its last explicit read before the next production.
-    xbar_interval: dict[int, list[tuple[int, int]]] = {}
-    for i, starts in xbar_productions.items():
-        spans = []
-        for k, start in enumerate(starts):
-            stop = starts[k + 1] if k + 1 < len(starts) else n
-            reads = [q for q in explicit_xbar_reads[i] if start < q < stop]
-            spans.append((start, max(reads) if reads else start))
-        xbar_interval[i] = spans
-
-    def served_by_xbar(i: int, t: int) -> bool:
-        return i >= 1 and any(start < t <= end for start, end in xbar_interval[i])
-
-    x_production_end: dict[tuple[int, int], int] = {}  # (i, producer position) -> last read
-    latest_x: dict[int, int] = {0: -1}  # i -> position of the most recent production (-1: x_0 at the start)
-    x0_last = 0
-    for t, (name, i) in enumerate(sequence):
-        reads_x = i  # every operation reads x_i (F i, Fall i, B i; B L reads x_L)
-        if not served_by_xbar(reads_x, t):
-            if reads_x in latest_x:
-                producer = latest_x[reads_x]
-                if reads_x == 0:
-                    x0_last = t
-                else:
-                    x_production_end[(reads_x, producer)] = t
-            else:
-                problems.append(Violation("not-held", f"operation {t} ({name} {i}) reads x_{i}, which is not held"))
-        if name == "B" and i < L:
-            if not any(start < t for start in xbar_productions[i + 1]):
-                problems.append(Violation("not-held",
-                                          f"operation {t} (B {i}) reads xbar_{i + 1}, never produced before"))
-            if backward_at.get(i + 1, n) >= t:
-                problems.append(Violation("not-held",
-                                          f"operation {t} (B {i}) reads delta_{i + 1}, not produced before"))
-        if name == "F":
-            latest_x[i + 1] = t
-            x_production_end[(i + 1, t)] = t
-    intervals = [(0, x0_last, instance.x[0], "x_0")]
-    for (i, start), end in x_production_end.items():
-        intervals.append((start, end, instance.x[i], f"x_{i}"))
-    for i, spans in xbar_interval.items():
-        for start, end in spans:
-            intervals.append((start, end, instance.xbar[i], f"xbar_{i}"))
-    for i, start in backward_at.items():
-        end = n - 1 if i == 0 else backward_at.get(i - 1, start)
-        intervals.append((start, max(start, end), instance.x[i], f"delta_{i}"))
-    return _Trace(intervals, problems)
-
-
-def _operation_time(instance: Instance, name: str, stage: int) -> int:
-    return instance.bw[stage] if name == "B" else instance.fw[stage]
-
-
-def _transient(instance: Instance, name: str, stage: int) -> int:
-    return instance.btmp[stage] if name == "B" else instance.ftmp[stage]
-
-
-def memory_profile(instance: Instance, solution: Solution) -> list[int]:
-    """Bytes held during each operation, its transient included (rule 3's left-hand side)."""
-    n = len(solution.sequence)
-    delta = [0] * (n + 1)
-    for start, end, size, _ in _trace(instance, solution.sequence).intervals:
-        delta[start] += size
-        delta[end + 1] -= size
-    profile, held = [], 0
-    for t, (name, stage) in enumerate(solution.sequence):
-        held += delta[t]
-        profile.append(held + _transient(instance, name, stage))
-    return profile
-
-
-def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
-    """Total time (the objective) and KPIs of a sequence.
-
-    KPIs: ``total_time``; ``recomputation_time`` = objective − Σfw − Σbw;
-    ``peak_memory`` (bytes) and ``peak_memory_fraction`` (of M);
-    ``forward_ops`` (F and Fall operations run); ``operations``.
-    Kind ``chain-offload``: see `two_levels.evaluate` (objective = makespan).
+    Proof: every schedule runs ``B L .. B 0`` (rule 2) and, since ``B L``
+    reads x_L, a forward of every stage. While ``B i`` (1 <= i < L) runs it
+    holds the server of x_i (>= x_i bytes), xbar_{i+1}, delta_{i+1} (read),
+    delta_i (produced) and btmp_i; ``B L`` the server of x_L, delta_L and
+    btmp_L; ``B 0`` x_0, xbar_1, delta_1, delta_0, btmp_0. A forward of stage
+    i holds its input (>= x_i) and its output (>= x_{i+1}) and ftmp_i. Unlike
+    kind ``chain``, x_0 is not counted during the other operations: it may be
+    offloaded.
     """
-    if instance.kind == "chain-offload":
-        from .two_levels import evaluate as evaluate_two_levels
-
-        return evaluate_two_levels(instance, solution)
-    if any(name in LINK_OPERATIONS for name, _ in solution.sequence):
-        nan = float("nan")
-        return {"objective": nan, "total_time": nan, "recomputation_time": nan, "peak_memory": nan,
-                "peak_memory_fraction": nan, "forward_ops": nan, "operations": float(len(solution.sequence))}
-    in_range = all(stage <= (instance.length if name == "B" else instance.length - 1)
-                   for name, stage in solution.sequence)
-    if not in_range:  # `validate` reports the stage; nothing here can be measured
-        nan = float("nan")
-        return {"objective": nan, "total_time": nan, "recomputation_time": nan, "peak_memory": nan,
-                "peak_memory_fraction": nan, "forward_ops": nan, "operations": float(len(solution.sequence))}
-    total = sum(_operation_time(instance, name, stage) for name, stage in solution.sequence)
-    profile = memory_profile(instance, solution) if solution.sequence else [0]
-    peak = max(profile)
-    return {
-        "objective": float(total),
-        "total_time": float(total),
-        "recomputation_time": float(total - instance.compute_time),
-        "peak_memory": float(peak),
-        "peak_memory_fraction": peak / instance.memory if instance.memory else float("inf"),
-        "forward_ops": float(sum(1 for name, _ in solution.sequence if name != "B")),
-        "operations": float(len(solution.sequence)),
-    }
-
-
-def validate(instance: Instance, solution: Solution) -> list[Violation]:
-    """Every rule of the definition that ``solution`` breaks ([] = valid).
-
-    Rules: ``stage`` (an operation on a stage that does not exist),
-    ``not-held`` (rule 1: a read value is not held), ``backward-order``
-    (rule 4: each ``B i`` once, in the order L..0), ``memory`` (rule 3).
-    Kind ``chain-offload``: `two_levels.validate`, the definition over time.
-    """
-    if instance.kind == "chain-offload":
-        from .two_levels import validate as validate_two_levels
-
-        return validate_two_levels(instance, solution)
-    link = [f"{name} {stage}" for name, stage in solution.sequence if name in LINK_OPERATIONS]
-    if link:
-        return [Violation("no-host", f"kind 'chain' has no host level; link operations {link[:3]} are not allowed")]
-    L = instance.length
-    for t, (name, stage) in enumerate(solution.sequence):
-        top = L if name == "B" else L - 1
-        if stage > top:
-            return [Violation("stage", f"operation {t} ({name} {stage}) names a stage > {top}")]
-    violations: list[Violation] = []
-    backwards = [stage for name, stage in solution.sequence if name == "B"]
-    if backwards != list(range(L, -1, -1)):
-        violations.append(Violation(
-            "backward-order", f"the backward operations must be B {L}..B 0, once each, in that order; got {backwards}"))
-    trace = _trace(instance, solution.sequence)
-    violations.extend(trace.problems)
-    for t, used in enumerate(memory_profile(instance, solution)):
-        if used > instance.memory:
-            name, stage = solution.sequence[t]
-            violations.append(Violation(
-                "memory", f"operation {t} ({name} {stage}) needs {used} bytes, budget is {instance.memory} "
-                          f"(over by {used - instance.memory})"))
-    return violations
+    L, x, xb = instance.length, instance.x, instance.xbar
+    candidates = [(x[L] + x[L] + instance.btmp[L], f"B {L} alone")]
+    for i in range(L):
+        server = x[0] if i == 0 else x[i]
+        candidates.append((server + xb[i + 1] + x[i + 1] + x[i] + instance.btmp[i], f"B {i} alone"))
+        candidates.append((x[i] + x[i + 1] + instance.ftmp[i], f"the forward of stage {i}"))
+    return max(candidates)

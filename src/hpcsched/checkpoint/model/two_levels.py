@@ -67,32 +67,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ..core.violation import Violation
-from .model import COMPUTE_OPERATIONS, Instance, Solution, stage_range
+from ...core.violation import Violation
+from .data import COMPUTE_OPERATIONS, Instance, Solution, stage_range
 
 #: Link operation -> (value kind it moves, direction).
 _LINK = {"Off": ("x", "out"), "Pre": ("x", "in"), "Offall": ("xbar", "out"), "Preall": ("xbar", "in")}
-
-
-def offload_memory_lower_bound_with_reason(instance: Instance) -> tuple[int, str]:
-    """Bytes every valid two-level schedule needs, and which operation forces them.
-
-    Proof: every schedule runs ``B L .. B 0`` (rule 2) and, since ``B L``
-    reads x_L, a forward of every stage. While ``B i`` (1 <= i < L) runs it
-    holds the server of x_i (>= x_i bytes), xbar_{i+1}, delta_{i+1} (read),
-    delta_i (produced) and btmp_i; ``B L`` the server of x_L, delta_L and
-    btmp_L; ``B 0`` x_0, xbar_1, delta_1, delta_0, btmp_0. A forward of stage
-    i holds its input (>= x_i) and its output (>= x_{i+1}) and ftmp_i. Unlike
-    kind ``chain``, x_0 is not counted during the other operations: it may be
-    offloaded.
-    """
-    L, x, xb = instance.length, instance.x, instance.xbar
-    candidates = [(x[L] + x[L] + instance.btmp[L], f"B {L} alone")]
-    for i in range(L):
-        server = x[0] if i == 0 else x[i]
-        candidates.append((server + xb[i + 1] + x[i + 1] + x[i] + instance.btmp[i], f"B {i} alone"))
-        candidates.append((x[i] + x[i + 1] + instance.ftmp[i], f"the forward of stage {i}"))
-    return max(candidates)
 
 
 def duration(instance: Instance, name: str, stage: int) -> int:
@@ -154,21 +133,34 @@ def _analyse(instance: Instance, solution: Solution) -> tuple[list[Violation], l
     last_end: dict[str, tuple[int, int]] = {}
     for k, (name, stage) in enumerate(seq):
         if k and start[k] < start[k - 1]:
-            problems.append(Violation("order", f"operation {k} ({name} {stage}) starts at {start[k]}, before the "
-                                               f"operation listed before it ({start[k - 1]})"))
+            problems.append(
+                Violation(
+                    "order",
+                    f"operation {k} ({name} {stage}) starts at {start[k]}, before the "
+                    f"operation listed before it ({start[k - 1]})",
+                )
+            )
         channel = "link" if instance.duplex == "half" else _LINK.get(name, ("", ""))[1]
         stream = "compute" if name in COMPUTE_OPERATIONS else channel
         if stream in last_end and start[k] < last_end[stream][0]:
-            problems.append(Violation("overlap", f"operation {k} ({name} {stage}) starts at {start[k]} while "
-                                                 f"operation {last_end[stream][1]} on the {stream} stream runs "
-                                                 f"until {last_end[stream][0]}"))
+            problems.append(
+                Violation(
+                    "overlap",
+                    f"operation {k} ({name} {stage}) starts at {start[k]} while "
+                    f"operation {last_end[stream][1]} on the {stream} stream runs "
+                    f"until {last_end[stream][0]}",
+                )
+            )
         if stream not in last_end or end[k] >= last_end[stream][0]:
             last_end[stream] = (end[k], k)
     # Rule 2.
     backwards = [stage for name, stage in seq if name == "B"]
     if backwards != list(range(L, -1, -1)):
-        problems.append(Violation("backward-order",
-                                  f"the backward operations must be B {L}..B 0, once each, in order; got {backwards}"))
+        problems.append(
+            Violation(
+                "backward-order", f"the backward operations must be B {L}..B 0, once each, in order; got {backwards}"
+            )
+        )
     # Rule 3: copies, in list order; host copies.
     copies: dict[tuple[str, int], list[_Copy]] = defaultdict(list)
     copies[("x", 0)].append(_Copy(("x", 0), -1, 0, 0, 0, -1))
@@ -188,12 +180,18 @@ def _analyse(instance: Instance, solution: Solution) -> tuple[list[Violation], l
     def read(copy: _Copy | None, k: int, what: str) -> None:
         name, stage = seq[k]
         if copy is None:
-            problems.append(Violation("not-held", f"operation {k} ({name} {stage}) reads {what}, never created "
-                                                  "before it"))
+            problems.append(
+                Violation("not-held", f"operation {k} ({name} {stage}) reads {what}, never created before it")
+            )
             return
         if copy.ready > start[k]:
-            problems.append(Violation("not-ready", f"operation {k} ({name} {stage}) starts at {start[k]} and reads "
-                                                   f"{what}, whose creator ends at {copy.ready}"))
+            problems.append(
+                Violation(
+                    "not-ready",
+                    f"operation {k} ({name} {stage}) starts at {start[k]} and reads "
+                    f"{what}, whose creator ends at {copy.ready}",
+                )
+            )
         copy.end = max(copy.end, end[k])
 
     # Explicit reads of xbar first: they fix the xbar copies' spans (rule 4).
@@ -214,8 +212,10 @@ def _analyse(instance: Instance, solution: Solution) -> tuple[list[Violation], l
             continue
         server = None
         if i >= 1:
-            server = next((c for c in copies[("xbar", i)]
-                           if c.position < k and c.ready <= start[k] and end[k] <= c.explicit_end), None)
+            server = next(
+                (c for c in copies[("xbar", i)] if c.position < k and c.ready <= start[k] and end[k] <= c.explicit_end),
+                None,
+            )
         if server is not None:
             read(server, k, f"x_{i} (served by xbar_{i})")
         else:
@@ -224,9 +224,14 @@ def _analyse(instance: Instance, solution: Solution) -> tuple[list[Violation], l
         if name in ("Pre", "Preall"):
             value = (_LINK[name][0], stage)
             if not any(ready <= start[k] for ready in host_ready[value]):
-                problems.append(Violation("no-host-copy", f"operation {k} ({name} {stage}) starts at {start[k]} "
-                                                          f"but no {'Off' if name == 'Pre' else 'Offall'} {stage} "
-                                                          "ended by then"))
+                problems.append(
+                    Violation(
+                        "no-host-copy",
+                        f"operation {k} ({name} {stage}) starts at {start[k]} "
+                        f"but no {'Off' if name == 'Pre' else 'Offall'} {stage} "
+                        "ended by then",
+                    )
+                )
     # Rule 5: no two copies of a value overlap; intervals.
     intervals: list[tuple[int, int, int, str]] = []
     for value, found in copies.items():
@@ -234,8 +239,13 @@ def _analyse(instance: Instance, solution: Solution) -> tuple[list[Violation], l
         label = f"{value[0]}_{value[1]}"
         for a, b in pairwise(found):
             if b.start < a.end:
-                problems.append(Violation("held-twice", f"{label} is created again at {b.start} (operation "
-                                                        f"{b.position}) while an earlier copy is held until {a.end}"))
+                problems.append(
+                    Violation(
+                        "held-twice",
+                        f"{label} is created again at {b.start} (operation "
+                        f"{b.position}) while an earlier copy is held until {a.end}",
+                    )
+                )
         intervals.extend((c.start, c.end, size, label) for c in found)
     b_at = {stage: k for k, (name, stage) in enumerate(seq) if name == "B"}
     for i, k in b_at.items():
@@ -265,19 +275,30 @@ def memory_over_time(instance: Instance, solution: Solution) -> list[tuple[int, 
     return profile
 
 
-def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
+def evaluate_two_levels(instance: Instance, solution: Solution) -> dict[str, float]:
     """Makespan (objective) and KPIs: recomputation time, transfers, peak memory."""
     problems, _, makespan = _analyse(instance, solution)
     if problems and problems[0].rule in ("stage", "start"):
         nan = float("nan")
-        return {"objective": nan, "makespan": nan, "recomputation_time": nan, "idle_time": nan, "peak_memory": nan,
-                "peak_memory_fraction": nan, "transfers": nan, "offloaded_bytes": nan,
-                "operations": float(len(solution.sequence))}
+        return {
+            "objective": nan,
+            "makespan": nan,
+            "recomputation_time": nan,
+            "idle_time": nan,
+            "peak_memory": nan,
+            "peak_memory_fraction": nan,
+            "transfers": nan,
+            "offloaded_bytes": nan,
+            "operations": float(len(solution.sequence)),
+        }
     compute = [(name, stage) for name, stage in solution.sequence if name in COMPUTE_OPERATIONS]
     busy = sum(duration(instance, name, stage) for name, stage in compute)
     peak = max((held for _, held in memory_over_time(instance, solution)), default=0)
-    offloaded = sum(instance.x[stage] if name == "Off" else instance.xbar[stage]
-                    for name, stage in solution.sequence if name in ("Off", "Offall"))
+    offloaded = sum(
+        instance.x[stage] if name == "Off" else instance.xbar[stage]
+        for name, stage in solution.sequence
+        if name in ("Off", "Offall")
+    )
     return {
         "objective": float(makespan),
         "makespan": float(makespan),
@@ -291,17 +312,27 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     }
 
 
-def validate(instance: Instance, solution: Solution) -> list[Violation]:
+def validate_two_levels(instance: Instance, solution: Solution) -> list[Violation]:
     """Every rule of the two-level definition (module docstring) that ``solution`` breaks ([] = valid)."""
     problems, _, _ = _analyse(instance, solution)
     if problems and problems[0].rule in ("stage", "start"):
         return problems
     for time, held in memory_over_time(instance, solution):
         if held > instance.memory:
-            problems.append(Violation("memory", f"from time {time}, {held} bytes are held; budget is "
-                                                f"{instance.memory} (over by {held - instance.memory})"))
+            problems.append(
+                Violation(
+                    "memory",
+                    f"from time {time}, {held} bytes are held; budget is "
+                    f"{instance.memory} (over by {held - instance.memory})",
+                )
+            )
     return problems
 
 
-__all__ = ["default_start", "duration", "evaluate", "memory_over_time", "offload_memory_lower_bound_with_reason",
-           "validate"]
+__all__ = [
+    "default_start",
+    "duration",
+    "evaluate_two_levels",
+    "memory_over_time",
+    "validate_two_levels",
+]

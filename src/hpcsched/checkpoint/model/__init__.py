@@ -1,0 +1,65 @@
+"""Data model of the checkpoint problem: Instance, Solution, evaluate, validate.
+
+`data` holds the instances and solutions (and the memory floors checked when
+an instance is built); `chain` the semantics of kind ``chain`` (held values
+of a sequence, rules 1-5 of the definition); `two_levels` those of kind
+``chain-offload`` (the chain plus a host level, over time). `evaluate` and
+`validate` pick the kind's own.
+"""
+
+from __future__ import annotations
+
+from ...core.violation import Violation
+from .chain import evaluate_chain, memory_profile, validate_chain
+from .data import (
+    COMPUTE_OPERATIONS,
+    DATA_SCHEMA,
+    DUPLEX_MODES,
+    KINDS,
+    LINK_OPERATIONS,
+    OPERATIONS,
+    Instance,
+    Solution,
+    memory_lower_bound,
+    memory_lower_bound_with_reason,
+    offload_memory_lower_bound_with_reason,
+    stage_range,
+    store_all_peak,
+    store_all_sequence,
+)
+from .two_levels import evaluate_two_levels, validate_two_levels
+
+
+def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
+    """The objective and KPIs of ``solution`` (total time for kind ``chain``, makespan for ``chain-offload``)."""
+    if instance.kind == "chain-offload":
+        return evaluate_two_levels(instance, solution)
+    return evaluate_chain(instance, solution)
+
+
+def validate(instance: Instance, solution: Solution) -> list[Violation]:
+    """Every rule of the definition that ``solution`` breaks ([] = valid), for the instance's kind."""
+    if instance.kind == "chain-offload":
+        return validate_two_levels(instance, solution)
+    return validate_chain(instance, solution)
+
+
+__all__ = [
+    "COMPUTE_OPERATIONS",
+    "DATA_SCHEMA",
+    "DUPLEX_MODES",
+    "KINDS",
+    "LINK_OPERATIONS",
+    "OPERATIONS",
+    "Instance",
+    "Solution",
+    "evaluate",
+    "memory_lower_bound",
+    "memory_lower_bound_with_reason",
+    "memory_profile",
+    "offload_memory_lower_bound_with_reason",
+    "stage_range",
+    "store_all_peak",
+    "store_all_sequence",
+    "validate",
+]

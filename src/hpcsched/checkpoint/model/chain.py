@@ -1,0 +1,194 @@
+"""Kind ``chain``: the held values of a sequence, its memory profile, evaluate and validate.
+
+Written from the definition (see `data` for the modelling choices); shares no
+code with the formulations, special cases or heuristics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...core.violation import Violation
+from .data import LINK_OPERATIONS, Instance, Solution
+
+
+@dataclass
+class _Trace:
+    """Held intervals (first op, last op, bytes, value) and refused reads of one sequence."""
+
+    intervals: list[tuple[int, int, int, str]]
+    problems: list[Violation]
+
+
+def _trace(instance: Instance, sequence: tuple[tuple[str, int], ...]) -> _Trace:
+    """Apply rules 1-2 of the definition: who serves each read, how long each value is held."""
+    L, n = instance.length, len(sequence)
+    problems: list[Violation] = []
+    xbar_productions: dict[int, list[int]] = {i: [] for i in range(1, L + 1)}
+    explicit_xbar_reads: dict[int, list[int]] = {i: [] for i in range(1, L + 1)}
+    backward_at: dict[int, int] = {}
+    for t, (name, i) in enumerate(sequence):
+        if name == "Fall":
+            xbar_productions[i + 1].append(t)
+        elif name == "B":
+            backward_at.setdefault(i, t)
+            if i < L:
+                explicit_xbar_reads[i + 1].append(t)
+    # xbar_i: held from producer to its last explicit read before the next production.
+    xbar_interval: dict[int, list[tuple[int, int]]] = {}
+    for i, starts in xbar_productions.items():
+        spans = []
+        for k, start in enumerate(starts):
+            stop = starts[k + 1] if k + 1 < len(starts) else n
+            reads = [q for q in explicit_xbar_reads[i] if start < q < stop]
+            spans.append((start, max(reads) if reads else start))
+        xbar_interval[i] = spans
+
+    def served_by_xbar(i: int, t: int) -> bool:
+        return i >= 1 and any(start < t <= end for start, end in xbar_interval[i])
+
+    x_production_end: dict[tuple[int, int], int] = {}  # (i, producer position) -> last read
+    latest_x: dict[int, int] = {0: -1}  # i -> position of the most recent production (-1: x_0 at the start)
+    x0_last = 0
+    for t, (name, i) in enumerate(sequence):
+        reads_x = i  # every operation reads x_i (F i, Fall i, B i; B L reads x_L)
+        if not served_by_xbar(reads_x, t):
+            if reads_x in latest_x:
+                producer = latest_x[reads_x]
+                if reads_x == 0:
+                    x0_last = t
+                else:
+                    x_production_end[(reads_x, producer)] = t
+            else:
+                problems.append(Violation("not-held", f"operation {t} ({name} {i}) reads x_{i}, which is not held"))
+        if name == "B" and i < L:
+            if not any(start < t for start in xbar_productions[i + 1]):
+                problems.append(
+                    Violation("not-held", f"operation {t} (B {i}) reads xbar_{i + 1}, never produced before")
+                )
+            if backward_at.get(i + 1, n) >= t:
+                problems.append(
+                    Violation("not-held", f"operation {t} (B {i}) reads delta_{i + 1}, not produced before")
+                )
+        if name == "F":
+            latest_x[i + 1] = t
+            x_production_end[(i + 1, t)] = t
+    intervals = [(0, x0_last, instance.x[0], "x_0")]
+    for (i, start), end in x_production_end.items():
+        intervals.append((start, end, instance.x[i], f"x_{i}"))
+    for i, spans in xbar_interval.items():
+        for start, end in spans:
+            intervals.append((start, end, instance.xbar[i], f"xbar_{i}"))
+    for i, start in backward_at.items():
+        end = n - 1 if i == 0 else backward_at.get(i - 1, start)
+        intervals.append((start, max(start, end), instance.x[i], f"delta_{i}"))
+    return _Trace(intervals, problems)
+
+
+def _operation_time(instance: Instance, name: str, stage: int) -> int:
+    return instance.bw[stage] if name == "B" else instance.fw[stage]
+
+
+def _transient(instance: Instance, name: str, stage: int) -> int:
+    return instance.btmp[stage] if name == "B" else instance.ftmp[stage]
+
+
+def memory_profile(instance: Instance, solution: Solution) -> list[int]:
+    """Bytes held during each operation, its transient included (rule 3's left-hand side)."""
+    n = len(solution.sequence)
+    delta = [0] * (n + 1)
+    for start, end, size, _ in _trace(instance, solution.sequence).intervals:
+        delta[start] += size
+        delta[end + 1] -= size
+    profile, held = [], 0
+    for t, (name, stage) in enumerate(solution.sequence):
+        held += delta[t]
+        profile.append(held + _transient(instance, name, stage))
+    return profile
+
+
+def evaluate_chain(instance: Instance, solution: Solution) -> dict[str, float]:
+    """Total time (the objective) and KPIs of a sequence.
+
+    KPIs: ``total_time``; ``recomputation_time`` = objective − Σfw − Σbw;
+    ``peak_memory`` (bytes) and ``peak_memory_fraction`` (of M);
+    ``forward_ops`` (F and Fall operations run); ``operations``.
+    Kind ``chain-offload``: see `two_levels.evaluate` (objective = makespan).
+    """
+    if any(name in LINK_OPERATIONS for name, _ in solution.sequence):
+        nan = float("nan")
+        return {
+            "objective": nan,
+            "total_time": nan,
+            "recomputation_time": nan,
+            "peak_memory": nan,
+            "peak_memory_fraction": nan,
+            "forward_ops": nan,
+            "operations": float(len(solution.sequence)),
+        }
+    in_range = all(
+        stage <= (instance.length if name == "B" else instance.length - 1) for name, stage in solution.sequence
+    )
+    if not in_range:  # `validate` reports the stage; nothing here can be measured
+        nan = float("nan")
+        return {
+            "objective": nan,
+            "total_time": nan,
+            "recomputation_time": nan,
+            "peak_memory": nan,
+            "peak_memory_fraction": nan,
+            "forward_ops": nan,
+            "operations": float(len(solution.sequence)),
+        }
+    total = sum(_operation_time(instance, name, stage) for name, stage in solution.sequence)
+    profile = memory_profile(instance, solution) if solution.sequence else [0]
+    peak = max(profile)
+    return {
+        "objective": float(total),
+        "total_time": float(total),
+        "recomputation_time": float(total - instance.compute_time),
+        "peak_memory": float(peak),
+        "peak_memory_fraction": peak / instance.memory if instance.memory else float("inf"),
+        "forward_ops": float(sum(1 for name, _ in solution.sequence if name != "B")),
+        "operations": float(len(solution.sequence)),
+    }
+
+
+def validate_chain(instance: Instance, solution: Solution) -> list[Violation]:
+    """Every rule of the definition that ``solution`` breaks ([] = valid).
+
+    Rules: ``stage`` (an operation on a stage that does not exist),
+    ``not-held`` (rule 1: a read value is not held), ``backward-order``
+    (rule 4: each ``B i`` once, in the order L..0), ``memory`` (rule 3).
+    Kind ``chain-offload``: `two_levels.validate`, the definition over time.
+    """
+    link = [f"{name} {stage}" for name, stage in solution.sequence if name in LINK_OPERATIONS]
+    if link:
+        return [Violation("no-host", f"kind 'chain' has no host level; link operations {link[:3]} are not allowed")]
+    L = instance.length
+    for t, (name, stage) in enumerate(solution.sequence):
+        top = L if name == "B" else L - 1
+        if stage > top:
+            return [Violation("stage", f"operation {t} ({name} {stage}) names a stage > {top}")]
+    violations: list[Violation] = []
+    backwards = [stage for name, stage in solution.sequence if name == "B"]
+    if backwards != list(range(L, -1, -1)):
+        violations.append(
+            Violation(
+                "backward-order",
+                f"the backward operations must be B {L}..B 0, once each, in that order; got {backwards}",
+            )
+        )
+    trace = _trace(instance, solution.sequence)
+    violations.extend(trace.problems)
+    for t, used in enumerate(memory_profile(instance, solution)):
+        if used > instance.memory:
+            name, stage = solution.sequence[t]
+            violations.append(
+                Violation(
+                    "memory",
+                    f"operation {t} ({name} {stage}) needs {used} bytes, budget is {instance.memory} "
+                    f"(over by {used - instance.memory})",
+                )
+            )
+    return violations
