@@ -31,7 +31,7 @@ def test_cpsat_matches_brute_force_static(instance):
 @given(small_instances(max_n=5, max_gpus=2, max_time=4))
 def test_milp_matches_brute_force_static(instance):
     truth = run_method(instance, "brute-force", time_limit=600)
-    result = run_method(instance, "milp", time_limit=600, stop_at_bound=False, threads=1)
+    result = run_method(instance, "milp", time_limit=600, stop_at_bound=False, workers=1)
     assert result.status is truth.status, (result.notes, truth.notes)
     if truth.status is Status.OPTIMAL:
         assert result.objective == truth.objective

@@ -358,19 +358,19 @@ class MilpParams:
     ----------
     max_nodes
         Refuse (NOT_APPLICABLE) above this many nodes (the model has O(n² K) rows).
-    threads
+    workers
         HiGHS threads.
     stop_at_bound
         Return the incumbent as OPTIMAL without solving when it meets the lower bound.
     """
 
     max_nodes: int = 30
-    threads: int = 2
+    workers: int = 2
     stop_at_bound: bool = True
 
     def __post_init__(self):
         at_least("max_nodes", self.max_nodes, 1)
-        at_least("threads", self.threads, 1)
+        at_least("workers", self.workers, 1)
 
 
 def _reachable(instance: Instance) -> list[set[int]]:
@@ -468,7 +468,7 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
             start[v].setInitialValue(start_solution.start[v])
             for g in range(gpus):
                 x[v][g].setInitialValue(1 if start_solution.gpu[v] == g else 0)
-    outcome = milp_backend.solve_pulp(problem, time_limit=deadline.remaining(), threads=params.threads, seed=seed)
+    outcome = milp_backend.solve_pulp(problem, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
     bound = lower
     if outcome.bound is not None and math.isfinite(outcome.bound):
         # HiGHS' feasibility/integrality tolerances (1e-6) times the big-M can move the LP value by
