@@ -7,9 +7,9 @@ import itertools
 import pytest
 from hypothesis import given, settings
 
-from hpcsched.core.registry import run_method
+import hpcsched
 from hpcsched.core.result import Status
-from hpcsched.partition import Instance, Solution, bounds, validate, evaluate
+from hpcsched.partition import Instance, Solution, bounds, validate
 
 from .partition_strategies import small_instances
 
@@ -19,8 +19,8 @@ PROOF = {"deterministic_time": 20.0, "workers": 1, "stop_at_bound": False}
 @settings(max_examples=50)
 @given(small_instances(max_n=6))
 def test_cpsat_matches_brute_force_static(instance):
-    truth = run_method(instance, "brute-force", time_limit=600)
-    result = run_method(instance, "cpsat", time_limit=600, **PROOF)
+    truth = hpcsched.solve(instance, "brute-force", time_limit=600)
+    result = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
     assert result.status is truth.status, (result.notes, truth.notes)
     if truth.status is Status.OPTIMAL:
         assert result.objective == truth.objective
@@ -30,8 +30,8 @@ def test_cpsat_matches_brute_force_static(instance):
 @settings(max_examples=20)
 @given(small_instances(max_n=5, max_gpus=2, max_time=4))
 def test_milp_matches_brute_force_static(instance):
-    truth = run_method(instance, "brute-force", time_limit=600)
-    result = run_method(instance, "milp", time_limit=600, stop_at_bound=False, workers=1)
+    truth = hpcsched.solve(instance, "brute-force", time_limit=600)
+    result = hpcsched.solve(instance, "milp", time_limit=600, stop_at_bound=False, workers=1)
     assert result.status is truth.status, (result.notes, truth.notes)
     if truth.status is Status.OPTIMAL:
         assert result.objective == truth.objective
@@ -57,7 +57,7 @@ def test_cpsat_dynamic_matches_an_exhaustive_search_over_starts(instance):
     if sum(instance.times) + sum(e.delay for e in instance.edges) > 8:
         return
     truth = _exhaustive_dynamic(instance)
-    result = run_method(instance, "cpsat", time_limit=600, **PROOF)
+    result = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
     if truth is None:
         assert result.status is Status.INFEASIBLE, result.notes
     else:
@@ -69,29 +69,31 @@ def test_dynamic_memory_can_force_a_second_gpu_that_static_would_not():
     # Two independent heavy nodes: on one GPU the outputs (8 each) never coexist, so
     # dynamic memory 10 fits on one GPU back to back, while static needs 16.
     instance = Instance.create([3, 3], [], gpus=2, memory=10, output=[8, 8], memory_model="dynamic")
-    assert run_method(instance, "cpsat", time_limit=60, **PROOF).objective == 3
+    assert hpcsched.solve(instance, "cpsat", time_limit=60, **PROOF).objective == 3
     static = Instance.create([3, 3], [], gpus=1, memory=10, output=[8, 8], memory_model="static")
-    assert run_method(static, "cpsat", time_limit=60, **PROOF).status is Status.INFEASIBLE
+    assert hpcsched.solve(static, "cpsat", time_limit=60, **PROOF).status is Status.INFEASIBLE
     dynamic_one = Instance.create([3, 3], [], gpus=1, memory=10, output=[8, 8], memory_model="dynamic")
-    assert run_method(dynamic_one, "cpsat", time_limit=60, **PROOF).objective == 6
+    assert hpcsched.solve(dynamic_one, "cpsat", time_limit=60, **PROOF).objective == 6
 
 
 @pytest.mark.parametrize("method", ["cpsat", "milp", "brute-force", "pardnn", "heft", "kl-partition", "round-robin"])
 def test_k_too_small_is_infeasible_with_the_reason(method):
     instance = Instance.create([1, 1, 1], [], gpus=2, memory=10, persistent=[6, 6, 6])
-    result = run_method(instance, method, time_limit=60)
+    result = hpcsched.solve(instance, method, time_limit=60)
     assert result.status is Status.INFEASIBLE
     assert "K is too small" in result.notes[0] and "3 GPUs" in result.notes[0]
 
 
 def test_group_pinned_to_two_gpus_is_infeasible():
     instance = Instance.create([1, 1], [], gpus=2, memory=10, group=["g", "g"], pin=[0, 1])
-    result = run_method(instance, "cpsat", time_limit=60)
+    result = hpcsched.solve(instance, "cpsat", time_limit=60)
     assert result.status is Status.INFEASIBLE and "pinned to GPUs [0, 1]" in result.notes[0]
 
 
-@pytest.mark.parametrize("method", ["cpsat", "milp", "pardnn", "heft", "etf", "kl-partition", "cpsat-lns", "round-robin"])
+@pytest.mark.parametrize(
+    "method", ["cpsat", "milp", "pardnn", "heft", "etf", "kl-partition", "cpsat-lns", "round-robin"]
+)
 def test_an_expired_time_limit_returns_promptly_without_raising(method):
     instance = Instance.create([2] * 8, [(i, i + 1, 1) for i in range(7)], gpus=2, memory=100, persistent=[5] * 8)
-    result = run_method(instance, method, time_limit=1e-9)
+    result = hpcsched.solve(instance, method, time_limit=1e-9)
     assert result.status in (Status.TIME_LIMIT_NO_SOLUTION, Status.FEASIBLE, Status.OPTIMAL), result.notes

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import hpcsched
 from hpcsched.core.errors import InvalidInstanceError
-from hpcsched.core.registry import run_method
 from hpcsched.partition import Instance, Solution, evaluate, validate
 from hpcsched.partition.model import memory_items
 
@@ -18,9 +18,13 @@ from .partition_strategies import small_instances
 
 def _data(**changes):
     data = {
-        "gpus": 2, "memory": 100, "memory_model": "static",
-        "nodes": [{"name": "a", "time": 3, "persistent": 10, "output": 5, "group": None},
-                  {"name": "b", "time": 2, "persistent": 10, "output": 5, "group": None}],
+        "gpus": 2,
+        "memory": 100,
+        "memory_model": "static",
+        "nodes": [
+            {"name": "a", "time": 3, "persistent": 10, "output": 5, "group": None},
+            {"name": "b", "time": 2, "persistent": 10, "output": 5, "group": None},
+        ],
         "edges": [{"from": "a", "to": "b", "transfer": 4}],
     }
     data.update(changes)
@@ -70,8 +74,15 @@ def test_evaluate_counts_cut_edges_bytes_and_peaks():
 def test_dynamic_memory_items_follow_the_definition():
     # a (0..3) on GPU 0 feeds b on GPU 1 (copy arrives at 3 + 4 = 7, lives until b ends at 9)
     # and c on GPU 0 (a's output lives until c ends).
-    instance = Instance.create([3, 2, 5], [(0, 1, 4), (0, 2, 1)], gpus=2, memory=100, persistent=[1, 0, 0],
-                               output=[10, 0, 0], memory_model="dynamic")
+    instance = Instance.create(
+        [3, 2, 5],
+        [(0, 1, 4), (0, 2, 1)],
+        gpus=2,
+        memory=100,
+        persistent=[1, 0, 0],
+        output=[10, 0, 0],
+        memory_model="dynamic",
+    )
     solution = Solution((0, 1, 0), (0, 7, 3))
     assert validate(instance, solution) == []
     assert sorted(memory_items(instance, solution)) == sorted([(0, 0, 9, 1), (1, 7, 9, 10), (0, 0, 8, 10)])
@@ -89,19 +100,22 @@ def test_half_open_lifetimes_release_before_allocating():
 def _mutations(instance: Instance, solution: Solution):
     n = instance.n
     for v in range(n):
-        yield "gpu out of range", Solution(solution.gpu[:v] + (instance.gpus,) + solution.gpu[v + 1:], solution.start)
-        yield "negative start", Solution(solution.gpu, solution.start[:v] + (-1,) + solution.start[v + 1:])
+        yield "gpu out of range", Solution(solution.gpu[:v] + (instance.gpus,) + solution.gpu[v + 1 :], solution.start)
+        yield "negative start", Solution(solution.gpu, solution.start[:v] + (-1,) + solution.start[v + 1 :])
         if instance.nodes[v].time > 0 or any(e.u == v or e.v == v for e in instance.edges):
-            yield "earlier", Solution(solution.gpu, solution.start[:v] + (solution.start[v] - 1,) + solution.start[v + 1:])
+            yield (
+                "earlier",
+                Solution(solution.gpu, solution.start[:v] + (solution.start[v] - 1,) + solution.start[v + 1 :]),
+            )
         for g in range(instance.gpus):
             if g != solution.gpu[v]:
-                yield "other gpu", Solution(solution.gpu[:v] + (g,) + solution.gpu[v + 1:], solution.start)
+                yield "other gpu", Solution(solution.gpu[:v] + (g,) + solution.gpu[v + 1 :], solution.start)
 
 
 @settings(max_examples=60)
 @given(small_instances(memory_model=None), st.data())
 def test_validator_refuses_what_the_definition_forbids(instance, data):
-    result = run_method(instance, "cpsat", time_limit=60, workers=1, deterministic_time=10.0)
+    result = hpcsched.solve(instance, "cpsat", time_limit=60, workers=1, deterministic_time=10.0)
     if not result.status.has_solution:
         return
     solution = result.solution
@@ -133,7 +147,10 @@ def _independent_check(instance: Instance, solution: Solution) -> bool:
     horizon = max(end)
     for g in range(K):
         if instance.memory_model == "static":
-            if sum(node.persistent + node.output for v, node in enumerate(nodes) if solution.gpu[v] == g) > instance.memory:
+            if (
+                sum(node.persistent + node.output for v, node in enumerate(nodes) if solution.gpu[v] == g)
+                > instance.memory
+            ):
                 return True
             continue
         for t in range(horizon + 1):

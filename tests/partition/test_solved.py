@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import hpcsched
 from hpcsched.core.io import read_instance
-from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.partition import BASELINE_METHODS, HEURISTIC_METHODS, bounds
 
@@ -22,16 +22,18 @@ def test_heuristics_respect_the_recorded_bound(name):
     instance = read_instance(FOLDER / name)
     assert bounds.best(instance) <= entry["bound"] <= entry["objective"]
     for method in HEURISTIC_METHODS + BASELINE_METHODS:
-        result = run_method(instance, method, time_limit=60)
+        result = hpcsched.solve(instance, method, time_limit=60)
         assert result.status is not Status.ERROR, (method, result.notes)
         if result.objective is not None:
             assert result.objective >= entry["bound"], method
 
 
-@pytest.mark.parametrize("name", [n for n, e in sorted(SOLVED.items()) if e["status"] == "OPTIMAL" and e["runtime_s"] < 5])
+@pytest.mark.parametrize(
+    "name", [n for n, e in sorted(SOLVED.items()) if e["status"] == "OPTIMAL" and e["runtime_s"] < 5]
+)
 def test_small_optima_are_reproduced_with_a_deterministic_budget(name):
     entry = SOLVED[name]
     instance = read_instance(FOLDER / name)
-    result = run_method(instance, "cpsat", time_limit=600, workers=1, deterministic_time=30.0)
+    result = hpcsched.solve(instance, "cpsat", time_limit=600, workers=1, deterministic_time=30.0)
     assert result.status is Status.OPTIMAL, result.notes
     assert result.objective == entry["objective"]

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
-
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hpcsched.core.registry import run_method
+import hpcsched
 from hpcsched.core.result import Status
 from hpcsched.partition import BASELINE_METHODS, HEURISTIC_METHODS, Instance, bounds, generate_chain, generate_training
 from hpcsched.partition.special_cases import _cheapest_cuts
@@ -21,10 +18,10 @@ PROOF = {"deterministic_time": 20.0, "workers": 1, "stop_at_bound": False}
 @settings(max_examples=40)
 @given(small_instances(max_n=6, memory_model=None))
 def test_heuristics_are_valid_and_never_below_the_optimum_or_the_bound(instance):
-    exact = run_method(instance, "cpsat", time_limit=600, **PROOF)
+    exact = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
     lower = bounds.best(instance)
     for method in HEURISTIC_METHODS + BASELINE_METHODS:
-        result = run_method(instance, method, time_limit=60)
+        result = hpcsched.solve(instance, method, time_limit=60)
         assert result.status in (Status.FEASIBLE, Status.NOT_APPLICABLE, Status.INFEASIBLE), (method, result.notes)
         if result.status is Status.INFEASIBLE:
             assert exact.status is Status.INFEASIBLE, method
@@ -36,8 +33,8 @@ def test_heuristics_are_valid_and_never_below_the_optimum_or_the_bound(instance)
 @settings(max_examples=30)
 @given(small_instances(max_n=6, max_gpus=1, memory_model=None, pins=False))
 def test_single_gpu_is_optimal_where_it_answers(instance):
-    result = run_method(instance, "single-gpu", time_limit=60)
-    exact = run_method(instance, "cpsat", time_limit=600, **PROOF)
+    result = hpcsched.solve(instance, "single-gpu", time_limit=60)
+    exact = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
     if result.status is Status.OPTIMAL:
         assert result.objective == exact.objective == sum(instance.times)
     elif result.status is Status.INFEASIBLE:
@@ -68,8 +65,8 @@ def chains(draw, max_n: int = 6):
 @settings(max_examples=60)
 @given(chains())
 def test_chain_cuts_against_cpsat(instance):
-    result = run_method(instance, "chain-cuts", time_limit=60)
-    exact = run_method(instance, "cpsat", time_limit=600, **PROOF)
+    result = hpcsched.solve(instance, "chain-cuts", time_limit=60)
+    exact = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
     if result.status is Status.OPTIMAL:
         assert result.objective == exact.objective
     elif result.status is Status.FEASIBLE:
@@ -82,7 +79,7 @@ def test_chain_cuts_against_cpsat(instance):
 
 def test_chain_cuts_fewest_cuts_with_equal_transfers():
     instance = Instance.create([1] * 6, [(i, i + 1, 3) for i in range(5)], gpus=3, memory=4, persistent=[2] * 6)
-    result = run_method(instance, "chain-cuts", time_limit=60)
+    result = hpcsched.solve(instance, "chain-cuts", time_limit=60)
     assert result.status is Status.OPTIMAL and result.objective == 6 + 2 * 3
     assert result.kpis["cut_edges"] == 2
 
@@ -90,9 +87,9 @@ def test_chain_cuts_fewest_cuts_with_equal_transfers():
 def test_chain_cuts_not_optimal_when_segments_must_share_a_gpu():
     # weights 6 6 4 4, M = 10, K = 2: contiguous splits need 3 segments; GPU 0 can hold the 1st and 4th
     instance = Instance.create([1] * 4, [(0, 1, 1), (1, 2, 1), (2, 3, 1)], gpus=2, memory=10, persistent=[6, 6, 4, 4])
-    result = run_method(instance, "chain-cuts", time_limit=60)
+    result = hpcsched.solve(instance, "chain-cuts", time_limit=60)
     assert result.status is Status.NOT_APPLICABLE
-    assert run_method(instance, "cpsat", time_limit=60, **PROOF).objective == 4 + 2
+    assert hpcsched.solve(instance, "cpsat", time_limit=60, **PROOF).objective == 4 + 2
 
 
 def test_cheapest_cuts_dp_against_enumeration():
@@ -118,7 +115,7 @@ def test_pipeline_split_bottleneck_is_optimal_for_its_objective(instance):
     import itertools
     import re
 
-    result = run_method(instance, "pipeline-split", time_limit=60)
+    result = hpcsched.solve(instance, "pipeline-split", time_limit=60)
     if result.status is not Status.FEASIBLE:
         return
     claimed = int(re.search(r"= (\d+)", result.notes[0]).group(1))
@@ -145,14 +142,14 @@ def test_training_generator_builds_forward_backward_graphs_and_heuristics_scale(
     backward = [v for v, node in enumerate(instance.nodes) if node.name.startswith("bwd")]
     assert len(backward) == 1000
     for method in ("pardnn", "heft", "round-robin"):
-        result = run_method(instance, method, time_limit=120)
+        result = hpcsched.solve(instance, method, time_limit=120)
         assert result.status is Status.FEASIBLE, (method, result.notes)
         assert result.objective >= bounds.best(instance)
 
 
 def test_pardnn_repairs_memory_overflows():
     instance = generate_training(seed=5, nodes=301, gpus=4, memory_slack=1.02)
-    result = run_method(instance, "pardnn", time_limit=60)
+    result = hpcsched.solve(instance, "pardnn", time_limit=60)
     assert result.status is Status.FEASIBLE, result.notes
     assert any(note.startswith("overflow repair moved") for note in result.notes)  # the repair did work
     assert result.kpis["peak_memory"] <= instance.memory
@@ -161,7 +158,7 @@ def test_pardnn_repairs_memory_overflows():
 def test_dynamic_training_graph_heuristics_stay_within_memory():
     instance = generate_training(seed=2, nodes=201, gpus=2, memory_slack=1.6, memory_model="dynamic")
     for method in HEURISTIC_METHODS:
-        result = run_method(instance, method, time_limit=60)
+        result = hpcsched.solve(instance, method, time_limit=60)
         assert result.status is Status.FEASIBLE, (method, result.notes)
 
 
@@ -174,9 +171,16 @@ def test_generators_are_seeded():
 @settings(max_examples=15)
 @given(small_instances(max_n=6, memory_model=None))
 def test_cpsat_lns_is_valid_and_never_below_the_optimum(instance):
-    exact = run_method(instance, "cpsat", time_limit=600, **PROOF)
-    result = run_method(instance, "cpsat-lns", time_limit=600, workers=1, max_iterations=3, neighbourhood=3,
-                        iteration_deterministic_time=1.0)
+    exact = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
+    result = hpcsched.solve(
+        instance,
+        "cpsat-lns",
+        time_limit=600,
+        workers=1,
+        max_iterations=3,
+        neighbourhood=3,
+        iteration_deterministic_time=1.0,
+    )
     assert result.status is not Status.ERROR, result.notes
     if result.status.has_solution:
         assert result.objective >= exact.objective

@@ -5,16 +5,17 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from hpcsched.core.registry import run_method
+import hpcsched
 from hpcsched.core.result import Status
 from hpcsched.treemem import generate_random_dag, generate_random_tree
+
 from .treemem_strategies import dags, trees
 
 SOLVE = dict(problem="treemem", time_limit=60)
 
 
 def optimum(instance, method, **options):
-    result = run_method(instance, method, **SOLVE, **options)
+    result = hpcsched.solve(instance, method, **SOLVE, **options)
     assert result.status is Status.OPTIMAL, (method, result.notes)
     assert result.bound == result.objective
     return result.objective
@@ -47,7 +48,7 @@ def test_dp_exact_on_a_wider_dag_against_cpsat():
 
 def test_dp_state_cap_returns_incumbent_with_a_valid_bound():
     instance = generate_random_dag(seed=5, n=18, edge_probability=0.1)
-    capped = run_method(instance, "dp", max_states=5, **SOLVE)
+    capped = hpcsched.solve(instance, "dp", max_states=5, **SOLVE)
     exact = optimum(instance, "dp")
     assert capped.status in (Status.FEASIBLE, Status.OPTIMAL)
     assert capped.bound <= exact <= capped.objective
@@ -56,13 +57,13 @@ def test_dp_state_cap_returns_incumbent_with_a_valid_bound():
 @pytest.mark.parametrize("method", ["dp", "milp", "cpsat", "brute-force", "local-search", "greedy", "liu-optimal"])
 def test_tiny_time_limit_returns_promptly_without_raising(method):
     instance = generate_random_tree(seed=1, n=8)
-    result = run_method(instance, method, problem="treemem", time_limit=1e-9)
+    result = hpcsched.solve(instance, method, problem="treemem", time_limit=1e-9)
     assert result.status in (Status.TIME_LIMIT_NO_SOLUTION, Status.FEASIBLE, Status.OPTIMAL)
     assert result.status is not Status.ERROR
 
 
 def test_brute_force_refuses_large_instances():
-    result = run_method(generate_random_tree(seed=1, n=9), "brute-force", **SOLVE)
+    result = hpcsched.solve(generate_random_tree(seed=1, n=9), "brute-force", **SOLVE)
     assert result.status is Status.NOT_APPLICABLE
 
 
@@ -70,6 +71,6 @@ def test_options_are_checked():
     from hpcsched.core.errors import OptionError
 
     with pytest.raises(OptionError, match="options.max_states"):
-        run_method(generate_random_tree(seed=1, n=5), "dp", max_states=0, **SOLVE)
+        hpcsched.solve(generate_random_tree(seed=1, n=5), "dp", max_states=0, **SOLVE)
     with pytest.raises(OptionError, match="options.traversal"):
-        run_method(generate_random_tree(seed=1, n=5), "forest-postorder", traversal="bfs", **SOLVE)
+        hpcsched.solve(generate_random_tree(seed=1, n=5), "forest-postorder", traversal="bfs", **SOLVE)

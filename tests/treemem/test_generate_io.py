@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+import hpcsched
 from hpcsched.core.errors import FormatError, InvalidInstanceError
 from hpcsched.core.io import read_instance, write_instance
-from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.treemem import (
     generate_assembly,
@@ -19,11 +19,14 @@ from hpcsched.treemem import (
 )
 
 
-@pytest.mark.parametrize("make", [
-    lambda seed: generate_random_tree(seed=seed, n=30, max_children=3),
-    lambda seed: generate_random_dag(seed=seed, n=15),
-    lambda seed: generate_assembly(seed=seed, shape=(6, 5), ordering="minimum-degree"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda seed: generate_random_tree(seed=seed, n=30, max_children=3),
+        lambda seed: generate_random_dag(seed=seed, n=15),
+        lambda seed: generate_assembly(seed=seed, shape=(6, 5), ordering="minimum-degree"),
+    ],
+)
 def test_generators_are_seeded(make):
     assert make(4).to_data() == make(4).to_data()
 
@@ -46,9 +49,9 @@ def test_memdag_reader(tmp_path):
     instance = import_memdag(path)
     assert instance.n == 4 and instance.is_tree
     assert instance.nodes[1].exec == 5 and instance.nodes[1].output == 2 and instance.nodes[1].time == 3
-    result = run_method(instance, "liu-optimal", problem="treemem")
+    result = hpcsched.solve(instance, "liu-optimal", problem="treemem")
     assert result.status is Status.OPTIMAL
-    assert result.objective == run_method(instance, "brute-force", problem="treemem").objective
+    assert result.objective == hpcsched.solve(instance, "brute-force", problem="treemem").objective
 
 
 def test_memdag_reader_errors_name_the_line(tmp_path):
@@ -65,7 +68,7 @@ def test_dnn_graph_as_a_dag(shared_data):
     path = shared_data / "dnn_partitioning" / "latency-inputs" / "LayerGraphs" / "resnet50_inference.json"
     instance = import_dnn(path)
     assert instance.n > 10 and instance.source["sha256"]
-    result = run_method(instance, "greedy", problem="treemem", time_limit=30)
+    result = hpcsched.solve(instance, "greedy", problem="treemem", time_limit=30)
     assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
 
 
@@ -75,17 +78,22 @@ def test_cli_generate_and_solve(tmp_path):
     from hpcsched import cli
 
     runner, target = testing.CliRunner(), tmp_path / "t.json"
-    made = runner.invoke(cli.app, ["generate", "treemem", "-o", str(target), "-f", "harpoon", "-p", "k=2", "-p", "big=10"])
+    made = runner.invoke(
+        cli.app, ["generate", "treemem", "-o", str(target), "-f", "harpoon", "-p", "k=2", "-p", "big=10"]
+    )
     assert made.exit_code == 0, made.output
-    done = runner.invoke(cli.app, ["solve", str(target), "-m", "liu-optimal", "--json", "--plot", str(tmp_path / "p.png")])
+    done = runner.invoke(
+        cli.app, ["solve", str(target), "-m", "liu-optimal", "--json", "--plot", str(tmp_path / "p.png")]
+    )
     assert done.exit_code == 0, done.output
     assert '"objective": 12' in done.output and (tmp_path / "p.png").stat().st_size > 0
 
 
 def test_dot_reader(tmp_path):
     path = tmp_path / "wf.dot"
-    path.write_text('digraph wf {\n  "a" [size=5, time=3];\n  b [exec=2];\n  c [size=1];\n'
-                    '  a -> c;\n  b -> c [size=7];\n}\n')
+    path.write_text(
+        'digraph wf {\n  "a" [size=5, time=3];\n  b [exec=2];\n  c [size=1];\n  a -> c;\n  b -> c [size=7];\n}\n'
+    )
     instance = import_dot(path)
     names = [node.name for node in instance.nodes]
     assert names == ["a", "b", "c"]
@@ -110,8 +118,10 @@ def test_dot_reader_errors(tmp_path):
 def test_plots_of_both_questions(tmp_path):
     from hpcsched.treemem import generate_parallel_tree, save_plot
 
-    for instance, method in ((generate_harpoon(k=2, big=10), "liu-optimal"),
-                             (generate_parallel_tree(seed=1, n=6), "par-inner-first-capped")):
-        result = run_method(instance, method, problem="treemem")
+    for instance, method in (
+        (generate_harpoon(k=2, big=10), "liu-optimal"),
+        (generate_parallel_tree(seed=1, n=6), "par-inner-first-capped"),
+    ):
+        result = hpcsched.solve(instance, method, problem="treemem")
         save_plot(instance, result.solution, tmp_path / f"{method}.png")
         assert (tmp_path / f"{method}.png").stat().st_size > 0

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from hpcsched.core.registry import run_method
+import hpcsched
 from hpcsched.core.result import Status
 from hpcsched.treemem import HEURISTIC_METHODS, generate_random_dag, lower_bound
-from hpcsched.treemem.simulate import Graph
 from hpcsched.treemem.heuristics import dfs_order, forest_order, greedy_order
+from hpcsched.treemem.simulate import Graph
+
 from .treemem_strategies import dags, trees
 
 SOLVE = dict(problem="treemem", time_limit=60)
@@ -17,10 +18,12 @@ SOLVE = dict(problem="treemem", time_limit=60)
 @settings(max_examples=40, deadline=None)
 @given(dags(max_n=8))
 def test_heuristics_between_bound_and_optimum(instance):
-    optimum = run_method(instance, "dp", **SOLVE).objective
+    optimum = hpcsched.solve(instance, "dp", **SOLVE).objective
     assert lower_bound(instance) <= optimum
     for method in HEURISTIC_METHODS:
-        result = run_method(instance, method, **SOLVE, **({"max_iterations": 50} if method == "local-search" else {}))
+        result = hpcsched.solve(
+            instance, method, **SOLVE, **({"max_iterations": 50} if method == "local-search" else {})
+        )
         assert result.status in (Status.OPTIMAL, Status.FEASIBLE), (method, result.notes)
         assert result.objective >= optimum
         assert result.bound <= optimum
@@ -31,10 +34,14 @@ def test_heuristics_between_bound_and_optimum(instance):
 @settings(max_examples=40, deadline=None)
 @given(trees(max_n=12))
 def test_forest_postorder_on_a_tree_is_the_best_postorder(instance):
-    assert (run_method(instance, "forest-postorder", **SOLVE).objective
-            == run_method(instance, "best-postorder", **SOLVE).objective)
-    assert (run_method(instance, "forest-postorder", traversal="liu", **SOLVE).objective
-            == run_method(instance, "liu-optimal", **SOLVE).objective)
+    assert (
+        hpcsched.solve(instance, "forest-postorder", **SOLVE).objective
+        == hpcsched.solve(instance, "best-postorder", **SOLVE).objective
+    )
+    assert (
+        hpcsched.solve(instance, "forest-postorder", traversal="liu", **SOLVE).objective
+        == hpcsched.solve(instance, "liu-optimal", **SOLVE).objective
+    )
 
 
 def test_orders_are_topological_on_larger_dags():
@@ -48,8 +55,10 @@ def test_orders_are_topological_on_larger_dags():
 
 def test_local_search_is_seeded_and_never_worse_than_its_start():
     instance = generate_random_dag(seed=4, n=30, edge_probability=0.1)
-    first = run_method(instance, "local-search", seed=3, max_iterations=300, **SOLVE)
-    again = run_method(instance, "local-search", seed=3, max_iterations=300, **SOLVE)
+    first = hpcsched.solve(instance, "local-search", seed=3, max_iterations=300, **SOLVE)
+    again = hpcsched.solve(instance, "local-search", seed=3, max_iterations=300, **SOLVE)
     assert first.solution == again.solution
-    starts = min(run_method(instance, m, **SOLVE).objective for m in ("greedy", "dfs-postorder", "forest-postorder"))
+    starts = min(
+        hpcsched.solve(instance, m, **SOLVE).objective for m in ("greedy", "dfs-postorder", "forest-postorder")
+    )
     assert first.objective <= starts

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from .treemem_strategies import io_dags, io_trees
 
+import hpcsched
 from hpcsched.core.deadline import Deadline
 from hpcsched.core.errors import InvalidSolutionError
-from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.treemem import (
     OUT_OF_CORE_EXACT,
@@ -27,6 +26,8 @@ from hpcsched.treemem.heuristics import evict
 from hpcsched.treemem.heuristics.out_of_core import solution_of, traversal_order
 from hpcsched.treemem.simulate import Graph
 
+from .treemem_strategies import io_dags, io_trees
+
 SOLVE = dict(problem="treemem", time_limit=60)
 
 
@@ -38,8 +39,9 @@ def tight(instance: Instance, extra: int = 0) -> Instance:
 
 def small_tree() -> Instance:
     """r <- a, r <- b: a leaves 4 resident, b needs 6 + 1 while it runs."""
-    return Instance.create([0, 6, 0], [4, 1, 0], [(0, 2), (1, 2)], names=["a", "b", "r"],
-                           question="out-of-core", memory=7)
+    return Instance.create(
+        [0, 6, 0], [4, 1, 0], [(0, 2), (1, 2)], names=["a", "b", "r"], question="out-of-core", memory=7
+    )
 
 
 def test_hand_example_counts_written_bytes_and_checks_every_event():
@@ -54,7 +56,7 @@ def test_hand_example_counts_written_bytes_and_checks_every_event():
     # b first needs no I/O: the optimum is 0
     assert validate(instance, Solution(("b", "a", "r"), io=())) == []
     for method in (*OUT_OF_CORE_EXACT, *OUT_OF_CORE_HEURISTICS):
-        result = run_method(instance, method, **SOLVE)
+        result = hpcsched.solve(instance, method, **SOLVE)
         assert result.status is Status.OPTIMAL and result.objective == 0, method
 
 
@@ -68,14 +70,20 @@ def test_each_rule_of_the_definition_is_enforced():
     assert "io-kind" in kinds((("spill", "a", 1),))
     assert "unknown-node" in kinds((("evict", "zz", 1),))
     # a reload that does not fit is refused at the event, before the step runs
-    tighter = Instance.create([0, 0, 0], [4, 4, 0], [(0, 2), (1, 2)], names=["a", "b", "r"],
-                              question="out-of-core", memory=8)
-    moved = Solution(("a", "b", "r"), io=(("evict", "a", 1), ("reload", "a", 1), ("evict", "a", 2),
-                                           ("reload", "a", 2)))
+    tighter = Instance.create(
+        [0, 0, 0], [4, 4, 0], [(0, 2), (1, 2)], names=["a", "b", "r"], question="out-of-core", memory=8
+    )
+    moved = Solution(("a", "b", "r"), io=(("evict", "a", 1), ("reload", "a", 1), ("evict", "a", 2), ("reload", "a", 2)))
     assert validate(tighter, moved) == []
-    assert any(v.rule == "memory" for v in validate(
-        Instance.create([0, 0, 0], [4, 4, 0], [(0, 2), (1, 2)], names=["a", "b", "r"], question="out-of-core",
-                        memory=7), moved))
+    assert any(
+        v.rule == "memory"
+        for v in validate(
+            Instance.create(
+                [0, 0, 0], [4, 4, 0], [(0, 2), (1, 2)], names=["a", "b", "r"], question="out-of-core", memory=7
+            ),
+            moved,
+        )
+    )
 
 
 def test_io_events_belong_to_the_out_of_core_question_and_files_round_trip():
@@ -94,25 +102,29 @@ def test_io_events_belong_to_the_out_of_core_question_and_files_round_trip():
 
 def test_sequential_methods_refuse_the_question_and_infeasible_memory_is_reported():
     instance = small_tree()
-    assert run_method(instance, "dp", **SOLVE).status is Status.NOT_APPLICABLE
-    assert run_method(tight(small_tree().__class__.create([0, 6, 0], [4, 1, 0], [(0, 2), (1, 2)])), "liu-optimal",
-                      **SOLVE).status is Status.NOT_APPLICABLE
+    assert hpcsched.solve(instance, "dp", **SOLVE).status is Status.NOT_APPLICABLE
+    assert (
+        hpcsched.solve(
+            tight(small_tree().__class__.create([0, 6, 0], [4, 1, 0], [(0, 2), (1, 2)])), "liu-optimal", **SOLVE
+        ).status
+        is Status.NOT_APPLICABLE
+    )
     starved = Instance.create([0, 6, 0], [4, 1, 0], [(0, 2), (1, 2)], question="out-of-core", memory=6)
     for method in (*OUT_OF_CORE_EXACT, *OUT_OF_CORE_HEURISTICS):
-        result = run_method(starved, method, **SOLVE)
+        result = hpcsched.solve(starved, method, **SOLVE)
         assert result.status is Status.INFEASIBLE and "needs 7" in result.notes[0], method
 
 
 @settings(max_examples=40, deadline=None)
 @given(io_trees(max_n=7))
 def test_exact_methods_agree_and_heuristics_never_beat_them_on_trees(instance):
-    optimum = run_method(instance, "brute-force-io", **SOLVE)
+    optimum = hpcsched.solve(instance, "brute-force-io", **SOLVE)
     assert optimum.status is Status.OPTIMAL
-    milp = run_method(instance, "milp-io", **SOLVE)
+    milp = hpcsched.solve(instance, "milp-io", **SOLVE)
     assert milp.status is Status.OPTIMAL and milp.objective == optimum.objective
     for method in OUT_OF_CORE_HEURISTICS:
         for traversal in ("liu-optimal", "best-postorder"):
-            result = run_method(instance, method, traversal=traversal, **SOLVE)
+            result = hpcsched.solve(instance, method, traversal=traversal, **SOLVE)
             assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
             assert result.objective >= optimum.objective, (method, traversal)
             assert result.bound <= optimum.objective
@@ -121,10 +133,10 @@ def test_exact_methods_agree_and_heuristics_never_beat_them_on_trees(instance):
 @settings(max_examples=30, deadline=None)
 @given(io_dags(max_n=6))
 def test_heuristics_never_beat_brute_force_on_dags(instance):
-    optimum = run_method(instance, "brute-force-io", **SOLVE)
+    optimum = hpcsched.solve(instance, "brute-force-io", **SOLVE)
     assert optimum.status is Status.OPTIMAL
     for method in OUT_OF_CORE_HEURISTICS:
-        result = run_method(instance, method, **SOLVE)
+        result = hpcsched.solve(instance, method, **SOLVE)
         assert result.status in (Status.OPTIMAL, Status.FEASIBLE) and result.objective >= optimum.objective
 
 
@@ -169,15 +181,15 @@ def test_cheapest_gaps_is_exact_on_a_fixed_order(instance):
 
 def test_harpoon_needs_io_below_its_in_core_optimum():
     harpoon = as_out_of_core(generate_harpoon(k=3, big=30, small=1), fraction=0.9)
-    result = run_method(harpoon, "milp-io", **SOLVE)
+    result = hpcsched.solve(harpoon, "milp-io", **SOLVE)
     assert result.status is Status.OPTIMAL and result.objective > 0
-    assert all(run_method(harpoon, m, **SOLVE).objective >= result.objective for m in OUT_OF_CORE_HEURISTICS)
+    assert all(hpcsched.solve(harpoon, m, **SOLVE).objective >= result.objective for m in OUT_OF_CORE_HEURISTICS)
 
 
 def test_tiny_time_limits_return_promptly_without_raising():
     instance = tight(generate_random_tree(seed=3, n=8))
     for method in (*OUT_OF_CORE_EXACT, *OUT_OF_CORE_HEURISTICS):
-        result = run_method(instance, method, problem="treemem", time_limit=1e-9)
+        result = hpcsched.solve(instance, method, problem="treemem", time_limit=1e-9)
         assert result.status in (Status.TIME_LIMIT_NO_SOLUTION, Status.FEASIBLE, Status.OPTIMAL), method
     assert Deadline.after(1e-9).remaining() >= 0
 

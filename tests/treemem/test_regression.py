@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+import hpcsched
 from hpcsched.core.io import read_instance
-from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 
 FOLDER = Path(__file__).resolve().parents[2] / "instances" / "treemem"
@@ -29,18 +29,24 @@ def test_method_reproduces_solved(name):
     entry = SOLVED[name]
     instance = read_instance(FOLDER / name)
     options = dict(entry.get("options", {}))
-    result = run_method(instance, entry["method"], problem="treemem", time_limit=120, seed=entry["seed"], **options)
+    result = hpcsched.solve(instance, entry["method"], problem="treemem", time_limit=120, seed=entry["seed"], **options)
     assert result.status.value == entry["status"], result.notes
     assert result.objective == entry["objective"]
     assert result.bound == entry["bound"]
 
 
-@pytest.mark.parametrize("name", [n for n, e in sorted(SOLVED.items())
-                                  if e["n"] <= 12 and e["status"] == "OPTIMAL" and e["method"] in ("liu-optimal", "dp")])
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n, e in sorted(SOLVED.items())
+        if e["n"] <= 12 and e["status"] == "OPTIMAL" and e["method"] in ("liu-optimal", "dp")
+    ],
+)
 def test_cpsat_and_milp_agree_on_small_shipped_instances(name):
     instance = read_instance(FOLDER / name)
     for method, options in (("cpsat", {"workers": 1, "deterministic_time": 30.0}), ("milp", {})):
-        result = run_method(instance, method, problem="treemem", time_limit=120, **options)
+        result = hpcsched.solve(instance, method, problem="treemem", time_limit=120, **options)
         assert result.objective >= SOLVED[name]["objective"] >= result.bound
         if result.status is Status.OPTIMAL:
             assert result.objective == SOLVED[name]["objective"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from .treemem_strategies import trees
 
-from hpcsched.core.registry import run_method
+import hpcsched
 from hpcsched.core.result import Status
 from hpcsched.treemem import Instance, generate_harpoon
+
+from .treemem_strategies import trees
 
 SOLVE = dict(problem="treemem", time_limit=60)
 
@@ -40,8 +41,8 @@ def series_parallel(draw, max_n: int = 9) -> Instance:
 @settings(max_examples=40, deadline=None)
 @given(series_parallel())
 def test_never_below_the_exact_dp_on_series_parallel_graphs(instance):
-    optimum = run_method(instance, "dp", **SOLVE)
-    result = run_method(instance, "sp-ization", **SOLVE)
+    optimum = hpcsched.solve(instance, "dp", **SOLVE)
+    result = hpcsched.solve(instance, "sp-ization", **SOLVE)
     assert result.status in (Status.OPTIMAL, Status.FEASIBLE)
     assert result.objective >= optimum.objective >= result.bound
 
@@ -49,16 +50,22 @@ def test_never_below_the_exact_dp_on_series_parallel_graphs(instance):
 @settings(max_examples=40, deadline=None)
 @given(trees(max_n=12))
 def test_never_below_liu_on_trees(instance):
-    assert run_method(instance, "sp-ization", **SOLVE).objective >= run_method(instance, "liu-optimal", **SOLVE).objective
+    assert (
+        hpcsched.solve(instance, "sp-ization", **SOLVE).objective
+        >= hpcsched.solve(instance, "liu-optimal", **SOLVE).objective
+    )
 
 
 def test_harpoon_is_solved_where_post_orders_fail():
     # measured: sp-ization finds M + k on the harpoons, every post-order needs about 2M
     harpoon = generate_harpoon(k=10, big=1000)
-    assert run_method(harpoon, "sp-ization", **SOLVE).objective == run_method(harpoon, "liu-optimal", **SOLVE).objective
-    assert run_method(harpoon, "best-postorder", **SOLVE).objective > 1.8 * 1000
+    assert (
+        hpcsched.solve(harpoon, "sp-ization", **SOLVE).objective
+        == hpcsched.solve(harpoon, "liu-optimal", **SOLVE).objective
+    )
+    assert hpcsched.solve(harpoon, "best-postorder", **SOLVE).objective > 1.8 * 1000
 
 
 def test_other_questions_are_refused():
     instance = Instance.create([1], [1], [], question="out-of-core", memory=5)
-    assert run_method(instance, "sp-ization", **SOLVE).status is Status.NOT_APPLICABLE
+    assert hpcsched.solve(instance, "sp-ization", **SOLVE).status is Status.NOT_APPLICABLE

@@ -5,18 +5,19 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from hpcsched.core.registry import run_method
+import hpcsched
 from hpcsched.core.result import Status
 from hpcsched.treemem import Instance, generate_harpoon, generate_random_dag, generate_random_tree
 from hpcsched.treemem.simulate import Graph, peak
 from hpcsched.treemem.special_cases import best_postorder_order, forest_parent, liu_optimal_order
+
 from .treemem_strategies import trees
 
 SOLVE = dict(problem="treemem", time_limit=60)
 
 
 def run(instance, method, **options):
-    return run_method(instance, method, **SOLVE, **options)
+    return hpcsched.solve(instance, method, **SOLVE, **options)
 
 
 @settings(max_examples=150, deadline=None)
