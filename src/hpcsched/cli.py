@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -38,8 +38,11 @@ from .core.io import (
     write_instance,
     write_solution,
 )
-from .core.registry import get_problem, problem_names, problem_of, problem_summaries, run_method
+from .core.registry import Problem, get_problem, problem_names, problem_of, problem_summaries, run_method
 from .core.result import Result
+
+if TYPE_CHECKING:
+    from .core.solved import SolvedEntry
 
 EXIT_OK = 0
 #: Bad input (a file, a field, an option value, an unknown method or problem) or a failed run (status ERROR).
@@ -491,7 +494,7 @@ def solved(
     atomically. With --only, only those entries are (re)made and the others
     kept; without it, entries of files no longer in the folder are dropped.
     """
-    from .core.solved import SOLVED_FILE, Attempt, check_file, read_solved, shipped_instances, solve_file, write_solved
+    from .core.solved import SOLVED_FILE, read_solved
 
     _load_plugins(plugin)
     entry = get_problem(problem)
@@ -504,50 +507,90 @@ def solved(
     names = method or [entry.default_method]
     for name in names:
         entry.method(name)  # unknown method: fail before any work
-    files = shipped_instances(folder)
-    files = {name: path for name, path in files.items() if problem_of(read_instance(path)) is entry}
-    wanted = list(files)
-    if only:
-        chosen = []
-        for name in only:
-            match = name if name in files else f"{name}.json" if f"{name}.json" in files else None
-            if match is None:
-                _fail(f"--only {name}: no instance file of that name in {folder} (known: {', '.join(files) or 'none'})")
-            chosen.append(match)
-        wanted = chosen
+    files = _shipped_files_of(entry, folder)
+    wanted = _only_files(only, files, folder) if only else list(files)
     table_path = folder / SOLVED_FILE
     entries = read_solved(table_path)
     if check:
-        findings: dict[str, list[str]] = {}
-        for name in wanted:
-            if name not in entries:
-                findings[name] = ["no entry in solved.json"]
-                continue
-            with error_console.status(f"checking {name}...", spinner="dots"):
-                found = check_file(files[name], entries[name])
-            if found:
-                findings[name] = found
-        for name in sorted(set(entries) - set(files)):
-            findings[name] = ["entry of a file that is not in the folder"]
-        if as_json:
-            console.print_json(json.dumps({"checked": len(wanted), "contradictions": findings}))
-        else:
-            for name, found in findings.items():
-                for line in found:
-                    console.print(f"{name}: {line}", highlight=False, soft_wrap=True, markup=False)
-            console.print(
-                f"checked {len(wanted)} entries of {table_path}: {len(findings)} with contradictions",
-                highlight=False,
-                soft_wrap=True,
-            )
-        if findings:
-            raise typer.Exit(EXIT_BAD_INPUT)
+        _check_solved(table_path, files, wanted, entries, as_json)
         return
-    attempts = [Attempt(name, time_limit, seed) for name in names]
     kept = {name: value for name, value in entries.items() if name in files} if only else {}
+    _solve_shipped(problem, names, time_limit, seed, {name: files[name] for name in wanted}, kept)
+    _write_solved_table(table_path, kept, wanted, as_json)
+
+
+def _shipped_files_of(entry: Problem, folder: Path) -> dict[str, Path]:
+    """File name -> path of the instance files of ``entry`` in ``folder``."""
+    from .core.solved import shipped_instances
+
+    files = shipped_instances(folder)
+    return {name: path for name, path in files.items() if problem_of(read_instance(path)) is entry}
+
+
+def _only_files(only: list[str], files: Mapping[str, Path], folder: Path) -> list[str]:
+    """The file names ``--only`` asks for (``NAME`` or ``NAME.json``); an unknown one fails."""
+    chosen = []
+    for name in only:
+        match = name if name in files else f"{name}.json" if f"{name}.json" in files else None
+        if match is None:
+            _fail(f"--only {name}: no instance file of that name in {folder} (known: {', '.join(files) or 'none'})")
+        chosen.append(match)
+    return chosen
+
+
+def _check_solved(
+    table_path: Path, files: Mapping[str, Path], wanted: list[str], entries: Mapping[str, SolvedEntry], as_json: bool
+) -> None:
+    """``solved --check``: re-run the ``wanted`` entries, print what contradicts them, exit 1 if anything does."""
+    from .core.solved import check_file
+
+    findings: dict[str, list[str]] = {}
     for name in wanted:
+        if name not in entries:
+            findings[name] = ["no entry in solved.json"]
+            continue
+        with error_console.status(f"checking {name}...", spinner="dots"):
+            found = check_file(files[name], entries[name])
+        if found:
+            findings[name] = found
+    for name in sorted(set(entries) - set(files)):
+        findings[name] = ["entry of a file that is not in the folder"]
+    if as_json:
+        console.print_json(json.dumps({"checked": len(wanted), "contradictions": findings}))
+    else:
+        for name, found in findings.items():
+            for line in found:
+                console.print(f"{name}: {line}", highlight=False, soft_wrap=True, markup=False)
+        console.print(
+            f"checked {len(wanted)} entries of {table_path}: {len(findings)} with contradictions",
+            highlight=False,
+            soft_wrap=True,
+        )
+    if findings:
+        raise typer.Exit(EXIT_BAD_INPUT)
+
+
+def _solve_shipped(
+    problem: str,
+    names: list[str],
+    time_limit: float,
+    seed: int,
+    files: Mapping[str, Path],
+    kept: dict[str, SolvedEntry],
+) -> None:
+    """Solve each of ``files`` with the portfolio ``names`` into ``kept`` (file name -> entry)."""
+    from .core.solved import Attempt, solve_file
+
+    attempts = [Attempt(name, time_limit, seed) for name in names]
+    for name, path in files.items():
         with error_console.status(f"{problem}: {', '.join(names)} on {name}...", spinner="dots"):
-            kept[name] = solve_file(files[name], attempts)
+            kept[name] = solve_file(path, attempts)
+
+
+def _write_solved_table(table_path: Path, kept: Mapping[str, SolvedEntry], wanted: list[str], as_json: bool) -> None:
+    """Write ``kept`` to ``table_path`` and print the ``wanted`` entries (as JSON or a table)."""
+    from .core.solved import write_solved
+
     write_solved(table_path, kept)
     if as_json:
         console.print_json(json.dumps({name: kept[name].to_data() for name in wanted}))

@@ -464,36 +464,64 @@ _JSON_TYPES = {
 }
 
 
+_BOUND_WORDS = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+_SIZE_KEYWORDS = ("minItems", "maxItems", "minLength", "maxLength", "minProperties")
+
+
 def _schema_error(error: Any) -> tuple[str, str]:
     """(field path, reason) of a ``jsonschema`` error, in the reader's words."""
     path = list(error.absolute_path)
+    keyword = error.validator
+    pointed = _key_error(error, path)
+    if pointed is not None:
+        return pointed
+    if keyword == "type":
+        return json_path(path), _type_reason(error)
+    if keyword in _BOUND_WORDS:
+        return json_path(path), f"must be {_BOUND_WORDS[keyword]} {error.validator_value}, got {_short(error.instance)}"
+    if keyword == "uniqueItems":
+        return json_path(path), "must not repeat an item"
+    if keyword in _SIZE_KEYWORDS:
+        return json_path(path), (
+            error.message if len(error.message) <= 200 else f"fails {keyword} {error.validator_value}"
+        )
+    if keyword in ("enum", "const"):
+        return json_path(path), _choice_reason(error)
+    message = error.message
+    return json_path(path), message if len(message) <= 200 else f"fails the schema's '{keyword}' rule"
+
+
+def _key_error(error: Any, path: list[Any]) -> tuple[str, str] | None:
+    """An unknown or missing object key, reported at the key's own path (None for other errors)."""
     keyword, value, expected = error.validator, error.instance, error.validator_value
-    if keyword == "additionalProperties" and isinstance(value, dict):
+    if not isinstance(value, dict):
+        return None
+    if keyword == "additionalProperties":
         known = set(error.schema.get("properties", {}))
         extra = sorted(key for key in value if key not in known)
         if extra:
             listed = ", ".join(sorted(known)) or "none"
             return json_path([*path, extra[0]]), f"unknown key (allowed: {listed})"
-    if keyword == "required" and isinstance(value, dict):
+    if keyword == "required":
         missing = [key for key in expected if key not in value]
         if missing:
             return json_path([*path, missing[0]]), "is missing"
+    return None
+
+
+def _type_reason(error: Any) -> str:
+    """``must be an integer, got string "3"``."""
+    value, expected = error.instance, error.validator_value
     got = f"{_JSON_TYPES.get(type(value), type(value).__name__)} {_short(value)}"
-    if keyword == "type":
-        wanted = " or ".join(expected) if isinstance(expected, list) else expected
-        return json_path(path), f"must be {'an' if str(wanted)[0] in 'aeiou' else 'a'} {wanted}, got {got}"
-    bounds = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
-    if keyword in bounds:
-        return json_path(path), f"must be {bounds[keyword]} {expected}, got {_short(value)}"
-    if keyword == "uniqueItems":
-        return json_path(path), "must not repeat an item"
-    if keyword in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
-        return json_path(path), error.message if len(error.message) <= 200 else f"fails {keyword} {expected}"
-    if keyword in ("enum", "const"):
-        allowed = ", ".join(_short(v) for v in (expected if keyword == "enum" else [expected]))
-        return json_path(path), f"must be {'one of ' if keyword == 'enum' else ''}{allowed}, got {_short(value)}"
-    message = error.message
-    return json_path(path), message if len(message) <= 200 else f"fails the schema's '{keyword}' rule"
+    wanted = " or ".join(expected) if isinstance(expected, list) else expected
+    return f"must be {'an' if str(wanted)[0] in 'aeiou' else 'a'} {wanted}, got {got}"
+
+
+def _choice_reason(error: Any) -> str:
+    """``must be one of "a", "b", got "c"`` (``enum``) or ``must be "a", got "c"`` (``const``)."""
+    keyword, value, expected = error.validator, error.instance, error.validator_value
+    allowed = ", ".join(_short(v) for v in (expected if keyword == "enum" else [expected]))
+    return f"must be {'one of ' if keyword == 'enum' else ''}{allowed}, got {_short(value)}"
 
 
 def check_against_schema(document: Any, problem: Problem, file: str = "<memory>") -> None:

@@ -28,7 +28,7 @@ import dataclasses
 import math
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeVar, Union
 
 from .errors import OptionError
@@ -93,60 +93,94 @@ def _convert(field: str, value: Any, annotation: Any) -> Any:
     """``value`` checked against ``annotation`` (and widened int -> float where a float is asked)."""
     origin = typing.get_origin(annotation)
     if origin in (Union, types.UnionType):
-        alternatives = typing.get_args(annotation)
-        if value is None and type(None) in alternatives:
-            return None
-        errors = []
-        for alternative in alternatives:
-            if alternative is type(None):
-                continue
-            try:
-                return _convert(field, value, alternative)
-            except OptionError as error:
-                errors.append(error.reason)
-        raise OptionError(field, " or ".join(errors) if len(errors) == 1 else _expected(annotation, value))
+        return _convert_union(field, value, annotation)
     if origin is Literal:
-        choices = typing.get_args(annotation)
-        if value in choices and type(value) in {type(c) for c in choices}:
-            return value
-        raise OptionError(field, f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}")
+        return _convert_literal(field, value, annotation)
     if origin in (tuple, list):
-        (item_type, *_rest) = typing.get_args(annotation) or (Any,)
-        if not isinstance(value, (list, tuple)):
-            raise OptionError(field, f"must be a list, got {_got(value)}")
-        items = [_convert(f"{field}[{i}]", item, item_type) for i, item in enumerate(value)]
-        return tuple(items) if origin is tuple else items
+        return _convert_sequence(field, value, annotation, origin)
     if origin is dict or annotation is dict:
         if not isinstance(value, dict):
             raise OptionError(field, f"must be an object, got {_got(value)}")
         return value
-    if annotation is Any:
+    scalar = _SCALARS.get(annotation)
+    if scalar is not None:
+        return scalar(field, value)
+    return value  # Any, or a type this check does not know: the dataclass's own checks decide
+
+
+def _convert_union(field: str, value: Any, annotation: Any) -> Any:
+    """The first alternative of ``annotation`` that accepts ``value`` (None where allowed)."""
+    alternatives = typing.get_args(annotation)
+    if value is None and type(None) in alternatives:
+        return None
+    errors = []
+    for alternative in alternatives:
+        if alternative is type(None):
+            continue
+        try:
+            return _convert(field, value, alternative)
+        except OptionError as error:
+            errors.append(error.reason)
+    raise OptionError(field, " or ".join(errors) if len(errors) == 1 else _expected(annotation, value))
+
+
+def _convert_literal(field: str, value: Any, annotation: Any) -> Any:
+    """``value`` when it is one of the literal's choices, of the same type (``1`` is not ``True``)."""
+    choices = typing.get_args(annotation)
+    if value in choices and type(value) in {type(c) for c in choices}:
         return value
-    if annotation is bool:
-        if isinstance(value, bool):
-            return value
-        raise OptionError(field, f"must be true or false, got {_got(value)}")
-    if annotation is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            if abs(value) > 2**63 - 1:
-                raise OptionError(field, f"must be an integer of at most 64 bits, got {len(str(value))} digits")
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        raise OptionError(field, f"must be an integer, got {_got(value)}")
-    if annotation is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            if isinstance(value, int) and abs(value) > 2**53:
-                raise OptionError(field, f"must be a number of magnitude at most 2^53, got {len(str(value))} digits")
-            if not math.isfinite(value):
-                raise OptionError(field, f"must be finite, got {value!r}")
-            return float(value)
+    raise OptionError(field, f"must be one of {', '.join(repr(c) for c in choices)}, got {value!r}")
+
+
+def _convert_sequence(field: str, value: Any, annotation: Any, origin: Any) -> Any:
+    """A list or tuple (as ``origin`` asks) of items each checked against the item type."""
+    (item_type, *_rest) = typing.get_args(annotation) or (Any,)
+    if not isinstance(value, (list, tuple)):
+        raise OptionError(field, f"must be a list, got {_got(value)}")
+    items = [_convert(f"{field}[{i}]", item, item_type) for i, item in enumerate(value)]
+    return tuple(items) if origin is tuple else items
+
+
+def _convert_bool(field: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise OptionError(field, f"must be true or false, got {_got(value)}")
+
+
+def _convert_int(field: str, value: Any) -> int:
+    """An integer of at most 64 bits; an integral float (``3.0``) is taken as its integer."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if abs(value) > 2**63 - 1:
+            raise OptionError(field, f"must be an integer of at most 64 bits, got {len(str(value))} digits")
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    raise OptionError(field, f"must be an integer, got {_got(value)}")
+
+
+def _convert_float(field: str, value: Any) -> float:
+    """A finite number; an integer beyond 2^53 is refused (it would lose digits as a float)."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise OptionError(field, f"must be a number, got {_got(value)}")
-    if annotation is str:
-        if isinstance(value, str):
-            return value
-        raise OptionError(field, f"must be a string, got {_got(value)}")
-    return value  # a type this check does not know: the dataclass's own checks decide
+    if isinstance(value, int) and abs(value) > 2**53:
+        raise OptionError(field, f"must be a number of magnitude at most 2^53, got {len(str(value))} digits")
+    if not math.isfinite(value):
+        raise OptionError(field, f"must be finite, got {value!r}")
+    return float(value)
+
+
+def _convert_str(field: str, value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise OptionError(field, f"must be a string, got {_got(value)}")
+
+
+_SCALARS: dict[Any, Callable[[str, Any], Any]] = {
+    bool: _convert_bool,
+    int: _convert_int,
+    float: _convert_float,
+    str: _convert_str,
+}
 
 
 def _got(value: Any) -> str:

@@ -160,6 +160,50 @@ def write_solved(path: Path, entries: Mapping[str, SolvedEntry]) -> None:
     atomic_write_text(path, json.dumps(data, indent=1, allow_nan=False) + "\n")
 
 
+@dataclass(frozen=True)
+class _Run:
+    """One attempt and the result it gave."""
+
+    result: Result
+    attempt: Attempt
+
+
+@dataclass
+class _BestSoFar:
+    """The runs that gave the best value and the best bound so far (or proved infeasibility)."""
+
+    value: _Run | None = None
+    proof: _Run | None = None
+    infeasible: _Run | None = None
+    _objective: float = math.inf  # the objective of ``value`` once it is set
+    _bound: float = -math.inf  # the bound of ``proof`` once it is set
+
+    def record(self, run: _Run) -> None:
+        """Keep ``run`` where it improves the value or the bound."""
+        result = run.result
+        if result.status is Status.INFEASIBLE:
+            self.infeasible = run
+            return
+        if result.objective is not None and (self.value is None or result.objective < self._objective):
+            self.value, self._objective = run, result.objective
+        if result.bound is not None and (self.proof is None or result.bound > self._bound):
+            self.proof, self._bound = run, result.bound
+
+    @property
+    def objective(self) -> float | None:
+        return None if self.value is None else self.value.result.objective
+
+    @property
+    def bound(self) -> float | None:
+        return None if self.proof is None else self.proof.result.bound
+
+    def done(self) -> bool:
+        """Infeasibility is proven, or the best value meets the best bound."""
+        if self.infeasible is not None:
+            return True
+        return self.value is not None and self.proof is not None and _meet(self.objective, self.bound)
+
+
 def solve_file(path: Path, attempts: Iterable[Attempt]) -> SolvedEntry:
     """Run ``attempts`` in turn on the instance at ``path`` and keep the best value and bound.
 
@@ -170,63 +214,55 @@ def solve_file(path: Path, attempts: Iterable[Attempt]) -> SolvedEntry:
     instance = read_instance(path)
     digest = instance_sha256(instance)
     started = time.perf_counter()
-    best: tuple[Result, Attempt] | None = None
-    proof: tuple[Result, Attempt] | None = None
-    infeasible: tuple[Result, Attempt] | None = None
-    best_objective = math.inf  # the objective of ``best``, read only once ``best`` is set
-    best_bound = -math.inf  # the bound of ``proof``, read only once ``proof`` is set
+    best = _BestSoFar()
     for attempt in attempts:
         result = _run(instance, attempt)
         if result.status is Status.ERROR:
             raise SolvedRunError(f"{path.name}: {attempt.method}: {'; '.join(result.notes)}")
-        if result.status is Status.INFEASIBLE:
-            infeasible = (result, attempt)
-            break
-        if result.objective is not None and (best is None or result.objective < best_objective):
-            best, best_objective = (result, attempt), result.objective
-        if result.bound is not None and (proof is None or result.bound > best_bound):
-            proof, best_bound = (result, attempt), result.bound
-        if best is not None and proof is not None and _meet(best[0].objective, proof[0].bound):
+        best.record(_Run(result, attempt))
+        if best.done():
             break
     elapsed = round(time.perf_counter() - started, 3)
     today = datetime.date.today().isoformat()
-    if infeasible is not None:
-        result, attempt = infeasible
-        return SolvedEntry(
-            None,
-            None,
-            "INFEASIBLE",
-            attempt.method,
-            attempt.seed,
-            dict(attempt.options),
-            _limit(attempt),
-            result.solver,
-            attempt.method,
-            attempt.seed,
-            dict(attempt.options),
-            _limit(attempt),
-            result.solver,
-            today,
-            elapsed,
-            digest,
-        )
-    objective = None if best is None else best[0].objective
-    bound = None if proof is None else proof[0].bound
+    if best.infeasible is not None:
+        return _infeasible_entry(best.infeasible, today, elapsed, digest)
+    objective, bound = best.objective, best.bound
     status = "UNKNOWN" if objective is None else "OPTIMAL" if _meet(objective, bound) else "FEASIBLE"
     return SolvedEntry(
         objective=objective,
         bound=bound,
         status=status,
-        method=None if best is None else best[1].method,
-        seed=0 if best is None else best[1].seed,
-        options={} if best is None else dict(best[1].options),
-        time_limit_s=None if best is None else _limit(best[1]),
-        solver=None if best is None else best[0].solver,
-        bound_method=None if proof is None else proof[1].method,
-        bound_seed=0 if proof is None else proof[1].seed,
-        bound_options={} if proof is None else dict(proof[1].options),
-        bound_time_limit_s=None if proof is None else _limit(proof[1]),
-        bound_solver=None if proof is None else proof[0].solver,
+        **_found_by(best.value),
+        **{f"bound_{key}": value for key, value in _found_by(best.proof).items()},
+        date=today,
+        runtime_s=elapsed,
+        instance_sha256=digest,
+    )
+
+
+def _found_by(run: _Run | None) -> dict[str, Any]:
+    """The ``method, seed, options, time_limit_s, solver`` fields of the run behind a value or bound."""
+    if run is None:
+        return {"method": None, "seed": 0, "options": {}, "time_limit_s": None, "solver": None}
+    attempt = run.attempt
+    return {
+        "method": attempt.method,
+        "seed": attempt.seed,
+        "options": dict(attempt.options),
+        "time_limit_s": _limit(attempt),
+        "solver": run.result.solver,
+    }
+
+
+def _infeasible_entry(run: _Run, today: str, elapsed: float, digest: str) -> SolvedEntry:
+    """The entry of an instance ``run`` proved infeasible (that run is both the value's and the bound's)."""
+    found_by = _found_by(run)
+    return SolvedEntry(
+        objective=None,
+        bound=None,
+        status="INFEASIBLE",
+        **found_by,
+        **{f"bound_{key}": value for key, value in found_by.items()},
         date=today,
         runtime_s=elapsed,
         instance_sha256=digest,

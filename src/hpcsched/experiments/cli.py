@@ -18,6 +18,7 @@ import os
 import signal
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -139,117 +140,156 @@ def compare(
 
     Exits 1 when a run ends in ERROR (the table and the CSV are still written).
     """
-    from rich.console import JustifyMethod
-    from rich.table import Table
-
-    from ..core.errors import NotAnInstanceError
     from ..core.fields import require_seed
-    from ..core.io import check_output_path, is_stdio, read_instance
-    from ..core.registry import problem_of
-    from .engine import EXECUTORS, instance_fields, make_task, run_tasks
-    from .runs import load_plugins
-    from .store import write_csv
+    from ..core.io import check_output_path
+    from .engine import EXECUTORS, run_tasks
+    from .runs import load_plugins, row_key, task_key
 
+    # An HpcschedError raised here ends as one "error: ..." line through _one_line_errors.
     if executor not in EXECUTORS:
         raise _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got '{executor}'")
-    try:
-        require_seed(seed, "--seed")
-    except HpcschedError as error:
-        raise _fail(str(error)) from None
-    try:
-        plugins = load_plugins(plugin)
-    except HpcschedError as error:
-        raise _fail(str(error)) from None
-    instances, skipped = [], []
-    for file in files:
-        try:
-            instances.append((read_instance(file), str(file)))
-        except NotAnInstanceError:
-            # A shell glob such as instances/transfers/*.json also takes the
-            # folder's solved.json (or a solution file): not an instance, skipped.
-            skipped.append(str(file))
-        except HpcschedError as error:
-            raise _fail(str(error)) from None
-    if not instances:
-        raise _fail(f"no instance file among the files given ({', '.join(skipped)}: not instance files)")
-    for skipped_file in skipped:
-        typer.echo(f"note: skipped {skipped_file}: not an instance file", err=True)
+    require_seed(seed, "--seed")
+    plugins = load_plugins(plugin)
+    instances = _read_instance_files(files)
     requested = [name.strip() for name in methods.split(",") if name.strip()]
     if not requested:
         raise _fail("--methods is empty")
     if csv is not None:  # before any run: a long comparison must not end in "cannot write"
-        try:
-            check_output_path(csv, "--csv")
-        except HpcschedError as error:
-            raise _fail(str(error)) from None
-    tasks = []
-    for instance, instance_file in instances:
-        problem = problem_of(instance)
-        if requested == ["all"]:
-            names = [m.name for m in problem.methods.values() if m.kind != "brute-force"]
-            names.sort(key=lambda n: (("exact", "special", "heuristic", "baseline").index(problem.methods[n].kind), n))
-        else:
-            names = requested
-        for name in names:
-            if name not in problem.methods:
-                known = ", ".join(sorted(problem.methods))
-                raise _fail(f"{instance_file}: problem '{problem.name}' has no method '{name}' (known: {known})")
-        prepared = instance_fields(instance, instance_file)
-        for name in names:
-            tasks.append(
-                make_task(
-                    instance, name, seed=seed, time_limit=time_limit, grace=grace, plugins=plugins, prepared=prepared
-                )
-            )
-    try:
-        with _sigterm_as_exit():
-            summary = run_tasks(tasks, executor=executor, jobs=jobs, scheduler=scheduler, description="compare")
-    except HpcschedError as error:
-        raise _fail(str(error)) from None
-    from .runs import row_key, task_key
-
+        check_output_path(csv, "--csv")
+    tasks = [
+        task
+        for instance_file in instances
+        for task in _compare_tasks(instance_file, requested, seed, time_limit, grace, plugins)
+    ]
+    with _sigterm_as_exit():
+        summary = run_tasks(tasks, executor=executor, jobs=jobs, scheduler=scheduler, description="compare")
     by_key = {row_key(row): row for row in summary.rows}
     rows = [by_key[task_key(task)] for task in tasks if task_key(task) in by_key]
+    _report_rows(rows, csv, as_json, time_limit, seed)
+    failed = [row for row in rows if row["status"] == "ERROR"]
+    if failed:
+        raise _fail(f"{len(failed)} of {len(rows)} runs ended in ERROR")
+
+
+def _report_rows(rows: list[dict[str, Any]], csv: Path | None, as_json: bool, time_limit: float, seed: int) -> None:
+    """Print the rows (a table, or JSON with ``--json``) and the runs' errors; write the CSV if asked."""
+    from ..core.io import is_stdio
+    from .store import write_csv
+
     to_stdout = csv is not None and is_stdio(csv)  # the CSV owns stdout: the table goes to stderr
     if as_json:
         text = json.dumps([{column: row.get(column) for column in row} for row in rows], indent=1, default=str)
         typer.echo(text, err=to_stdout)
     else:
-        table = Table(title=f"{len(rows)} runs, time limit {time_limit:g} s, seed {seed}")
-        columns: tuple[tuple[str, JustifyMethod], ...] = (
-            ("instance", "left"),
-            ("method", "left"),
-            ("objective", "right"),
-            ("bound", "right"),
-            ("gap", "right"),
-            ("status", "left"),
-            ("time (s)", "right"),
-        )
-        for column, justify in columns:
-            table.add_column(column, justify=justify)
-        for row in rows:
-            table.add_row(
-                row["instance"],
-                row["method"],
-                _format(row["objective"]),
-                _format(row["bound"]),
-                _format(row["gap"], "gap"),
-                row["status"],
-                _format(row["runtime_s"], "time"),
-            )
-        _console(stderr=to_stdout).print(table)
+        _console(stderr=to_stdout).print(_compare_table(rows, time_limit, seed))
     for row in rows:
         if row["error"]:
             typer.echo(f"{row['instance']} / {row['method']}: {row['error']}", err=True)
     if csv is not None:
-        try:
-            write_csv(rows, csv)
-        except HpcschedError as error:  # OutputPathError names the user's path
-            raise _fail(str(error)) from None
+        write_csv(rows, csv)  # an OutputPathError names the user's path
         typer.echo(f"wrote {len(rows)} rows to {csv}", err=True)
-    failed = [row for row in rows if row["status"] == "ERROR"]
-    if failed:
-        raise _fail(f"{len(failed)} of {len(rows)} runs ended in ERROR")
+
+
+@dataclass(frozen=True)
+class _InstanceFile:
+    """An instance read from a file given on the command line."""
+
+    instance: Any
+    file: str
+
+
+def _read_instance_files(files: list[Path]) -> list[_InstanceFile]:
+    """The instances among ``files``; the files that are not instances are skipped with a note.
+
+    A shell glob such as ``instances/transfers/*.json`` also takes the
+    folder's solved.json (or a solution file): not an instance, skipped. A
+    broken instance file fails.
+    """
+    from ..core.errors import NotAnInstanceError
+    from ..core.io import read_instance
+
+    instances, skipped = [], []
+    for file in files:
+        try:
+            instances.append(_InstanceFile(read_instance(file), str(file)))
+        except NotAnInstanceError:
+            skipped.append(str(file))
+    if not instances:
+        raise _fail(f"no instance file among the files given ({', '.join(skipped)}: not instance files)")
+    for skipped_file in skipped:
+        typer.echo(f"note: skipped {skipped_file}: not an instance file", err=True)
+    return instances
+
+
+#: The order of ``--methods all``: exact methods first, baselines last.
+_KIND_ORDER = ("exact", "special", "heuristic", "baseline")
+
+
+def _compare_tasks(
+    instance_file: _InstanceFile,
+    requested: list[str],
+    seed: int,
+    time_limit: float,
+    grace: float | None,
+    plugins: Any,
+) -> list[Any]:
+    """The runs of the ``requested`` methods (``["all"]``: every method but brute force) on one instance."""
+    from ..core.registry import problem_of
+    from .engine import instance_fields, make_task
+
+    problem = problem_of(instance_file.instance)
+    if requested == ["all"]:
+        names = [m.name for m in problem.methods.values() if m.kind != "brute-force"]
+        names.sort(key=lambda n: (_KIND_ORDER.index(problem.methods[n].kind), n))
+    else:
+        names = requested
+    for name in names:
+        if name not in problem.methods:
+            known = ", ".join(sorted(problem.methods))
+            raise _fail(f"{instance_file.file}: problem '{problem.name}' has no method '{name}' (known: {known})")
+    prepared = instance_fields(instance_file.instance, instance_file.file)
+    return [
+        make_task(
+            instance_file.instance,
+            name,
+            seed=seed,
+            time_limit=time_limit,
+            grace=grace,
+            plugins=plugins,
+            prepared=prepared,
+        )
+        for name in names
+    ]
+
+
+def _compare_table(rows: list[dict[str, Any]], time_limit: float, seed: int) -> Any:
+    """The rich table of ``compare``: one line per run."""
+    from rich.console import JustifyMethod
+    from rich.table import Table
+
+    table = Table(title=f"{len(rows)} runs, time limit {time_limit:g} s, seed {seed}")
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("instance", "left"),
+        ("method", "left"),
+        ("objective", "right"),
+        ("bound", "right"),
+        ("gap", "right"),
+        ("status", "left"),
+        ("time (s)", "right"),
+    )
+    for column, justify in columns:
+        table.add_column(column, justify=justify)
+    for row in rows:
+        table.add_row(
+            row["instance"],
+            row["method"],
+            _format(row["objective"]),
+            _format(row["bound"]),
+            _format(row["gap"], "gap"),
+            row["status"],
+            _format(row["runtime_s"], "time"),
+        )
+    return table
 
 
 study_app = typer.Typer(help="Resumable studies: methods x instances x time limits x seeds.", no_args_is_help=True)

@@ -105,46 +105,72 @@ def _ratio(objective: float, best: float) -> float | None:
     return objective / best
 
 
+@dataclass(frozen=True)
+class _References:
+    """The best known objective and the best proven bound of each instance (by data sha256)."""
+
+    best_known: dict[str, float]
+    best_bound: dict[str, float]
+
+
 def summary_table(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """One line per configuration (see module docstring for the columns)."""
-    best_known, best_bound = _references(rows)
+    references = _References(*_references(rows))
     groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
     for label, row in zip(configuration_labels(rows), rows, strict=False):
         groups[label].append(row)
-    table = []
-    for label in sorted(groups):
-        group = groups[label]
-        # A special case outside its class (NOT_APPLICABLE) is neither a
-        # success nor a failure: fractions are over the applicable runs.
-        applicable = [r for r in group if r["status"] != "NOT_APPLICABLE"]
-        solved = [r for r in group if r["status"] in _HAS_SOLUTION and r["objective"] is not None]
-        gaps = [
-            g for g in (gap_of(r["objective"], best_bound.get(r["instance_sha256"])) for r in solved) if g is not None
-        ]
-        ratios = [
-            q for q in (_ratio(r["objective"], best_known[r["instance_sha256"]]) for r in solved) if q is not None
-        ]
-        runtimes = [r["runtime_s"] for r in group if r["runtime_s"] is not None]
-        table.append(
-            {
-                "configuration": label,
-                "runs": len(group),
-                "not_applicable": len(group) - len(applicable),
-                "solved": len(solved) / len(applicable) if applicable else None,
-                "proven_optimal": sum(r["status"] == "OPTIMAL" for r in group) / len(applicable)
-                if applicable
-                else None,
-                "mean_gap": sum(gaps) / len(gaps) if gaps else None,
-                "worst_gap": max(gaps) if gaps else None,
-                "geomean_ratio": math.exp(sum(math.log(q) for q in ratios) / len(ratios))
-                if ratios and all(q > 0 for q in ratios)
-                else None,
-                "errors": sum(r["status"] == "ERROR" for r in group),
-                "time_limit_no_solution": sum(r["status"] == "TIME_LIMIT_NO_SOLUTION" for r in group),
-                "mean_runtime_s": sum(runtimes) / len(runtimes) if runtimes else None,
-            }
-        )
-    return table
+    return [_summary_line(label, groups[label], references) for label in sorted(groups)]
+
+
+def _summary_line(label: str, group: Sequence[Mapping[str, Any]], references: _References) -> dict[str, Any]:
+    """The summary line of one configuration's runs."""
+    # A special case outside its class (NOT_APPLICABLE) is neither a
+    # success nor a failure: fractions are over the applicable runs.
+    applicable = [r for r in group if r["status"] != "NOT_APPLICABLE"]
+    solved = [r for r in group if r["status"] in _HAS_SOLUTION and r["objective"] is not None]
+    gaps = [
+        g
+        for g in (gap_of(r["objective"], references.best_bound.get(r["instance_sha256"])) for r in solved)
+        if g is not None
+    ]
+    ratios = [
+        q
+        for q in (_ratio(r["objective"], references.best_known[r["instance_sha256"]]) for r in solved)
+        if q is not None
+    ]
+    runtimes = [r["runtime_s"] for r in group if r["runtime_s"] is not None]
+    return {
+        "configuration": label,
+        "runs": len(group),
+        "not_applicable": len(group) - len(applicable),
+        "solved": _fraction(len(solved), len(applicable)),
+        "proven_optimal": _fraction(_count(group, "OPTIMAL"), len(applicable)),
+        "mean_gap": _mean(gaps),
+        "worst_gap": max(gaps) if gaps else None,
+        "geomean_ratio": _geometric_mean(ratios),
+        "errors": _count(group, "ERROR"),
+        "time_limit_no_solution": _count(group, "TIME_LIMIT_NO_SOLUTION"),
+        "mean_runtime_s": _mean(runtimes),
+    }
+
+
+def _count(group: Sequence[Mapping[str, Any]], status: str) -> int:
+    return sum(r["status"] == status for r in group)
+
+
+def _fraction(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _geometric_mean(ratios: Sequence[float]) -> float | None:
+    """The geometric mean of positive ``ratios`` (None when empty or when one is not positive)."""
+    if not ratios or not all(q > 0 for q in ratios):
+        return None
+    return math.exp(sum(math.log(q) for q in ratios) / len(ratios))
 
 
 def _profile_values(rows: Sequence[Mapping[str, Any]], measure: str) -> tuple[dict[tuple, dict[str, float]], list[str]]:

@@ -8,13 +8,14 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
+from typing import Any, cast
 
 from ..core.deadline import Deadline
+from ..core.params import at_least, positive
 from ..core.result import Result, Status
 from ..solvers import cpsat as cpsat_backend
 from ..solvers import milp as milp_backend
-from ..taskgraph import predecessors, successors
-from ..core.params import at_least, positive
+from ..taskgraph import Edge, predecessors
 from . import bounds
 from .heuristics import heft_insertion, heteroprio, hlp_rounding
 from .model import TYPES, Instance, Solution, evaluate, require_runnable
@@ -55,7 +56,7 @@ def assign_machines(instance: Instance, kinds: list[str], starts: list[int]) -> 
                 raise AssertionError(f"more than {count} {kind} tasks overlap at {starts[j]}")
             chosen = heapq.heappop(free)
             machine[j] = chosen
-            heapq.heappush(busy, (starts[j] + instance.time(j, kind), chosen))
+            heapq.heappush(busy, (starts[j] + (instance.time(j, kind) or 0), chosen))  # members have a time
     return machine
 
 
@@ -92,6 +93,12 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     free = {"cpu": [0] * instance.cpus, "gpu": [0] * instance.gpus}
     counter = [0]
 
+    def finish(u: int) -> int:
+        """End of the placed task ``u`` (a task is placed after its predecessors, on a type it can run on)."""
+        kind = kinds[u]
+        assert kind is not None, "predecessors are placed first"
+        return starts[u] + (instance.time(u, kind) or 0)
+
     def search(placed: int, makespan: int) -> None:
         counter[0] += 1
         if counter[0] % 4096 == 0:
@@ -108,8 +115,10 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
                 length = instance.time(j, kind)
                 if length is None:
                     continue
-                ready = max((starts[e.u] + instance.time(e.u, kinds[e.u]) + (e.delay if kinds[e.u] != kind else 0)
-                             for e in incoming[j]), default=0)
+                ready = max(
+                    (finish(e.u) + (int(e.delay) if kinds[e.u] != kind else 0) for e in incoming[j]),
+                    default=0,
+                )
                 machines = free[kind]
                 if length == 0:
                     kinds[j], starts[j] = kind, ready
@@ -126,8 +135,11 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
                 kinds[j] = None
 
     search(0, 0)
-    return Result(status=Status.OPTIMAL, solution=_solution(instance, best["kinds"], best["starts"]),
-                  notes=(f"{counter[0]} search nodes",))
+    return Result(
+        status=Status.OPTIMAL,
+        solution=_solution(instance, best["kinds"], best["starts"]),
+        notes=(f"{counter[0]} search nodes",),
+    )
 
 
 # --- CP-SAT ---------------------------------------------------------------------------------------
@@ -161,16 +173,56 @@ class CpSatParams:
         positive("deterministic_time", self.deterministic_time)
 
 
-def _incumbent(instance: Instance, time_limit: float) -> Solution:
+def _incumbent(instance: Instance, time_limit: float | None) -> Solution:
     """The best of HEFT with insertion, HeteroPrio and HLP rounding (its makespan is the horizon)."""
-    candidates = [method(instance, time_limit=time_limit, seed=0, params=None).solution
-                  for method in (heft_insertion, heteroprio, hlp_rounding)]
+    # time_limit is None only on a direct call without a limit, which the heuristics accept.
+    candidates = [
+        method(instance, time_limit=cast(float, time_limit), seed=0, params=None).solution
+        for method in (heft_insertion, heteroprio, hlp_rounding)
+    ]
     return min(candidates, key=lambda s: evaluate(instance, s)["objective"])
 
 
-def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatParams | None) -> Result:
-    """CP-SAT: start and a GPU literal per task, an optional interval per type, one Cumulative per type; machines by a sweep.
+@dataclass(frozen=True)
+class _Start:
+    """What both exact models start from: the heuristics' incumbent, its makespan and the lower bound."""
 
+    incumbent: Solution
+    horizon: int  # the incumbent's makespan: the optimum is not later
+    lower: int  # `bounds.best`
+
+
+def _start(instance: Instance, deadline: Deadline) -> _Start:
+    incumbent = _incumbent(instance, deadline.remaining())
+    horizon = int(evaluate(instance, incumbent)["objective"])
+    return _Start(incumbent, horizon, bounds.best(instance))
+
+
+def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatParams | None) -> Result:
+    """CP-SAT: start and GPU literal per task, optional interval per type, one Cumulative per type.
+
+    Machines are then assigned by a sweep (`assign_machines`).
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Seconds for everything (heuristics, model building, solve).
+    seed
+        CP-SAT random seed.
+    params
+        `CpSatParams` (None: the defaults).
+
+    Returns
+    -------
+    Result
+        OPTIMAL when CP-SAT proved it (or the incumbent meets the lower bound),
+        else FEASIBLE with the best schedule found; the bound is the larger of
+        `bounds.best` and CP-SAT's, rounded down.
+
+    Notes
+    -----
     Model: per task S_j, E_j, literal g_j (on GPU); an optional fixed-size
     interval per allowed type, present iff that type is chosen; a Cumulative
     of capacity m over the CPU intervals and one of capacity k over the GPU
@@ -185,71 +237,122 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     params = params or CpSatParams()
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
-    incumbent = _incumbent(instance, deadline.remaining())
-    horizon = int(evaluate(instance, incumbent)["objective"])
-    lower = bounds.best(instance)
+    begin = _start(instance, deadline)
     deadline.check("computing the incumbent and bounds")
-    if lower >= horizon and params.stop_at_bound:
-        return Result(status=Status.OPTIMAL, solution=incumbent, bound=lower,
-                      notes=("the incumbent meets the lower bound",), solver=cpsat_backend.version())
-    model = cpsat_backend.new_model()
-    n = instance.n
-    start, end, on_gpu = [], [], []
-    intervals = {"cpu": ([], []), "gpu": ([], [])}
-    for j in range(n):
-        deadline.check("building the CP-SAT model")
-        s = model.new_int_var(0, horizon, f"S{j}")
-        e = model.new_int_var(0, horizon, f"E{j}")
-        g = model.new_bool_var(f"g{j}")
-        cpu, gpu = instance.time(j, "cpu"), instance.time(j, "gpu")
-        if cpu is None:
-            model.add(g == 1)
-        if gpu is None:
-            model.add(g == 0)
-        for kind, time, literal in (("cpu", cpu, ~g), ("gpu", gpu, g)):
-            if time is None:
-                continue
-            model.add(e == s + time).only_enforce_if(literal)
-            if time > 0:
-                intervals[kind][0].append(model.new_optional_fixed_size_interval_var(s, time, literal, f"{kind}{j}"))
-                intervals[kind][1].append(1)
-        start.append(s)
-        end.append(e)
-        on_gpu.append(g)
-    for kind, capacity in (("cpu", instance.cpus), ("gpu", instance.gpus)):
-        if intervals[kind][0]:
-            model.add_cumulative(intervals[kind][0], intervals[kind][1], capacity)
-    for edge in instance.edges:
-        if edge.delay:
-            apart = model.new_bool_var(f"d{edge.u}_{edge.v}")
-            model.add(apart >= on_gpu[edge.u] - on_gpu[edge.v])
-            model.add(apart >= on_gpu[edge.v] - on_gpu[edge.u])
-            model.add(start[edge.v] >= end[edge.u] + edge.delay * apart)
-        else:
-            model.add(start[edge.v] >= end[edge.u])
-    makespan = model.new_int_var(lower, horizon, "makespan")
-    model.add_max_equality(makespan, end)
-    model.minimize(makespan)
+    if begin.lower >= begin.horizon and params.stop_at_bound:
+        return Result(
+            status=Status.OPTIMAL,
+            solution=begin.incumbent,
+            bound=begin.lower,
+            notes=("the incumbent meets the lower bound",),
+            solver=cpsat_backend.version(),
+        )
+    builder = _CpSatModel(instance, begin.horizon)
+    builder.add_tasks(deadline)
+    builder.add_capacities()
+    builder.add_precedences()
+    builder.add_makespan(begin.lower)
     if params.hint:
-        for j in range(n):
-            model.add_hint(start[j], incumbent.start[j])
-            model.add_hint(on_gpu[j], incumbent.type[j] == "gpu")
+        builder.add_hint(begin.incumbent)
     outcome = cpsat_backend.solve_cpsat(
-        model, time_limit=deadline.remaining(), deterministic_time=params.deterministic_time,
-        workers=params.workers, seed=seed,
+        builder.model,
+        time_limit=deadline.remaining(),
+        deterministic_time=params.deterministic_time,
+        workers=params.workers,
+        seed=seed,
     )
-    bound = max(lower, math.floor(outcome.bound + 1e-9)) if outcome.bound is not None else lower
+    bound = max(begin.lower, math.floor(outcome.bound + 1e-9)) if outcome.bound is not None else begin.lower
     if outcome.has_solution:
-        kinds = ["gpu" if outcome.value(on_gpu[j]) else "cpu" for j in range(n)]
-        starts = [int(outcome.value(start[j])) for j in range(n)]
-        solution = _solution(instance, kinds, starts)
-        if evaluate(instance, incumbent)["objective"] < evaluate(instance, solution)["objective"]:
-            solution = incumbent  # pragma: no cover - the hint is never worse in practice
-        return Result(status=outcome.status, solution=solution, bound=bound, solver=outcome.backend,
-                      notes=(f"CP-SAT {outcome.message}, deterministic time {outcome.deterministic_time:.2f}",))
+        solution = builder.solution(outcome)
+        if evaluate(instance, begin.incumbent)["objective"] < evaluate(instance, solution)["objective"]:
+            solution = begin.incumbent  # pragma: no cover - the hint is never worse in practice
+        return Result(
+            status=outcome.status,
+            solution=solution,
+            bound=bound,
+            solver=outcome.backend,
+            notes=(f"CP-SAT {outcome.message}, deterministic time {outcome.deterministic_time:.2f}",),
+        )
     # No CP-SAT solution in time (or an error): the incumbent is a valid schedule.
-    return Result(status=Status.FEASIBLE, solution=incumbent, bound=bound, solver=outcome.backend,
-                  notes=(f"CP-SAT {outcome.message}: the HEFT/HeteroPrio/HLP-rounding incumbent is returned",))
+    return Result(
+        status=Status.FEASIBLE,
+        solution=begin.incumbent,
+        bound=bound,
+        solver=outcome.backend,
+        notes=(f"CP-SAT {outcome.message}: the HEFT/HeteroPrio/HLP-rounding incumbent is returned",),
+    )
+
+
+class _CpSatModel:
+    """The CP-SAT model of `cpsat`, one method per variable or constraint family (PyJobShop style)."""
+
+    def __init__(self, instance: Instance, horizon: int) -> None:
+        self.instance = instance
+        self.horizon = horizon
+        self.model = cpsat_backend.new_model()
+        self.start: list[Any] = []  # S_j
+        self.end: list[Any] = []  # E_j
+        self.on_gpu: list[Any] = []  # g_j
+        self.intervals: dict[str, list[Any]] = {"cpu": [], "gpu": []}  # optional interval per task and type
+
+    def add_tasks(self, deadline: Deadline) -> None:
+        """S_j, E_j, g_j; E_j = S_j + p_jc under the type's literal; the optional interval of each type."""
+        model = self.model
+        for j in range(self.instance.n):
+            deadline.check("building the CP-SAT model")
+            s = model.new_int_var(0, self.horizon, f"S{j}")
+            e = model.new_int_var(0, self.horizon, f"E{j}")
+            g = model.new_bool_var(f"g{j}")
+            cpu, gpu = self.instance.time(j, "cpu"), self.instance.time(j, "gpu")
+            if cpu is None:
+                model.add(g == 1)
+            if gpu is None:
+                model.add(g == 0)
+            for kind, time, literal in (("cpu", cpu, ~g), ("gpu", gpu, g)):
+                if time is None:
+                    continue
+                model.add(e == s + time).only_enforce_if(literal)
+                if time > 0:
+                    interval = model.new_optional_fixed_size_interval_var(s, time, literal, f"{kind}{j}")
+                    self.intervals[kind].append(interval)
+            self.start.append(s)
+            self.end.append(e)
+            self.on_gpu.append(g)
+
+    def add_capacities(self) -> None:
+        """At most m tasks on the CPUs and k on the GPUs at any instant (one Cumulative per type)."""
+        for kind, capacity in (("cpu", self.instance.cpus), ("gpu", self.instance.gpus)):
+            if self.intervals[kind]:
+                self.model.add_cumulative(self.intervals[kind], [1] * len(self.intervals[kind]), capacity)
+
+    def add_precedences(self) -> None:
+        """S_v >= E_u + c_uv·d_uv with d_uv >= |g_u - g_v| (d only for an edge with a delay)."""
+        model, start, end, on_gpu = self.model, self.start, self.end, self.on_gpu
+        for edge in self.instance.edges:
+            if edge.delay:
+                apart = model.new_bool_var(f"d{edge.u}_{edge.v}")
+                model.add(apart >= on_gpu[edge.u] - on_gpu[edge.v])
+                model.add(apart >= on_gpu[edge.v] - on_gpu[edge.u])
+                model.add(start[edge.v] >= end[edge.u] + edge.delay * apart)
+            else:
+                model.add(start[edge.v] >= end[edge.u])
+
+    def add_makespan(self, lower: int) -> None:
+        """Minimize the makespan, the latest E_j, in ``[lower, horizon]``."""
+        makespan = self.model.new_int_var(lower, self.horizon, "makespan")
+        self.model.add_max_equality(makespan, self.end)
+        self.model.minimize(makespan)
+
+    def add_hint(self, incumbent: Solution) -> None:
+        for j in range(self.instance.n):
+            self.model.add_hint(self.start[j], incumbent.start[j])
+            self.model.add_hint(self.on_gpu[j], incumbent.type[j] == "gpu")
+
+    def solution(self, outcome: Any) -> Solution:
+        n = self.instance.n
+        kinds = ["gpu" if outcome.value(self.on_gpu[j]) else "cpu" for j in range(n)]
+        starts = [int(outcome.value(self.start[j])) for j in range(n)]
+        return _solution(self.instance, kinds, starts)
 
 
 # --- time-indexed MILP ------------------------------------------------------------------------------
@@ -279,8 +382,29 @@ class MilpParams:
 
 
 def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpParams | None) -> Result:
-    """Time-indexed MILP (PuLP/HiGHS): x_{j,c,t} = 1 iff j starts at t on type c; capacity per type and instant; strong precedence rows.
+    """Time-indexed MILP (PuLP/HiGHS): x_{j,c,t} = 1 iff j starts at t on type c.
 
+    Capacity rows per type and instant, strong precedence rows.
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Seconds for everything (heuristics, model building, solve).
+    seed
+        HiGHS random seed.
+    params
+        `MilpParams` (None: the defaults).
+
+    Returns
+    -------
+    Result
+        OPTIMAL when HiGHS proved it (or the incumbent meets the lower bound),
+        FEASIBLE otherwise, NOT_APPLICABLE beyond ``max_variables``.
+
+    Notes
+    -----
     Rows: Σ_{c,t} x_{jct} = 1; for each type c and instant t, the tasks of
     type c running at t (started in (t - p_jc, t]) are at most the machine
     count; for an edge (u, v), each type c' of v and each t: v started on c'
@@ -294,73 +418,151 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     params = params or MilpParams()
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
-    incumbent = _incumbent(instance, deadline.remaining())
-    horizon = int(evaluate(instance, incumbent)["objective"])
-    lower = bounds.best(instance)
-    if lower >= horizon and params.stop_at_bound:
-        return Result(status=Status.OPTIMAL, solution=incumbent, bound=lower, notes=("the incumbent meets the lower bound",))
-    n = instance.n
-    size = sum(horizon - (instance.time(j, c) or 0) + 1 for j in range(n) for c in TYPES if instance.time(j, c) is not None)
+    begin = _start(instance, deadline)
+    if begin.lower >= begin.horizon and params.stop_at_bound:
+        return Result(
+            status=Status.OPTIMAL,
+            solution=begin.incumbent,
+            bound=begin.lower,
+            notes=("the incumbent meets the lower bound",),
+        )
+    size = _time_indexed_size(instance, begin.horizon)
     if size > params.max_variables:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"{size} time-indexed variables exceed options.max_variables = {params.max_variables}",))
-    import pulp
-
-    problem = pulp.LpProblem("hetero", pulp.LpMinimize)
-    x: dict[tuple[int, str, int], pulp.LpVariable] = {}
-    for j in range(n):
-        for c in TYPES:
-            time = instance.time(j, c)
-            if time is None:
-                continue
-            for t in range(horizon - time + 1):
-                x[j, c, t] = pulp.LpVariable(f"x_{j}_{c}_{t}", cat="Binary")
-        deadline.check("building the MILP")
-    makespan = pulp.LpVariable("C", lowBound=lower, upBound=horizon)
-    problem += makespan
-    for j in range(n):
-        problem += pulp.lpSum(var for (i, _, _), var in x.items() if i == j) == 1
-        problem += makespan >= pulp.lpSum((t + instance.time(j, c)) * x[j, c, t]
-                                          for c in TYPES if instance.time(j, c) is not None
-                                          for t in range(horizon - instance.time(j, c) + 1))
-    for c in TYPES:
-        capacity = instance.cpus if c == "cpu" else instance.gpus
-        for t in range(horizon):
-            running = [x[j, c, s] for j in range(n) if (instance.time(j, c) or 0) > 0
-                       for s in range(max(0, t - instance.time(j, c) + 1), t + 1) if (j, c, s) in x]
-            if len(running) > capacity:
-                problem += pulp.lpSum(running) <= capacity
-        deadline.check("building the MILP")
-    for edge in instance.edges:
-        u, v = edge.u, edge.v
-        for c2 in TYPES:
-            if instance.time(v, c2) is None:
-                continue
-            for t in range(horizon - instance.time(v, c2) + 1):
-                left = pulp.lpSum(x[v, c2, s] for s in range(t + 1))
-                right = []
-                for c1 in TYPES:
-                    if instance.time(u, c1) is None:
-                        continue
-                    latest = t - instance.time(u, c1) - (edge.delay if c1 != c2 else 0)
-                    right += [x[u, c1, s] for s in range(0, min(latest, horizon - instance.time(u, c1)) + 1)]
-                problem += left <= pulp.lpSum(right)
-        deadline.check("building the MILP")
-    for (j, c, t), var in x.items():  # warm start from the incumbent
-        var.setInitialValue(1 if (incumbent.type[j] == c and incumbent.start[j] == t) else 0)
-    outcome = milp_backend.solve_pulp(problem, time_limit=deadline.remaining(), threads=params.threads, seed=seed)
-    bound = lower
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(f"{size} time-indexed variables exceed options.max_variables = {params.max_variables}",),
+        )
+    builder = _TimeIndexedMilp(instance, begin.horizon, deadline)
+    builder.add_start_variables()
+    builder.add_makespan(begin.lower)
+    builder.add_assignment_rows()
+    builder.add_capacity_rows()
+    builder.add_precedence_rows()
+    builder.warm_start(begin.incumbent)
+    outcome = milp_backend.solve_pulp(
+        builder.problem, time_limit=deadline.remaining(), threads=params.threads, seed=seed
+    )
+    bound = begin.lower
     if outcome.bound is not None and math.isfinite(outcome.bound):
-        bound = max(lower, math.ceil(outcome.bound - 1e-6 * max(1.0, abs(outcome.bound))))
+        bound = max(begin.lower, math.ceil(outcome.bound - 1e-6 * max(1.0, abs(outcome.bound))))
     if outcome.has_solution:
-        kinds, starts = [None] * n, [0] * n
-        for (j, c, t), var in x.items():
+        solution = builder.solution(outcome)
+        if evaluate(instance, solution)["objective"] > begin.horizon:  # pragma: no cover
+            solution = begin.incumbent
+        return Result(
+            status=outcome.status, solution=solution, bound=bound, solver=outcome.backend, notes=(outcome.message,)
+        )
+    return Result(
+        status=Status.FEASIBLE,
+        solution=begin.incumbent,
+        bound=bound,
+        solver=outcome.backend,
+        notes=(f"HiGHS {outcome.message}: the HEFT/HeteroPrio/HLP-rounding incumbent is returned",),
+    )
+
+
+def _time_indexed_size(instance: Instance, horizon: int) -> int:
+    """The number of x_{j,c,t} variables of the time-indexed MILP."""
+    return sum(
+        horizon - time + 1 for j in range(instance.n) for c in TYPES if (time := instance.time(j, c)) is not None
+    )
+
+
+class _TimeIndexedMilp:
+    """The time-indexed MILP of `milp`, one method per variable or row family (PyJobShop style)."""
+
+    def __init__(self, instance: Instance, horizon: int, deadline: Deadline) -> None:
+        import pulp
+
+        self.pulp = pulp
+        self.instance = instance
+        self.horizon = horizon
+        self.deadline = deadline
+        self.problem = pulp.LpProblem("hetero", pulp.LpMinimize)
+        self.x: dict[tuple[int, str, int], Any] = {}  # x_{j,c,t}: j starts at t on type c
+        self.makespan: Any = None
+
+    def _time(self, j: int, c: str) -> int:
+        time = self.instance.time(j, c)
+        assert time is not None, "only the types a task can run on have variables"
+        return time
+
+    def _types(self, j: int) -> list[str]:
+        """The types task ``j`` can run on."""
+        return [c for c in TYPES if self.instance.time(j, c) is not None]
+
+    def add_start_variables(self) -> None:
+        """x_{j,c,t} for every allowed type c of j and start t in ``[0, horizon - p_jc]``."""
+        for j in range(self.instance.n):
+            for c in self._types(j):
+                for t in range(self.horizon - self._time(j, c) + 1):
+                    self.x[j, c, t] = self.pulp.LpVariable(f"x_{j}_{c}_{t}", cat="Binary")
+            self.deadline.check("building the MILP")
+
+    def add_makespan(self, lower: int) -> None:
+        """C in ``[lower, horizon]``, the objective."""
+        self.makespan = self.pulp.LpVariable("C", lowBound=lower, upBound=self.horizon)
+        self.problem += self.makespan
+
+    def add_assignment_rows(self) -> None:
+        """Each task starts once (Σ_{c,t} x_{jct} = 1), and C >= Σ (t + p_jc) x_{jct}."""
+        lp_sum, x = self.pulp.lpSum, self.x
+        for j in range(self.instance.n):
+            self.problem += lp_sum(var for (i, _, _), var in x.items() if i == j) == 1
+            self.problem += self.makespan >= lp_sum(
+                (t + self._time(j, c)) * x[j, c, t]
+                for c in self._types(j)
+                for t in range(self.horizon - self._time(j, c) + 1)
+            )
+
+    def add_capacity_rows(self) -> None:
+        """For each type and instant, the tasks running then are at most the type's machine count."""
+        for c in TYPES:
+            capacity = self.instance.cpus if c == "cpu" else self.instance.gpus
+            for t in range(self.horizon):
+                running = self._running(c, t)
+                if len(running) > capacity:
+                    self.problem += self.pulp.lpSum(running) <= capacity
+            self.deadline.check("building the MILP")
+
+    def _running(self, c: str, t: int) -> list[Any]:
+        """The x of the tasks of positive length that would run on type c at t (started in (t - p_jc, t])."""
+        x, instance = self.x, self.instance
+        return [
+            x[j, c, s]
+            for j in range(instance.n)
+            if (instance.time(j, c) or 0) > 0
+            for s in range(max(0, t - self._time(j, c) + 1), t + 1)
+            if (j, c, s) in x
+        ]
+
+    def add_precedence_rows(self) -> None:
+        """v started on c' by t implies u started on some c by t - p_uc - c_uv·[c != c'] (every edge, c', t)."""
+        for edge in self.instance.edges:
+            for c2 in self._types(edge.v):
+                for t in range(self.horizon - self._time(edge.v, c2) + 1):
+                    left = self.pulp.lpSum(self.x[edge.v, c2, s] for s in range(t + 1))
+                    self.problem += left <= self.pulp.lpSum(self._started_by(edge, c2, t))
+            self.deadline.check("building the MILP")
+
+    def _started_by(self, edge: Edge, c2: str, t: int) -> list[Any]:
+        """The x of u's starts early enough for v to start on ``c2`` at ``t``."""
+        right = []
+        for c1 in self._types(edge.u):
+            time = self._time(edge.u, c1)
+            latest = t - time - (int(edge.delay) if c1 != c2 else 0)  # the model's delays are integers
+            right += [self.x[edge.u, c1, s] for s in range(0, min(latest, self.horizon - time) + 1)]
+        return right
+
+    def warm_start(self, incumbent: Solution) -> None:
+        for (j, c, t), var in self.x.items():
+            var.setInitialValue(1 if (incumbent.type[j] == c and incumbent.start[j] == t) else 0)
+
+    def solution(self, outcome: Any) -> Solution:
+        n = self.instance.n
+        kinds: list[str] = [""] * n
+        starts = [0] * n
+        for (j, c, t), var in self.x.items():
             if outcome.value(var) > 0.5:
                 kinds[j], starts[j] = c, t
-        solution = _solution(instance, kinds, starts)
-        if evaluate(instance, solution)["objective"] > horizon:  # pragma: no cover
-            solution = incumbent
-        status = outcome.status
-        return Result(status=status, solution=solution, bound=bound, solver=outcome.backend, notes=(outcome.message,))
-    return Result(status=Status.FEASIBLE, solution=incumbent, bound=bound, solver=outcome.backend,
-                  notes=(f"HiGHS {outcome.message}: the HEFT/HeteroPrio/HLP-rounding incumbent is returned",))
+        return _solution(self.instance, kinds, starts)

@@ -43,7 +43,12 @@ MAX_GENERATED_TASKS = 1_000_000
 
 
 def _positive_int(value: Any, field: str, minimum: int = 1, maximum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (maximum is not None and value > maximum):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or value < minimum
+        or (maximum is not None and value > maximum)
+    ):
         limit = f" and <= {maximum}" if maximum is not None else ""
         raise InvalidInstanceError(field, f"must be an integer >= {minimum}{limit}, got {value!r}")
     return value
@@ -62,7 +67,9 @@ def import_swf(path: str | Path, *, cpus: int = 10, gpus: int = 4, comm: int = 0
         lines = path.read_text().splitlines()
     except OSError as error:
         raise FormatError(f"{path}: cannot read ({error.strerror})") from None
-    tasks, raw_edges, ids = [], [], {}
+    tasks: list[dict[str, Any]] = []
+    raw_edges: list[tuple[str, str, int]] = []
+    ids: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
         fields = line.split()
         if not fields:
@@ -73,14 +80,14 @@ def import_swf(path: str | Path, *, cpus: int = 10, gpus: int = 4, comm: int = 0
             times = [float(fields[1]), float(fields[2])]
         except ValueError:
             raise FormatError(f"{path}:{number}: times must be numbers, got {fields[1]!r} {fields[2]!r}") from None
-        converted = []
-        for value, label in zip(times, ("cpu", "gpu")):
+        converted: list[int | None] = []
+        for value, label in zip(times, ("cpu", "gpu"), strict=True):
             if value == -1:
                 converted.append(None)
             elif not (value >= 0 and value < 1e12):
                 raise FormatError(f"{path}:{number}: {label} time must be >= 0 or -1, got {value}")
             else:
-                converted.append(int(round(value * 1000)))
+                converted.append(round(value * 1000))
         if fields[0] in ids:
             raise FormatError(f"{path}:{number}: duplicate task id {fields[0]!r}")
         ids[fields[0]] = len(tasks)
@@ -106,18 +113,21 @@ def import_swf(path: str | Path, *, cpus: int = 10, gpus: int = 4, comm: int = 0
             "times read as milliseconds (probable unit) and rounded to integer microseconds",
             "measured platform: 10 CPU cores, 4 Tesla K20 GPUs (StarPU/Chameleon)",
             "fields after the third are all predecessor lists (forkJoin join lines split theirs with a space)",
-            "no communication costs in the trace" + (f"; c_uv = {comm} us put on every edge" if comm else " (c_uv = 0)"),
+            "no communication costs in the trace"
+            + (f"; c_uv = {comm} us put on every edge" if comm else " (c_uv = 0)"),
         ],
     }
     try:
-        return Instance.from_data({"cpus": cpus, "gpus": gpus, "tasks": tasks, "edges": edges},
-                                  name=path.stem, time_unit="us", source=source)
+        return Instance.from_data(
+            {"cpus": cpus, "gpus": gpus, "tasks": tasks, "edges": edges}, name=path.stem, time_unit="us", source=source
+        )
     except InvalidInstanceError as error:
         raise error.in_file(str(path)) from None
 
 
-def import_dnn(path: str | Path, *, cpus: int | None = None, gpus: int | None = None, scale: int = 1000,
-               comm: bool = True) -> Instance:
+def import_dnn(
+    path: str | Path, *, cpus: int | None = None, gpus: int | None = None, scale: int = 1000, comm: bool = True
+) -> Instance:
     """A dnn_partitioning graph (msr-fiddle/dnn-partitioning, NeurIPS 2020) as the uniform-acceleration case.
 
     Nodes give ``cpuLatency`` and ``fpgaLatency`` (the accelerator, read as
@@ -133,75 +143,124 @@ def import_dnn(path: str | Path, *, cpus: int | None = None, gpus: int | None = 
     (``size``, ``maxSizePerFPGA``) and colocation (``colorClass``) are not
     part of this problem and are dropped (the partition problem uses them).
     """
-    import json
-
     path = Path(path)
     scale = _positive_int(scale, "options.scale", 1)
+    document = _read_dnn_document(path)
+    cpus = _positive_int(document.get("maxCPUs", 1) if cpus is None else cpus, "options.cpus", 0)
+    gpus = _positive_int(document.get("maxFPGAs", 1) if gpus is None else gpus, "options.gpus", 0)
+    nodes = document["nodes"]
+    if not isinstance(nodes, list) or not all(isinstance(n, dict) for n in nodes):
+        raise FormatError(f"{path}: nodes must be a list of objects")
+    ratio = _integer_ratio(nodes)
+    tasks, index = _dnn_tasks(path, nodes, scale, ratio)
+    edges = _dnn_edges(path, document["edges"], tasks, index, scale if comm else 0)
+    source = {
+        "importer": "dnn_partitioning",
+        "file": path.name,
+        "sha256": file_sha256(path),
+        "options": {"cpus": cpus, "gpus": gpus, "scale": scale, "comm": comm},
+        "citation": "msr-fiddle/dnn-partitioning (MIT), Tarnawski et al., NeurIPS 2020",
+        "notes": [
+            f"times and costs x {scale}, rounded to integers (the files state no unit)",
+            (
+                f"uniform acceleration: CPU time = {ratio} x GPU time (kept exact after rounding)"
+                if ratio is not None
+                else "CPU/accelerator ratio not one integer: times rounded separately"
+            ),
+            "fpgaLatency read as the GPU time; size, maxSizePerFPGA and colorClass dropped",
+        ],
+    }
+    try:
+        return Instance.from_data(
+            {"cpus": cpus, "gpus": gpus, "tasks": tasks, "edges": edges}, name=path.stem, time_unit=None, source=source
+        )
+    except InvalidInstanceError as error:
+        raise error.in_file(str(path)) from None
+
+
+def _read_dnn_document(path: Path) -> dict[str, Any]:
+    """The parsed JSON of a dnn_partitioning graph (an object with ``nodes`` and ``edges``)."""
+    import json
+
     try:
         document = json.loads(path.read_text())
     except (OSError, ValueError) as error:
         raise FormatError(f"{path}: cannot read as JSON ({error})") from None
     if not isinstance(document, dict) or "nodes" not in document or "edges" not in document:
         raise FormatError(f"{path}: not a dnn_partitioning graph (no nodes/edges)")
-    cpus = _positive_int(document.get("maxCPUs", 1) if cpus is None else cpus, "options.cpus", 0)
-    gpus = _positive_int(document.get("maxFPGAs", 1) if gpus is None else gpus, "options.gpus", 0)
-    nodes = document["nodes"]
-    if not isinstance(nodes, list) or not all(isinstance(n, dict) for n in nodes):
-        raise FormatError(f"{path}: nodes must be a list of objects")
+    return document
+
+
+def _integer_ratio(nodes: list[dict[str, Any]]) -> int | None:
+    """The file's CPU/accelerator time ratio when all accelerated nodes share one integer ratio (else None)."""
     ratios = set()
     for n in nodes:
         cpu_time, gpu_time = n.get("cpuLatency"), n.get("fpgaLatency")
-        if n.get("supportedOnFpga", True) and isinstance(cpu_time, (int, float)) and isinstance(gpu_time, (int, float)) \
-                and gpu_time > 0:
+        if (
+            n.get("supportedOnFpga", True)
+            and isinstance(cpu_time, (int, float))
+            and isinstance(gpu_time, (int, float))
+            and gpu_time > 0
+        ):
             ratios.add(round(cpu_time / gpu_time, 6))
     ratio = ratios.pop() if len(ratios) == 1 else None
-    uniform = ratio is not None and float(ratio).is_integer()
-    tasks, index = [], {}
+    return int(ratio) if ratio is not None and float(ratio).is_integer() else None
+
+
+def _dnn_tasks(
+    path: Path, nodes: list[dict[str, Any]], scale: int, ratio: int | None
+) -> tuple[list[dict[str, Any]], dict[Any, int]]:
+    """The task records of the nodes, and node id -> position."""
+    tasks: list[dict[str, Any]] = []
+    index: dict[Any, int] = {}
     for position, node in enumerate(nodes):
         try:
             gpu = round(node["fpgaLatency"] * scale) if node.get("supportedOnFpga", True) else None
-            cpu = int(ratio) * gpu if uniform and gpu is not None else round(node["cpuLatency"] * scale)
+            cpu = ratio * gpu if ratio is not None and gpu is not None else round(node["cpuLatency"] * scale)
             index[node["id"]] = position
             tasks.append({"name": f"{node['id']}:{node['name']}", "cpu": cpu, "gpu": gpu})
         except (KeyError, TypeError) as error:
             raise FormatError(f"{path}: nodes[{position}]: {error!r} missing or not a number") from None
+    return tasks, index
+
+
+def _dnn_edges(
+    path: Path, raw_edges: Any, tasks: list[dict[str, Any]], index: dict[Any, int], cost_scale: int
+) -> list[list[Any]]:
+    """The edges by task name, with their cost x ``cost_scale`` when not 0 (0: communication ignored)."""
     edges = []
-    for position, edge in enumerate(document["edges"]):
+    for position, edge in enumerate(raw_edges):
         try:
             u, v = tasks[index[edge["sourceId"]]]["name"], tasks[index[edge["destId"]]]["name"]
-            cost = round(edge.get("cost", 0) * scale) if comm else 0
+            cost = round(edge.get("cost", 0) * cost_scale) if cost_scale else 0
         except (KeyError, TypeError) as error:
             raise FormatError(f"{path}: edges[{position}]: {error!r} missing or unknown") from None
         edges.append([u, v, cost] if cost else [u, v])
-    source = {
-        "importer": "dnn_partitioning", "file": path.name, "sha256": file_sha256(path),
-        "options": {"cpus": cpus, "gpus": gpus, "scale": scale, "comm": comm},
-        "citation": "msr-fiddle/dnn-partitioning (MIT), Tarnawski et al., NeurIPS 2020",
-        "notes": [
-            f"times and costs x {scale}, rounded to integers (the files state no unit)",
-            (f"uniform acceleration: CPU time = {int(ratio)} x GPU time (kept exact after rounding)" if uniform
-             else "CPU/accelerator ratio not one integer: times rounded separately"),
-            "fpgaLatency read as the GPU time; size, maxSizePerFPGA and colorClass dropped",
-        ],
-    }
-    try:
-        return Instance.from_data({"cpus": cpus, "gpus": gpus, "tasks": tasks, "edges": edges},
-                                  name=path.stem, time_unit=None, source=source)
-    except InvalidInstanceError as error:
-        raise error.in_file(str(path)) from None
+    return edges
 
 
-def _times(rng: np.random.Generator, count: int, mean_cpu: float, acceleration: tuple[float, float]) -> tuple[list, list]:
+def _times(
+    rng: np.random.Generator, count: int, mean_cpu: float, acceleration: tuple[float, float]
+) -> tuple[list, list]:
     cpu = np.maximum(1, rng.exponential(mean_cpu, count).round()).astype(int)
     factor = np.exp(rng.uniform(np.log(acceleration[0]), np.log(acceleration[1]), count))
     gpu = np.maximum(1, (cpu / factor).round()).astype(int)
     return [int(x) for x in cpu], [int(x) for x in gpu]
 
 
-def generate_layered(*, seed: int = 0, n: int = 30, layers: int = 5, edge_probability: float = 0.3,
-                     cpus: int = 4, gpus: int = 2, mean_cpu: int = 50, min_acceleration: float = 0.5,
-                     max_acceleration: float = 30.0) -> Instance:
-    """Random layered DAG: n tasks spread over ``layers`` layers, each edge between consecutive layers with probability p.
+def generate_layered(
+    *,
+    seed: int = 0,
+    n: int = 30,
+    layers: int = 5,
+    edge_probability: float = 0.3,
+    cpus: int = 4,
+    gpus: int = 2,
+    mean_cpu: int = 50,
+    min_acceleration: float = 0.5,
+    max_acceleration: float = 30.0,
+) -> Instance:
+    """Random layered DAG: n tasks over ``layers`` layers, each edge between consecutive layers with probability p.
 
     CPU times exponential with mean ``mean_cpu`` (at least 1); GPU time =
     CPU time / a log-uniform acceleration in [min, max] (at least 1).
@@ -219,16 +278,34 @@ def generate_layered(*, seed: int = 0, n: int = 30, layers: int = 5, edge_probab
     edges = []
     for layer in range(1, layers):
         chosen = rng.random((len(members[layer]), len(members[layer - 1]))) < edge_probability
-        for row, column in zip(*np.nonzero(chosen)):
+        for row, column in zip(*np.nonzero(chosen), strict=True):
             edges.append((int(members[layer - 1][column]), int(members[layer][row])))
-    source = {"generator": "layered", "seed": seed, "parameters": {
-        "n": n, "layers": layers, "edge_probability": edge_probability, "mean_cpu": mean_cpu,
-        "min_acceleration": min_acceleration, "max_acceleration": max_acceleration}}
+    source = {
+        "generator": "layered",
+        "seed": seed,
+        "parameters": {
+            "n": n,
+            "layers": layers,
+            "edge_probability": edge_probability,
+            "mean_cpu": mean_cpu,
+            "min_acceleration": min_acceleration,
+            "max_acceleration": max_acceleration,
+        },
+    }
     return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, name=f"layered-n{n}-s{seed}", source=source)
 
 
-def generate_fork_join(*, seed: int = 0, phases: int = 2, width: int = 10, cpus: int = 4, gpus: int = 2,
-                       mean_cpu: int = 50, min_acceleration: float = 0.5, max_acceleration: float = 30.0) -> Instance:
+def generate_fork_join(
+    *,
+    seed: int = 0,
+    phases: int = 2,
+    width: int = 10,
+    cpus: int = 4,
+    gpus: int = 2,
+    mean_cpu: int = 50,
+    min_acceleration: float = 0.5,
+    max_acceleration: float = 30.0,
+) -> Instance:
     """``phases`` times: a fork task, ``width`` parallel tasks, a join task (the join starts the next phase).
 
     Same time model as `generate_layered`; ``phases·(width + 1) + 1`` tasks,
@@ -242,13 +319,15 @@ def generate_fork_join(*, seed: int = 0, phases: int = 2, width: int = 10, cpus:
     n = phases * (width + 1) + 1
     cpu, gpu = _times(rng, n, mean_cpu, (min_acceleration, max_acceleration))
     edges, fork = [], 0
-    for phase in range(phases):
+    for _phase in range(phases):
         join = fork + width + 1
         for i in range(1, width + 1):
             edges += [(fork, fork + i), (fork + i, join)]
         fork = join
     source = {"generator": "fork-join", "seed": seed, "parameters": {"phases": phases, "width": width}}
-    return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, name=f"forkjoin-{phases}x{width}-s{seed}", source=source)
+    return Instance.create(
+        cpu, gpu, edges, cpus=cpus, gpus=gpus, name=f"forkjoin-{phases}x{width}-s{seed}", source=source
+    )
 
 
 def generate_cholesky(*, seed: int = 0, tiles: int = 5, cpus: int = 10, gpus: int = 4, noise: float = 0.0) -> Instance:
@@ -266,7 +345,11 @@ def generate_cholesky(*, seed: int = 0, tiles: int = 5, cpus: int = 10, gpus: in
     if not 0 <= noise <= 2:
         raise InvalidInstanceError("noise", f"must be in [0, 2], got {noise!r}")
     rng = np.random.default_rng(seed)
-    names, cpu, gpu, index, edges = [], [], [], {}, []
+    names: list[str] = []
+    cpu: list[int] = []
+    gpu: list[int | None] = []
+    index: dict[tuple, int] = {}
+    edges: list[tuple[int, int]] = []
 
     def task(key, kernel):
         base_cpu, base_gpu = CHOLESKY_KERNELS_US[kernel]
@@ -296,14 +379,27 @@ def generate_cholesky(*, seed: int = 0, tiles: int = 5, cpus: int = 10, gpus: in
                 edge(("trsm", i, k), ("gemm", i, j, k))
                 edge(("trsm", j, k), ("gemm", i, j, k))
                 edge(("gemm", i, j, k - 1), ("gemm", i, j, k))
-    source = {"generator": "cholesky", "seed": seed, "parameters": {"tiles": tiles, "noise": noise},
-              "notes": ["kernel times from hetero_swf spotrf-960-5 (see CHOLESKY_KERNELS_US)"]}
-    return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, names=names, name=f"cholesky-{tiles}",
-                           time_unit="us", source=source)
+    source = {
+        "generator": "cholesky",
+        "seed": seed,
+        "parameters": {"tiles": tiles, "noise": noise},
+        "notes": ["kernel times from hetero_swf spotrf-960-5 (see CHOLESKY_KERNELS_US)"],
+    }
+    return Instance.create(
+        cpu, gpu, edges, cpus=cpus, gpus=gpus, names=names, name=f"cholesky-{tiles}", time_unit="us", source=source
+    )
 
 
-def generate_heteroprio_trap(*, seed: int = 0, chain: int = 10, acceleration: int = 4, cpus: int = 1, gpus: int = 1,
-                             chain_gpu: int = 20, pool_gpu: int = 2) -> Instance:
+def generate_heteroprio_trap(
+    *,
+    seed: int = 0,
+    chain: int = 10,
+    acceleration: int = 4,
+    cpus: int = 1,
+    gpus: int = 1,
+    chain_gpu: int = 20,
+    pool_gpu: int = 2,
+) -> Instance:
     """Our adversarial family for HeteroPrio: a critical chain that HeteroPrio hands to the CPUs.
 
     This is *our* construction (the IPDPS 2020 lower-bound instances are not
@@ -330,15 +426,28 @@ def generate_heteroprio_trap(*, seed: int = 0, chain: int = 10, acceleration: in
     work = (gpus - 1) * length + cpus * length * pool_gpu / pool_cpu
     count = int(work // pool_gpu)
     if chain + count > MAX_GENERATED_TASKS:
-        raise InvalidInstanceError("chain", f"the family would have {chain + count} tasks (at most {MAX_GENERATED_TASKS})")
+        raise InvalidInstanceError(
+            "chain", f"the family would have {chain + count} tasks (at most {MAX_GENERATED_TASKS})"
+        )
     rng = np.random.default_rng(seed)
     order = rng.permutation(count)
     cpu = [acceleration * chain_gpu] * chain + [pool_cpu] * count
     gpu = [chain_gpu] * chain + [pool_gpu] * count
     names = [f"chain{i}" for i in range(chain)] + [f"pool{int(i)}" for i in order]
     edges = [(i, i + 1) for i in range(chain - 1)]
-    source = {"generator": "heteroprio-trap", "seed": seed, "parameters": {
-        "chain": chain, "acceleration": acceleration, "chain_gpu": chain_gpu, "pool_gpu": pool_gpu},
-        "notes": ["our adversarial construction, not the IPDPS 2020 lower-bound instances"]}
-    return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, names=names,
-                           name=f"hp-trap-c{chain}-a{acceleration}-m{cpus}-k{gpus}", source=source)
+    source = {
+        "generator": "heteroprio-trap",
+        "seed": seed,
+        "parameters": {"chain": chain, "acceleration": acceleration, "chain_gpu": chain_gpu, "pool_gpu": pool_gpu},
+        "notes": ["our adversarial construction, not the IPDPS 2020 lower-bound instances"],
+    }
+    return Instance.create(
+        cpu,
+        gpu,
+        edges,
+        cpus=cpus,
+        gpus=gpus,
+        names=names,
+        name=f"hp-trap-c{chain}-a{acceleration}-m{cpus}-k{gpus}",
+        source=source,
+    )

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import heapq
 import math
-from fractions import Fraction
 from dataclasses import dataclass
+from fractions import Fraction
 
 from ..taskgraph import Placement, predecessors, successors, upward_ranks
 from .model import Instance, require_runnable
@@ -53,7 +53,7 @@ class HeteroPrioRun:
 
     placements: tuple[Placement, ...]
     spoliations: int
-    aborted_work: int
+    aborted_work: float  # an integer: the model's times are integers
 
 
 def acceleration(instance: Instance, j: int) -> float:
@@ -84,113 +84,181 @@ def heteroprio(instance: Instance, *, spoliation: str = "earliest-finish") -> He
     if spoliation not in SPOLIATION_RULES:
         raise ValueError(f"spoliation must be one of {SPOLIATION_RULES}")
     require_runnable(instance)
-    n = instance.n
-    incoming = predecessors(n, instance.edges)
-    outgoing = successors(n, instance.edges)
-    rank = upward_ranks(n, instance.edges, [average_cost(instance, j) for j in range(n)])
-    rho = [acceleration(instance, j) for j in range(n)]
-    waiting = [len(incoming[j]) for j in range(n)]
-    # Ready queues per type (lazy deletion: a task taken by one type stays in the other's heap).
-    queues = {"gpu": [], "cpu": []}
-    taken = [False] * n
+    return _HeteroPrio(instance, spoliation).run()
 
-    def release(j: int) -> None:
-        if instance.time(j, "gpu") is not None:
-            heapq.heappush(queues["gpu"], (-rho[j], -rank[j], j))
-        if instance.time(j, "cpu") is not None:
-            heapq.heappush(queues["cpu"], (rho[j], -rank[j], j))
 
-    for j in range(n):
-        if waiting[j] == 0:
-            release(j)
-    placement: list[Placement | None] = [None] * n
-    running: dict[str, dict[int, int]] = {"cpu": {}, "gpu": {}}  # type -> machine -> task running there
-    idle = {"gpu": list(range(instance.gpus)), "cpu": list(range(instance.cpus))}
-    for machines in idle.values():
-        heapq.heapify(machines)
-    events: list[tuple[int, int, str, int, int]] = []  # (end, version, type, machine, task)
-    version = [0] * n  # a spoliated copy's completion event is stale
-    spoliations = aborted = 0
-    now = 0
-    done = 0
+@dataclass(frozen=True, order=True)
+class _Completion:
+    """A running copy's completion event (``version`` tells a spoliated copy's stale event)."""
 
-    def data_ready(j: int, kind: str) -> int:
-        ready = 0
-        for edge in incoming[j]:
-            before = placement[edge.u]
+    end: float
+    version: int
+    kind: str
+    machine: int
+    task: int
+
+
+@dataclass(frozen=True)
+class _Spoliation:
+    """A running task the idle ``machine`` of the other type would finish earlier."""
+
+    key: tuple[float, int]  # the rule's order: the least key is chosen
+    machine: int  # where the task runs now
+    task: int
+
+
+class _HeteroPrio:
+    """The state of one HeteroPrio event simulation: one method per step of the rule."""
+
+    def __init__(self, instance: Instance, spoliation: str) -> None:
+        n = instance.n
+        self.instance = instance
+        self.spoliation = spoliation
+        self.incoming = predecessors(n, instance.edges)
+        self.outgoing = successors(n, instance.edges)
+        self.rank = upward_ranks(n, instance.edges, [average_cost(instance, j) for j in range(n)])
+        self.rho = [acceleration(instance, j) for j in range(n)]
+        self.waiting = [len(self.incoming[j]) for j in range(n)]
+        # Ready queues per type (lazy deletion: a task taken by one type stays in the other's heap).
+        self.queues: dict[str, list[tuple[float, float, int]]] = {"gpu": [], "cpu": []}
+        self.taken = [False] * n
+        self.placement: list[Placement | None] = [None] * n
+        self.running: dict[str, dict[int, int]] = {"cpu": {}, "gpu": {}}  # type -> machine -> task running there
+        self.idle = {"gpu": list(range(instance.gpus)), "cpu": list(range(instance.cpus))}
+        for machines in self.idle.values():
+            heapq.heapify(machines)
+        self.events: list[_Completion] = []
+        self.version = [0] * n  # a spoliated copy's completion event is stale
+        self.spoliations = 0
+        self.aborted: float = 0
+        self.now: float = 0
+        self.done = 0
+
+    def run(self) -> HeteroPrioRun:
+        for j in range(self.instance.n):
+            if self.waiting[j] == 0:
+                self.release(j)
+        while self.done < self.instance.n:
+            progress = True
+            while progress:
+                progress = self.assign_ready()
+                if self.spoliation == "none":
+                    break
+                progress = self.spoliate() or progress
+            self.finish(self.next_completions())
+        return HeteroPrioRun(tuple(self._placed(j) for j in range(self.instance.n)), self.spoliations, self.aborted)
+
+    def _placed(self, j: int) -> Placement:
+        placed = self.placement[j]
+        assert placed is not None, "a task is placed before it can be read"
+        return placed
+
+    def release(self, j: int) -> None:
+        """Task ``j`` became ready: queue it for each type that can run it."""
+        if self.instance.time(j, "gpu") is not None:
+            heapq.heappush(self.queues["gpu"], (-self.rho[j], -self.rank[j], j))
+        if self.instance.time(j, "cpu") is not None:
+            heapq.heappush(self.queues["cpu"], (self.rho[j], -self.rank[j], j))
+
+    def data_ready(self, j: int, kind: str) -> float:
+        """When the inputs of ``j`` are on a machine of type ``kind``."""
+        ready: float = 0
+        for edge in self.incoming[j]:
+            before = self._placed(edge.u)
             ready = max(ready, before.end + (edge.delay if before.machine_class != kind else 0))
         return ready
 
-    def has_ready(kind: str) -> bool:
-        queue = queues[kind]
-        while queue and taken[queue[0][2]]:  # drop the heads the other type took
+    def has_ready(self, kind: str) -> bool:
+        queue = self.queues[kind]
+        while queue and self.taken[queue[0][2]]:  # drop the heads the other type took
             heapq.heappop(queue)
         return bool(queue)
 
-    def start(j: int, kind: str, machine: int) -> None:
-        begin = max(now, data_ready(j, kind))
-        placement[j] = Placement(kind, machine, begin, instance.time(j, kind))
-        running[kind][machine] = j
-        version[j] += 1
-        heapq.heappush(events, (placement[j].end, version[j], kind, machine, j))
+    def start(self, j: int, kind: str, machine: int) -> None:
+        begin = max(self.now, self.data_ready(j, kind))
+        time = self.instance.time(j, kind)
+        assert time is not None, "a task starts only on a type that can run it"
+        placed = Placement(kind, machine, begin, time)
+        self.placement[j] = placed
+        self.running[kind][machine] = j
+        self.version[j] += 1
+        heapq.heappush(self.events, _Completion(placed.end, self.version[j], kind, machine, j))
 
-    while done < n:
-        progress = True
-        while progress:
-            progress = False
-            for kind in ("gpu", "cpu"):
-                queue = queues[kind]
-                while idle[kind] and queue:
-                    _, _, j = heapq.heappop(queue)
-                    if taken[j]:
-                        continue
-                    taken[j] = True
-                    start(j, kind, heapq.heappop(idle[kind]))
-                    progress = True
-            if spoliation == "none":
-                break
-            for kind, other in (("gpu", "cpu"), ("cpu", "gpu")):
-                while idle[kind] and not has_ready(kind):
-                    best = None
-                    for machine, j in running[other].items():
-                        time = instance.time(j, kind)
-                        if time is None:
-                            continue
-                        finish = max(now, data_ready(j, kind)) + time
-                        current = placement[j].end
-                        if finish < current:
-                            key = (finish, j) if spoliation == "earliest-finish" else (-current, j)
-                            if best is None or key < best[0]:
-                                best = (key, machine, j)
-                    if best is None:
-                        break
-                    _, machine, j = best
-                    aborted += now - placement[j].start if now > placement[j].start else 0
-                    spoliations += 1
-                    del running[other][machine]
-                    heapq.heappush(idle[other], machine)
-                    start(j, kind, heapq.heappop(idle[kind]))
-                    progress = True
-        # Next completion.
+    def assign_ready(self) -> bool:
+        """Every idle GPU, then every idle CPU, takes its best ready task; whether any did."""
+        progress = False
+        for kind in ("gpu", "cpu"):
+            queue = self.queues[kind]
+            while self.idle[kind] and queue:
+                _, _, j = heapq.heappop(queue)
+                if self.taken[j]:
+                    continue
+                self.taken[j] = True
+                self.start(j, kind, heapq.heappop(self.idle[kind]))
+                progress = True
+        return progress
+
+    def spoliate(self) -> bool:
+        """Idle machines without a ready task restart running tasks of the other type; whether any did."""
+        progress = False
+        for kind, other in (("gpu", "cpu"), ("cpu", "gpu")):
+            while self.idle[kind] and not self.has_ready(kind):
+                best = self.best_spoliation(kind, other)
+                if best is None:
+                    break
+                j, machine = best.task, best.machine
+                placed = self._placed(j)
+                self.aborted += self.now - placed.start if self.now > placed.start else 0
+                self.spoliations += 1
+                del self.running[other][machine]
+                heapq.heappush(self.idle[other], machine)
+                self.start(j, kind, heapq.heappop(self.idle[kind]))
+                progress = True
+        return progress
+
+    def best_spoliation(self, kind: str, other: str) -> _Spoliation | None:
+        """The task running on ``other`` that an idle ``kind`` machine should take over (None: none gains)."""
+        best = None
+        for machine, j in self.running[other].items():
+            time = self.instance.time(j, kind)
+            if time is None:
+                continue
+            finish = max(self.now, self.data_ready(j, kind)) + time
+            current = self._placed(j).end
+            if finish < current:
+                key = (finish, j) if self.spoliation == "earliest-finish" else (-current, j)
+                if best is None or key < best.key:
+                    best = _Spoliation(key, machine, j)
+        return best
+
+    def _current(self, event: _Completion) -> bool:
+        """The event is the completion of a copy still running (not spoliated)."""
+        return event.version == self.version[event.task] and self.running[event.kind].get(event.machine) == event.task
+
+    def next_completions(self) -> list[_Completion]:
+        """Advance the clock to the next completion; every current completion at that time."""
         while True:
-            end, stamp, kind, machine, j = heapq.heappop(events)
-            if stamp == version[j] and running[kind].get(machine) == j:
+            event = heapq.heappop(self.events)
+            if self._current(event):
                 break
-        now = end
-        finished = [(kind, machine, j)]
-        while events and events[0][0] == now:
-            _, stamp, kind2, machine2, j2 = heapq.heappop(events)
-            if stamp == version[j2] and running[kind2].get(machine2) == j2:
-                finished.append((kind2, machine2, j2))
-        for kind, machine, j in finished:
-            del running[kind][machine]
-            heapq.heappush(idle[kind], machine)
-            done += 1
-            for edge in outgoing[j]:
-                waiting[edge.v] -= 1
-                if waiting[edge.v] == 0:
-                    release(edge.v)
-    return HeteroPrioRun(tuple(placement), spoliations, aborted)
+        self.now = event.end
+        finished = [event]
+        while self.events and self.events[0].end == self.now:
+            other = heapq.heappop(self.events)
+            if self._current(other):
+                finished.append(other)
+        return finished
+
+    def finish(self, finished: list[_Completion]) -> None:
+        """Free the machines of the ``finished`` tasks and release their successors that became ready."""
+        for event in finished:
+            del self.running[event.kind][event.machine]
+            heapq.heappush(self.idle[event.kind], event.machine)
+            self.done += 1
+            for edge in self.outgoing[event.task]:
+                self.waiting[edge.v] -= 1
+                if self.waiting[edge.v] == 0:
+                    self.release(edge.v)
 
 
 def is_uniform_acceleration(instance: Instance) -> bool:

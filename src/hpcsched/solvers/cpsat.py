@@ -65,7 +65,7 @@ def solve_cpsat(
     seed: int = 0,
     log: bool = False,
     parameters: Mapping[str, Any] | None = None,
-) -> Outcome:
+) -> CpSatOutcome:
     """Solve a CP-SAT model.
 
     Parameters

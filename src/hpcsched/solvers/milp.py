@@ -120,49 +120,69 @@ def solve_pulp(
         message = f"{backend} failed: {type(error).__name__}: {error}"
         return Outcome(Status.ERROR, None, None, time.perf_counter() - started, version(backend), message=message)
     runtime = time.perf_counter() - started
-    code, solution_code = problem.status, problem.sol_status
     is_mip = any(variable.cat != pulp.LpContinuous for variable in problem.variables())
-    if solution_code == pulp.LpSolutionOptimal:
-        status = Status.OPTIMAL
-    elif solution_code == pulp.LpSolutionIntegerFeasible:
-        status = Status.FEASIBLE
-    elif code == pulp.LpStatusInfeasible or solution_code == pulp.LpSolutionInfeasible:
-        # CBC reports a time limit without incumbent as "Not Solved"/infeasible
-        # solution; only a proven infeasibility has status Infeasible.
-        status = Status.INFEASIBLE if code == pulp.LpStatusInfeasible else Status.TIME_LIMIT_NO_SOLUTION
-    elif code == pulp.LpStatusNotSolved:
-        status = Status.TIME_LIMIT_NO_SOLUTION
-    else:
-        status = Status.ERROR
-    message = f"{pulp.LpStatus[code]} / {pulp.LpSolution[solution_code]}"
+    status = _pulp_status(problem.status, problem.sol_status)
+    message = f"{pulp.LpStatus[problem.status]} / {pulp.LpSolution[problem.sol_status]}"
     highs_model = getattr(problem, "solverModel", None) if backend == "highs" else None
     if highs_model is not None:
-        # PuLP reports a time limit as "Optimal / Solution Found": say what HiGHS said.
-        message = highs_model.modelStatusToString(highs_model.getModelStatus())
-        if status is Status.FEASIBLE and not is_mip and highs_model.getInfo().primal_solution_status != 2:
-            status = Status.TIME_LIMIT_NO_SOLUTION  # 2 = kSolutionStatusFeasible: anything else is no solution
+        status, message = _highs_verdict(highs_model, status, is_mip)
     objective = pulp.value(problem.objective) if status.has_solution else None
     if objective is None and status.has_solution:
         objective = 0.0  # an empty objective expression
-    bound = None
-    if status is Status.OPTIMAL and not is_mip:
-        bound = objective
-    elif backend == "highs" and getattr(problem, "solverModel", None) is not None and is_mip:
-        dual_bound = problem.solverModel.getInfo().mip_dual_bound
-        if math.isfinite(dual_bound):
-            # PuLP hands HiGHS the objective without its constant term, negated when maximizing
-            # (pulp.apis.highs_api, buildSolverModel): undo both, or the bound is off by the constant.
-            sense = -1 if problem.sense == pulp.LpMaximize else 1
-            constant = problem.objective.constant if problem.objective is not None else 0.0
-            bound = sense * dual_bound + constant
-    elif status is Status.OPTIMAL:
-        bound = objective
     return Outcome(
         status=status,
         objective=objective,
-        bound=bound,
+        bound=_pulp_bound(problem, backend, status, objective, is_mip),
         runtime_s=runtime,
         backend=version(backend),
         value=(lambda variable: variable.value()) if status.has_solution else None,
         message=message,
     )
+
+
+def _pulp_status(code: int, solution_code: int) -> Status:
+    """The Status of PuLP's ``(status, sol_status)`` pair (see the module docstring)."""
+    pulp = _pulp()
+    if solution_code == pulp.LpSolutionOptimal:
+        return Status.OPTIMAL
+    if solution_code == pulp.LpSolutionIntegerFeasible:
+        return Status.FEASIBLE
+    if code == pulp.LpStatusInfeasible or solution_code == pulp.LpSolutionInfeasible:
+        # CBC reports a time limit without incumbent as "Not Solved"/infeasible
+        # solution; only a proven infeasibility has status Infeasible.
+        return Status.INFEASIBLE if code == pulp.LpStatusInfeasible else Status.TIME_LIMIT_NO_SOLUTION
+    if code == pulp.LpStatusNotSolved:
+        return Status.TIME_LIMIT_NO_SOLUTION
+    return Status.ERROR
+
+
+def _highs_verdict(highs_model: Any, status: Status, is_mip: bool) -> tuple[Status, str]:
+    """``status`` corrected by what HiGHS itself said, and HiGHS' model status as the message.
+
+    PuLP reports a time limit as "Optimal / Solution Found"; the point a
+    time-limited LP stopped at is a solution only when HiGHS says it is
+    primal feasible.
+    """
+    message = highs_model.modelStatusToString(highs_model.getModelStatus())
+    if status is Status.FEASIBLE and not is_mip and highs_model.getInfo().primal_solution_status != 2:
+        status = Status.TIME_LIMIT_NO_SOLUTION  # 2 = kSolutionStatusFeasible: anything else is no solution
+    return status, message
+
+
+def _pulp_bound(problem: Any, backend: str, status: Status, objective: float | None, is_mip: bool) -> float | None:
+    """The proven lower bound: an optimal LP's value, HiGHS' MIP dual bound, or an optimal MIP's value."""
+    if status is Status.OPTIMAL and not is_mip:
+        return objective
+    if backend == "highs" and getattr(problem, "solverModel", None) is not None and is_mip:
+        dual_bound = problem.solverModel.getInfo().mip_dual_bound
+        if not math.isfinite(dual_bound):
+            return None
+        # PuLP hands HiGHS the objective without its constant term, negated when maximizing
+        # (pulp.apis.highs_api, buildSolverModel): undo both, or the bound is off by the constant.
+        pulp = _pulp()
+        sense = -1 if problem.sense == pulp.LpMaximize else 1
+        constant = problem.objective.constant if problem.objective is not None else 0.0
+        return sense * dual_bound + constant
+    if status is Status.OPTIMAL:
+        return objective
+    return None

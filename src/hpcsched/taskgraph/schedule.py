@@ -114,56 +114,101 @@ def validate_machine_schedule(
         ``[s, s)`` overlaps nothing), ``precedence`` (``start_v <
         end_u + charged delay``).
     """
-    label = (lambda j: f"task {j} '{names[j]}'") if names is not None else (lambda j: f"task {j}")
+    label = _TaskLabel(names)
     violations: list[Violation] = []
-    well_formed = [True] * len(placements)
+    well_formed = []
     for j, placed in enumerate(placements):
-        if placed.machine_class not in machines:
-            violations.append(
-                Violation("machine-class", f"{label(j)} runs on unknown machine class {placed.machine_class!r}")
-            )
-            well_formed[j] = False
-        elif not (
-            isinstance(placed.machine, numbers.Integral)
-            and not isinstance(placed.machine, bool)
-            and 0 <= placed.machine < machines[placed.machine_class]
-        ):
-            violations.append(
-                Violation(
-                    "machine-index",
-                    f"{label(j)} runs on {placed.machine_class} {placed.machine!r}, which does not exist "
-                    f"({machines[placed.machine_class]} machines of that class)",
-                )
-            )
-            well_formed[j] = False
-        if not (_is_number(placed.start) and math.isfinite(placed.start) and placed.start >= 0):
-            violations.append(Violation("start", f"{label(j)} starts at {placed.start!r} (must be finite and >= 0)"))
-            well_formed[j] = False
-        if not (_is_number(placed.duration) and math.isfinite(placed.duration) and placed.duration >= 0):
-            violations.append(Violation("duration", f"{label(j)} lasts {placed.duration!r} (must be finite and >= 0)"))
-            well_formed[j] = False
+        found = _placement_violations(placed, machines, label(j))
+        violations += found
+        well_formed.append(not found)
+    violations += _overlap_violations(placements, well_formed, label)
+    violations += _precedence_violations(placements, well_formed, edges, rule, label)
+    return violations
 
-    # One task at a time per machine: sort the non-empty intervals of each machine by start
-    # and compare each with the latest end seen so far.
-    by_machine: dict[tuple, list[tuple[float, float, int]]] = defaultdict(list)
+
+@dataclass(frozen=True)
+class _TaskLabel:
+    """How the messages name a task: ``task 3 'conv1'``, or ``task 3`` without names."""
+
+    names: Sequence[str] | None
+
+    def __call__(self, j: int) -> str:
+        return f"task {j} '{self.names[j]}'" if self.names is not None else f"task {j}"
+
+
+def _placement_violations(placed: Placement, machines: Mapping[Hashable, int], task: str) -> list[Violation]:
+    """What is wrong with one placement on its own: its machine, its start, its duration."""
+    violations = []
+    if placed.machine_class not in machines:
+        violations.append(Violation("machine-class", f"{task} runs on unknown machine class {placed.machine_class!r}"))
+    elif not (
+        isinstance(placed.machine, numbers.Integral)
+        and not isinstance(placed.machine, bool)
+        and 0 <= placed.machine < machines[placed.machine_class]
+    ):
+        violations.append(
+            Violation(
+                "machine-index",
+                f"{task} runs on {placed.machine_class} {placed.machine!r}, which does not exist "
+                f"({machines[placed.machine_class]} machines of that class)",
+            )
+        )
+    if not _finite_non_negative(placed.start):
+        violations.append(Violation("start", f"{task} starts at {placed.start!r} (must be finite and >= 0)"))
+    if not _finite_non_negative(placed.duration):
+        violations.append(Violation("duration", f"{task} lasts {placed.duration!r} (must be finite and >= 0)"))
+    return violations
+
+
+def _finite_non_negative(value: object) -> bool:
+    return _is_number(value) and math.isfinite(value) and value >= 0  # type: ignore[arg-type,operator]
+
+
+@dataclass(frozen=True, order=True)
+class _Busy:
+    """A task's non-empty interval on its machine (ordered by start, then end, then task)."""
+
+    start: float
+    end: float
+    task: int
+
+
+def _overlap_violations(
+    placements: Sequence[Placement], well_formed: Sequence[bool], label: _TaskLabel
+) -> list[Violation]:
+    """One task at a time per machine: sort the non-empty intervals of each machine by start
+    and compare each with the latest end seen so far."""
+    by_machine: dict[tuple, list[_Busy]] = defaultdict(list)
     for j, placed in enumerate(placements):
         if well_formed[j] and placed.duration > 0:
-            by_machine[(placed.machine_class, placed.machine)].append((placed.start, placed.end, j))
+            by_machine[(placed.machine_class, placed.machine)].append(_Busy(placed.start, placed.end, j))
+    violations = []
     for (machine_class, machine), intervals in sorted(by_machine.items(), key=lambda item: repr(item[0])):
         intervals.sort()
         latest_end, latest_task = -math.inf, -1
-        for start, end, j in intervals:
-            if start < latest_end:
+        for busy in intervals:
+            if busy.start < latest_end:
                 violations.append(
                     Violation(
                         "overlap",
-                        f"{label(j)} runs on {machine_class} {machine} during [{start}, {end}) while "
-                        f"{label(latest_task)} holds it until {latest_end}",
+                        f"{label(busy.task)} runs on {machine_class} {machine} during [{busy.start}, {busy.end}) "
+                        f"while {label(latest_task)} holds it until {latest_end}",
                     )
                 )
-            if end > latest_end:
-                latest_end, latest_task = end, j
+            if busy.end > latest_end:
+                latest_end, latest_task = busy.end, busy.task
+    return violations
 
+
+def _precedence_violations(
+    placements: Sequence[Placement],
+    well_formed: Sequence[bool],
+    edges: Sequence[Edge],
+    rule: DelayRule,
+    label: _TaskLabel,
+) -> list[Violation]:
+    """Edges naming no task, and tasks that start before a predecessor's end plus the charged delay."""
+    violations = []
     for edge in edges:
         if not (0 <= edge.u < len(placements) and 0 <= edge.v < len(placements)):
             violations.append(Violation("edge", f"edge {edge.u} -> {edge.v} names a task that does not exist"))

@@ -86,8 +86,70 @@ def _inclusive_gpu_time(top: dict, operators: list[dict], starts: list[float], k
     return total
 
 
-def read_layers(path: str | Path, *, iteration: int | None = None) -> list[KinetoLayer]:
-    """Layers of one iteration (the second profiled step by default) of a Kineto trace."""
+@dataclass(frozen=True)
+class _Iteration:
+    """The CPU operators of one profiled step, with what the layers are read from."""
+
+    name: str
+    inside: list[dict[str, Any]]  # the step's operators, in time order
+    starts: list[float]  # their start times (for bisection)
+    kernel_time: dict[int, float]  # GPU time per operator External id
+    backward_nodes: list[dict[str, Any]]  # the autograd nodes of `BACKWARD_OF`, in time order
+
+    def gpu_time(self, top: dict) -> float:
+        return _inclusive_gpu_time(top, self.inside, self.starts, self.kernel_time)
+
+    @property
+    def backward_start(self) -> float:
+        return self.backward_nodes[0]["ts"]
+
+    def forward_layers(self) -> list[dict[str, Any]]:
+        """The top-level forward operators of `FORWARD_OPS` before the backward pass."""
+        forward: list[dict[str, Any]] = []
+        for event in self.inside:
+            if event["name"] not in FORWARD_OPS or event["ts"] >= self.backward_start:
+                continue
+            if forward and _nested_in(event, forward[-1]):
+                continue  # nested in the previous top-level layer
+            forward.append(event)
+        return forward
+
+    def backward_us(self, event: dict[str, Any], forward: list[dict[str, Any]]) -> float:
+        """GPU time of the backward node paired with forward ``event`` (0 when it has none).
+
+        The j-th forward layer of a kind from the end pairs with the j-th
+        backward node of that kind.
+        """
+        kind = event["name"]
+        same_kind_forward = [e for e in forward if e["name"] == kind]
+        rank_from_end = len(same_kind_forward) - 1 - same_kind_forward.index(event)
+        same_kind_backward = [e for e in self.backward_nodes if e["name"] == BACKWARD_OF[kind]]
+        if rank_from_end < len(same_kind_backward):
+            return self.gpu_time(same_kind_backward[rank_from_end])
+        return 0.0
+
+    def output_bytes(self) -> int:
+        """Bytes of the network's output: the input of ``log_softmax`` (0 without one)."""
+        softmax = next(
+            (e for e in self.inside if e["name"] == "aten::log_softmax" and e["ts"] < self.backward_start), None
+        )
+        output_dims = (softmax or {}).get("args", {}).get("Input Dims") or [[]]
+        return 4 * prod(output_dims[0]) if output_dims[0] else 0
+
+
+def _nested_in(event: dict[str, Any], previous: dict[str, Any]) -> bool:
+    """``event`` starts inside ``previous`` on the same thread."""
+    return event["ts"] < previous["ts"] + previous["dur"] and event.get("tid") == previous.get("tid")
+
+
+def _input_bytes(event: dict[str, Any]) -> int:
+    """Bytes of the first ``Input Dims`` entry, as float32 (0 when it has none)."""
+    dims = event.get("args", {}).get("Input Dims") or [[]]
+    return 4 * prod(dims[0]) if dims and dims[0] else 0
+
+
+def _read_iteration(path: str | Path, iteration: int | None) -> _Iteration:
+    """The profiled step ``iteration`` (the second by default, the last if fewer) of a Kineto trace."""
     document = load_json(path)
     events = document.get("traceEvents") if isinstance(document, dict) else document
     if not isinstance(events, list):
@@ -99,45 +161,22 @@ def read_layers(path: str | Path, *, iteration: int | None = None) -> list[Kinet
     step = steps[min(len(steps) - 1, 1 if iteration is None else iteration)]
     window = (step["ts"], step["ts"] + step["dur"])
     inside = [e for e in operators if window[0] <= e["ts"] <= window[1]]
-    starts = [e["ts"] for e in inside]
-    kernel_time = _gpu_time_per_operator(events)
     backward_names = set(BACKWARD_OF.values())
     backward_nodes = [e for e in inside if e["name"] in backward_names]
     if not backward_nodes:
         raise FormatError(f"{path}: no autograd backward node in {step['name']}")
-    backward_start = backward_nodes[0]["ts"]
-    forward: list[dict[str, Any]] = []
-    for event in inside:
-        if event["name"] not in FORWARD_OPS or event["ts"] >= backward_start:
-            continue
-        if (
-            forward
-            and event["ts"] < forward[-1]["ts"] + forward[-1]["dur"]
-            and event.get("tid") == forward[-1].get("tid")
-        ):
-            continue  # nested in the previous top-level layer
-        forward.append(event)
-    softmax = next((e for e in inside if e["name"] == "aten::log_softmax" and e["ts"] < backward_start), None)
-    layers = []
-    for event in forward:
-        kind = event["name"]
-        same_kind_forward = [e for e in forward if e["name"] == kind]
-        rank_from_end = len(same_kind_forward) - 1 - same_kind_forward.index(event)
-        same_kind_backward = [e for e in backward_nodes if e["name"] == BACKWARD_OF[kind]]
-        backward_us = 0.0
-        if rank_from_end < len(same_kind_backward):
-            backward_us = _inclusive_gpu_time(same_kind_backward[rank_from_end], inside, starts, kernel_time)
-        dims = event.get("args", {}).get("Input Dims") or [[]]
-        layers.append(
-            KinetoLayer(
-                kind,
-                _inclusive_gpu_time(event, inside, starts, kernel_time),
-                backward_us,
-                4 * prod(dims[0]) if dims and dims[0] else 0,
-            )
-        )
+    return _Iteration(step["name"], inside, [e["ts"] for e in inside], _gpu_time_per_operator(events), backward_nodes)
+
+
+def read_layers(path: str | Path, *, iteration: int | None = None) -> list[KinetoLayer]:
+    """Layers of one iteration (the second profiled step by default) of a Kineto trace."""
+    step = _read_iteration(path, iteration)
+    forward = step.forward_layers()
+    layers = [
+        KinetoLayer(event["name"], step.gpu_time(event), step.backward_us(event, forward), _input_bytes(event))
+        for event in forward
+    ]
     if not layers:
-        raise FormatError(f"{path}: no forward layer found in {step['name']}")
-    output_dims = (softmax or {}).get("args", {}).get("Input Dims") or [[]]
-    layers.append(KinetoLayer("output", 0.0, 0.0, 4 * prod(output_dims[0]) if output_dims[0] else 0))
+        raise FormatError(f"{path}: no forward layer found in {step.name}")
+    layers.append(KinetoLayer("output", 0.0, 0.0, step.output_bytes()))
     return layers
