@@ -3,9 +3,9 @@
 (Imported by name from the test modules; a module named ``conftest`` cannot
 be, since every test folder has one.)
 
-The toy problem (`hpcsched.experiments.toy`) is loaded as a *plugin*, exactly
-as a user's own problem would be, so these tests also cover how plugins reach
-the runner processes. Expected values come from the instance data itself
+The toy problem (``toy.py`` next to this file) is loaded as a *plugin file*,
+exactly as a user's own problem would be, so these tests also cover how
+plugins reach the runner processes. Expected values come from the instance data itself
 (minimum, first value), never from the engine.
 """
 
@@ -15,16 +15,17 @@ import os
 import sys
 from pathlib import Path
 
+from hpcsched.core.registry import get_problem
 from hpcsched.experiments.runs import VOLATILE_COLUMNS, load_plugins, row_key
 
-TOY = "hpcsched.experiments.toy"
+#: The toy problem's plugin file (an absolute path: the runner children and study files load it by path).
+TOY = str(Path(__file__).resolve().with_name("toy.py"))
 load_plugins([TOY])
-
-from hpcsched.experiments import toy  # noqa: E402  (registered above, through the plugin loader)
 
 
 def toy_instance(seed: int = 0, n: int = 6):
-    return toy.generate_uniform(seed=seed, n=n)
+    """A toy instance of ``n`` values, from the plugin's registered generator."""
+    return get_problem("toy").generators["uniform"](seed=seed, n=n)
 
 
 def stable(rows):

@@ -1,10 +1,10 @@
 """A toy problem that exercises the experiments engine, not scheduling.
 
-It is not one of hpcsched's problems and is never loaded unless asked for:
-list it as a plugin (``plugins = ["hpcsched.experiments.toy"]`` in a study
-file, ``--plugin hpcsched.experiments.toy`` on the command line). The tests
-and the throughput benchmark of the engine use it because its runs are
-trivial, deterministic and able to misbehave on purpose.
+It is a test fixture, not one of hpcsched's problems: a plugin *file*,
+loaded as a user's own problem would be (``plugins = ["tests/experiments/toy.py"]``
+in a study file, ``--plugin tests/experiments/toy.py`` on the command line).
+The experiments tests and the throughput benchmark of the engine use it
+because its runs are trivial, deterministic and able to misbehave on purpose.
 
 Problem "toy": pick one of ``n`` integer values; the objective is the picked
 value (minimize). Methods:
@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import InvalidInstanceError
-from ..core.fields import int_list, require_dict, require_int, require_key
-from ..core.registry import Problem, register_problem
-from ..core.result import Result, Status
-from ..core.violation import Violation
+from hpcsched.core.errors import InvalidInstanceError
+from hpcsched.core.fields import int_list, require_dict, require_int, require_key
+from hpcsched.core.registry import Problem, register_problem
+from hpcsched.core.result import Result, Status
+from hpcsched.core.violation import Violation
 
 NAME = "toy"
 
