@@ -1,4 +1,4 @@
-"""Write the shipped chain-offload instances and merge their entries into solved.json (repository root).
+"""Write the shipped chain-offload instances (run from the repository root).
 
     .venv/bin/python instances/checkpoint/make_offload.py [--shared ../shared/data]
 
@@ -7,22 +7,18 @@ PipeDream chains (as in make.py) with the offload package's PCIe 3 link:
 chain-offload needs every operation to last >= 1 µs, so a time of 0 (the
 loss backward, sub-µs layers) is raised to 1 µs (source.notes says how
 many). Budgets are fractions of the store-all peak; a budget below the
-two-level memory floor is raised to it. Instances where no method finds a schedule are not shipped.
-solved.json: the best of
-``offload-greedy`` and ``dp`` (remat only, back to back), the bound
-``bounds.best`` (Σfw + Σbw); OPTIMAL only when they meet.
+two-level memory floor is raised to it. Instances where neither
+``offload-greedy`` nor ``dp`` finds a schedule are not shipped. solved.json is
+written by ``hpcsched solved checkpoint`` (docs/checkpoint.md).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
-import time
 from pathlib import Path
 
 import hpcsched
-from hpcsched.checkpoint import Instance, bounds, import_pipedream, store_all_peak
+from hpcsched.checkpoint import Instance, import_pipedream, store_all_peak
 from hpcsched.checkpoint.model import offload_memory_lower_bound_with_reason
 from hpcsched.core.io import write_instance
 
@@ -47,35 +43,21 @@ def with_pcie3(chain: Instance, budget: float) -> Instance:
         notes.append(f"budget {budget} raised to the two-level memory floor {floor / peak:.3f}")
     source = {**dict(chain.source), "link": "pcie3", "bandwidth_bytes_per_us": PCIE3, "budget": budget,
               "notes": notes}
-    name = f"{chain.name.split('-b')[0]}-pcie3-b{int(round(100 * budget))}"
+    name = f"{chain.name.split('-b')[0]}-pcie3-b{round(100 * budget)}"
     return Instance(name, two.fw, two.bw, two.x, two.xbar, two.ftmp, two.btmp, memory, "chain-offload",
                     chain.time_unit, source, PCIE3, PCIE3, 0, "full")
 
 
-def solve(instance: Instance) -> dict | None:
-    bound = float(bounds.best(instance))
-    best = None
-    for method in ("offload-greedy", "dp"):
-        started = time.perf_counter()
-        result = hpcsched.solve(instance, method, time_limit=300)
-        if result.status.has_solution and (best is None or result.objective < best[0].objective):
-            best = (result, time.perf_counter() - started)
-    if best is None:
-        return None
-    result, runtime = best
-    return {"L": instance.length, "memory": instance.memory, "objective": result.objective, "bound": bound,
-            "status": "OPTIMAL" if bound >= result.objective else "FEASIBLE", "method": result.method, "seed": 0,
-            "solver": result.solver, "bound_method": "bounds.best", "bound_solver": None,
-            "date": datetime.date.today().isoformat(), "runtime_s": round(runtime, 2),
-            "overhead": round((result.objective - instance.compute_time) / instance.compute_time, 4)}
+def has_schedule(instance: Instance) -> bool:
+    """Whether ``offload-greedy`` or ``dp`` finds a schedule (an instance without one is not shipped)."""
+    methods = ("offload-greedy", "dp")
+    return any(hpcsched.solve(instance, method, time_limit=300).status.has_solution for method in methods)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--shared", type=Path, default=FOLDER.parents[2] / "shared" / "data")
     args = parser.parse_args()
-    solved_path = FOLDER / "solved.json"
-    solved = {file: entry for file, entry in json.loads(solved_path.read_text()).items() if "-pcie3-" not in file}
     for network in NETWORKS:
         chain = import_pipedream(args.shared / "pipedream" / f"{network}.graph.txt", budget=0.9)
         seen = set()
@@ -85,14 +67,11 @@ def main() -> None:
                 continue
             seen.add(instance.memory)
             file = f"{instance.name}.json"
-            entry = solve(instance)
-            if entry is None:  # no method found a schedule: not shipped
+            if not has_schedule(instance):
                 print(file, "no schedule found by offload-greedy or dp: skipped", flush=True)
                 continue
             write_instance(instance, FOLDER / file)
-            solved[file] = entry
-            print(file, solved[file]["status"], solved[file]["objective"], solved[file]["overhead"], flush=True)
-    solved_path.write_text(json.dumps(solved, indent=1, sort_keys=True) + "\n")
+            print(file, flush=True)
 
 
 if __name__ == "__main__":
