@@ -1,4 +1,8 @@
-"""Write the shipped treemem instances (run from the repository root: .venv/bin/python instances/treemem/make_instances.py)."""
+"""Write the shipped treemem instances.
+
+Run from the repository root: ``.venv/bin/python instances/treemem/make_instances.py``.
+solved.json is written by ``hpcsched solved treemem`` (docs/treemem.md).
+"""
 
 from __future__ import annotations
 
