@@ -255,7 +255,7 @@ def solve(
         raise InvalidInstanceError("--time-limit", f"must be a finite number > 0 seconds, got {time_limit}")
     _check_seed(seed)
     options = parse_assignments(opt, "--opt")
-    check_method_options(problem.method(name), options)
+    check_method_options(problem.resolve(name, instance), options)  # a dispatcher: its choice's options
     # Every output is checked before the solve: a long solve must not end in "cannot write".
     if out is not None:
         check_output_path(out, "--out")

@@ -60,7 +60,7 @@ def test_validate_reports_violations(toy_file, tmp_path):
         (["solve", "{file}", "--time-limit", "-1"], ["--time-limit", "> 0"]),
         (["solve", "{file}", "--seed", "-1"], ["--seed", ">= 0"]),
         (["solve", "{file}", "--method", "first", "--opt", "index"], ["--opt", "key=value"]),
-        (["solve", "{file}", "--method", "first", "--opt", "colour=3"], ["has no option", "colour"]),
+        (["solve", "{file}", "--method", "first", "--opt", "colour=3"], ["options.colour", "unknown option"]),
         (["solve", "{file}", "--method", "tuned", "--opt", "share=-1"], ["options.share", ">= 0"]),
         (["solve", "{file}", "--method", "tuned", "--opt", "verbose=maybe"], ["options.verbose", "true or false"]),
         (["solve", "{file}", "--plot", "{out}"], ["has no plot"]),

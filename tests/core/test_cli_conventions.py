@@ -235,7 +235,7 @@ def test_compare_exits_1_when_a_run_ends_in_error(square_file, tmp_path):
     broken.write_text(
         Path(SQUARE).read_text()
         + (
-            "\ndef solve_wrong(instance, *, time_limit=None, seed=0):\n"
+            "\ndef solve_wrong(instance, /, *, time_limit, seed, params):\n"
             "    return Result('square', 'wrong', Status.FEASIBLE, solution=Solution(instance.limit + 1))\n"
             "PROBLEM.add_method('wrong', solve_wrong, kind='heuristic')\n"
         )

@@ -6,6 +6,7 @@ picked. Small enough that every expected value below is evident by hand.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import os
@@ -17,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hpcsched.core import fields
-from hpcsched.core.errors import FormatError, InfeasibleError, InvalidInstanceError, InvalidSolutionError
+from hpcsched.core.errors import FormatError, InfeasibleError, InvalidInstanceError, InvalidSolutionError, OptionError
 from hpcsched.core.io import (
     data_sha256,
     read_instance,
@@ -25,6 +26,7 @@ from hpcsched.core.io import (
     write_instance,
     write_solution,
 )
+from hpcsched.core.params import at_least
 from hpcsched.core.registry import Problem, register_problem, run_method
 from hpcsched.core.result import Result, Status, gap_of
 from hpcsched.core.violation import Violation
@@ -70,29 +72,44 @@ def evaluate(instance: PickInstance, solution: PickSolution) -> dict[str, float]
     return {"objective": float(instance.costs[solution.index])}
 
 
-def cheapest(instance, *, time_limit=None, seed=0, **options) -> Result:
+def cheapest(instance, /, *, time_limit, seed, params) -> Result:
     best = min(range(len(instance.costs)), key=instance.costs.__getitem__)
     return Result("pick", "cheapest", Status.OPTIMAL, objective=-1.0, solution=PickSolution(best))
 
 
-def first(instance, *, time_limit=None, seed=0, bound=None, claim=Status.FEASIBLE, index=0) -> Result:
-    return Result("pick", "first", claim, objective=0.0, bound=bound, solution=PickSolution(index))
+@dataclass(frozen=True)
+class FirstParams:
+    """What `first` claims: a bound, a status and the index it picks."""
+
+    bound: float | None = None
+    claim: Status = Status.FEASIBLE
+    index: int = 0
 
 
-def tuned(
-    instance,
-    *,
-    time_limit=None,
-    seed=0,
-    share: float = 0.5,
-    rounds: int = 3,
-    verbose: bool = False,
-    note: str | None = None,
-) -> Result:
+def first(instance, /, *, time_limit, seed, params: FirstParams | None) -> Result:
+    params = params or FirstParams()
+    return Result("pick", "first", params.claim, objective=0.0, bound=params.bound, solution=PickSolution(params.index))
+
+
+@dataclass(frozen=True)
+class TunedParams:
+    """One option of each type the option check knows."""
+
+    share: float = 0.5
+    rounds: int = 3
+    verbose: bool = False
+    note: str | None = None
+
+    def __post_init__(self):
+        at_least("share", self.share, 0)
+        at_least("rounds", self.rounds, 0)
+
+
+def tuned(instance, /, *, time_limit, seed, params: TunedParams | None) -> Result:
     return Result("pick", "tuned", Status.FEASIBLE, objective=0.0, solution=PickSolution(0))
 
 
-def refuse(instance, *, time_limit=None, seed=0) -> Result:
+def refuse(instance, /, *, time_limit, seed, params) -> Result:
     raise InfeasibleError("nothing fits: choice 0 costs too much")
 
 
@@ -108,9 +125,9 @@ PICK = register_problem(
     )
 )
 PICK.add_method("cheapest", cheapest, kind="exact")
-PICK.add_method("first", first, kind="heuristic")
+PICK.add_method("first", first, kind="heuristic", params=FirstParams)
 PICK.add_method("refuse", refuse, kind="exact")
-PICK.add_method("tuned", tuned, kind="heuristic")
+PICK.add_method("tuned", tuned, kind="heuristic", params=TunedParams)
 
 INSTANCE = PickInstance("toy", (5, 3, 8), {"generator": "hand"})
 
@@ -250,13 +267,15 @@ def test_written_files_follow_the_umask(tmp_path):
 
 
 def test_unknown_options_are_refused_not_ignored():
-    with pytest.raises(TypeError, match="method 'first' has no option 'colour' \\(its options: bound, claim, index\\)"):
+    with pytest.raises(
+        OptionError, match="^options.colour: unknown option 'colour' \\(the options are: bound, claim, index\\)"
+    ):
         run_method(INSTANCE, "first", problem="pick", colour=3)
     assert run_method(INSTANCE, "first", problem="pick", index=2).objective == 8.0
 
 
 def _option_is_acceptable(name, value):
-    """What `tuned`'s annotations allow, written out case by case (the oracle of the test below)."""
+    """What `TunedParams` allows, written out case by case (the oracle of the test below)."""
     number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
     return {
         "share": number,
@@ -281,7 +300,7 @@ def test_option_values_are_checked_against_their_annotation(name, value):
     if _option_is_acceptable(name, value):
         assert run_method(INSTANCE, "tuned", problem="pick", **{name: value}).status is Status.FEASIBLE
     else:
-        with pytest.raises(InvalidInstanceError, match=f"^options.{name}: must be "):
+        with pytest.raises(OptionError, match=f"^options.{name}: must be "):
             run_method(INSTANCE, "tuned", problem="pick", **{name: value})
 
 
@@ -305,3 +324,25 @@ def test_unknown_keys_are_refused_by_name():
     fields.require_known_keys({"a": 1}, ("a", "b"), "data", "the data")
     with pytest.raises(InvalidInstanceError, match="^data.latancy: is not a field of offload data"):
         fields.require_known_keys({"a": 1, "latancy": 2}, ("a",), "data", "offload data")
+
+
+def test_a_method_in_the_keyword_option_style_is_refused_at_registration():
+    """Issue 21 item 1: one method contract; ``(instance, *, time_limit, seed, **options)`` is no longer registered."""
+
+    def legacy(instance, *, time_limit=None, seed=0, rounds: int = 3) -> Result:
+        return Result(status=Status.FEASIBLE, solution=PickSolution(0))
+
+    problem = Problem("pick-legacy", PickInstance, PickSolution, evaluate, validate, "legacy", {"type": "object"})
+    with pytest.raises(TypeError, match="method 'legacy' of problem 'pick-legacy' must take .*params"):
+        problem.add_method("legacy", legacy, kind="heuristic")
+    assert "legacy" not in problem.methods
+
+
+def test_options_of_every_shipped_method_are_one_params_dataclass():
+    """Every registered method runs itself with a Params (or none) or is a dispatcher; no other option path."""
+    from hpcsched.core.registry import get_problem, problem_names
+
+    for name in problem_names():
+        for method in get_problem(name).methods.values():
+            assert method.choose is not None or "params" in inspect.signature(method.func).parameters, (name, method)
+            assert not hasattr(method, "check_options") and not hasattr(method, "options")

@@ -53,7 +53,7 @@ def generate(*, seed=0, target=3, limit=10):
     return Instance(f"square-{target}-{limit}-s{seed}", target, limit, {"seed": seed})
 
 
-def solve_clamp(instance, *, time_limit=None, seed=0):
+def solve_clamp(instance, /, *, time_limit, seed, params):
     """The clamped target (exact)."""
     x = min(max(instance.target, 0), instance.limit)
     return Result("square", "clamp", Status.OPTIMAL, solution=Solution(x))

@@ -30,6 +30,7 @@ import numpy as np
 
 from hpcsched.core.errors import InvalidInstanceError
 from hpcsched.core.fields import int_list, require_dict, require_int, require_key
+from hpcsched.core.params import at_least
 from hpcsched.core.registry import Problem, register_problem
 from hpcsched.core.result import Result, Status
 from hpcsched.core.violation import Violation
@@ -99,57 +100,62 @@ def generate_uniform(*, seed: int = 0, n: int = 10, high: int = 100) -> Instance
     return Instance(name=f"toy-uniform-n{n}-s{seed}", values=values, source=source)
 
 
-def solve_exact(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+def solve_exact(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """The minimum value (exhaustive, OPTIMAL)."""
     pick = int(np.argmin(instance.values))
     return Result(
-        NAME,
-        "exact",
-        Status.OPTIMAL,
-        objective=instance.values[pick],
-        bound=instance.values[pick],
-        solution=Solution(pick),
+        status=Status.OPTIMAL, objective=instance.values[pick], bound=instance.values[pick], solution=Solution(pick)
     )
 
 
-def solve_first(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+def solve_first(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """The first value (a baseline without bound)."""
-    return Result(NAME, "first", Status.FEASIBLE, solution=Solution(0))
+    return Result(status=Status.FEASIBLE, solution=Solution(0))
 
 
-def solve_sleep(instance: Instance, *, time_limit: float | None = None, seed: int = 0, seconds: float = 0.05) -> Result:
+@dataclass(frozen=True)
+class SleepParams:
+    """Options of ``sleep``: how many seconds it sleeps."""
+
+    seconds: float = 0.05
+
+    def __post_init__(self) -> None:
+        at_least("seconds", self.seconds, 0)
+
+
+def solve_sleep(instance: Instance, /, *, time_limit: float, seed: int, params: SleepParams | None) -> Result:
     """Sleep ``seconds``, then the minimum (a slow exact method)."""
-    time.sleep(seconds)
-    return solve_exact(instance).replace(method="sleep")
+    time.sleep((params or SleepParams()).seconds)
+    return solve_exact(instance, time_limit=time_limit, seed=seed, params=None)
 
 
-def solve_hang(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+def solve_hang(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Ignore the time limit and sleep for a day (a backend that hangs)."""
     time.sleep(86_400)
-    return solve_exact(instance)
+    return solve_exact(instance, time_limit=time_limit, seed=seed, params=None)
 
 
-def solve_boom(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+def solve_boom(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Raise RuntimeError (a method that crashes)."""
     raise RuntimeError(f"boom: deliberate failure on {instance.name}")
 
 
-def solve_die(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+def solve_die(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """End the process abruptly, as a crashing native library would."""
     import os
 
     os._exit(7)
 
 
-def solve_bad(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+def solve_bad(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Return an out-of-range pick (the validator must catch it)."""
-    return Result(NAME, "bad", Status.FEASIBLE, solution=Solution(len(instance.values)))
+    return Result(status=Status.FEASIBLE, solution=Solution(len(instance.values)))
 
 
-def solve_seeded(instance: Instance, *, time_limit: float | None = None, seed: int = 0) -> Result:
+def solve_seeded(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """A random pick drawn with ``seed``."""
     pick = int(np.random.default_rng(seed).integers(len(instance.values)))
-    return Result(NAME, "seeded", Status.FEASIBLE, solution=Solution(pick))
+    return Result(status=Status.FEASIBLE, solution=Solution(pick))
 
 
 PROBLEM = register_problem(
@@ -168,7 +174,7 @@ PROBLEM = register_problem(
 PROBLEM.add_method("exact", solve_exact, kind="exact")
 PROBLEM.add_method("first", solve_first, kind="baseline")
 PROBLEM.add_method("seeded", solve_seeded, kind="heuristic")
-PROBLEM.add_method("sleep", solve_sleep, kind="exact")
+PROBLEM.add_method("sleep", solve_sleep, kind="exact", params=SleepParams)
 PROBLEM.add_method("hang", solve_hang, kind="exact")
 PROBLEM.add_method("boom", solve_boom, kind="heuristic")
 PROBLEM.add_method("bad", solve_bad, kind="heuristic")

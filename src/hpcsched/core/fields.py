@@ -146,33 +146,32 @@ def number_list(
 
 
 def check_method_options(method: Any, options: dict[str, Any]) -> None:
-    """``method.check_options(options)``, where any error of the check itself is the user's.
+    """``method.build_params(options)``, where any error of the check itself is the user's.
 
-    The check parses values the user typed (``--opt``, a study file); a value
-    it cannot even handle (an integer too large for a double, say) is still a
-    bad option, not a bug. A plain error raised by the check becomes one
-    `InvalidInstanceError` naming the option: each option is checked alone to
-    find the culprit, ``options`` as a whole when none is one alone (a
-    cross-option rule). The method's own computation is not involved: an error
-    there remains an internal error.
+    ``method`` is a `Method` that runs itself (resolve a dispatcher first:
+    its chosen method's options count). The check parses values the user
+    typed (``--opt``, a study file); a value it cannot even handle (an integer
+    too large for a double, say) is still a bad option, not a bug. A plain
+    error raised by the check becomes one `OptionError` naming the option:
+    each option is checked alone to find the culprit, ``options`` as a whole
+    when none is one alone (a cross-option rule). The method's own
+    computation is not involved: an error there remains an internal error.
     """
-    from .errors import HpcschedError
+    from .errors import HpcschedError, OptionError
 
     try:
-        method.check_options(options)
+        method.build_params(options)
     except HpcschedError:
         raise
     except (ArithmeticError, ValueError, TypeError, KeyError, AttributeError) as error:
         for name, value in options.items():
             try:
-                method.check_options({name: value})
+                method.build_params({name: value})
             except HpcschedError:
                 raise
             except (ArithmeticError, ValueError, TypeError, KeyError, AttributeError) as alone:
-                raise InvalidInstanceError(
-                    f"options.{name}", f"cannot be used: {alone} (got {_short(value)})"
-                ) from None
-        raise InvalidInstanceError("options", f"cannot be used together: {error}") from None
+                raise OptionError(f"options.{name}", f"cannot be used: {alone} (got {_short(value)})") from None
+        raise OptionError("options", f"cannot be used together: {error}") from None
 
 
 def _short(value: Any) -> str:

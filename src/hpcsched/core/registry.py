@@ -29,11 +29,9 @@ from . import params as params_module
 from .deadline import DEFAULT_TIME_LIMIT, TimeLimitReached
 from .errors import (
     InfeasibleError,
-    InvalidInstanceError,
     OptionError,
     PluginError,
     UnknownMethodError,
-    UnknownOptionError,
     UnknownProblemError,
 )
 from .result import Result, Status
@@ -88,35 +86,31 @@ class Method:
     name
         The name users type (``--method NAME``).
     func
-        ``(instance, *, time_limit=None, seed=0, **options) -> Result``.
+        A `MethodFunction`: ``(instance, /, *, time_limit, seed, params) -> Result``.
     kind
         One of `METHOD_KINDS`.
     summary
         One line for ``hpcsched methods``; defaults to the docstring's first line.
-    options
-        The option names the method understands (its keyword-only parameters
-        besides ``time_limit`` and ``seed``), or None when it forwards any
-        option to the method it dispatches to.
-    option_types
-        Option name -> the annotation of its parameter (``"float | None"``),
-        used to refuse a value of the wrong type before the method runs.
+    params_type
+        The method's frozen Params dataclass (None: the method has no options).
+    choose
+        For a dispatcher (`Problem.add_dispatcher`): ``instance -> name`` of
+        the method that runs; None for a method that runs itself.
     """
 
     name: str
     func: Callable[..., Result]
     kind: str
     summary: str
-    options: frozenset[str] | None = None
-    option_types: Mapping[str, str] = field(default_factory=dict)
     params_type: type | None = None
-    uses_params: bool = False
     choose: Callable[[Any], str] | None = None
 
     def build_params(self, options: Mapping[str, Any]) -> Any:
         """The method's Params for ``options`` (None for a method without options).
 
-        Raises `OptionError` naming ``options.<name>`` for an unknown, ill-typed
-        or out-of-range option.
+        This is the one check of a method's options: the CLI, the studies and
+        `run_method` all call it. Raises `OptionError` naming
+        ``options.<name>`` for an unknown, ill-typed or out-of-range option.
         """
         if self.params_type is None:
             if options:
@@ -124,70 +118,6 @@ class Method:
                 raise OptionError(f"options.{name}", f"method '{self.name}' has no options")
             return None
         return params_module.build(self.params_type, options)
-
-    def check_options(self, options: Mapping[str, Any]) -> None:
-        """Refuse options the method would silently ignore (a misspelled one, say) or misread.
-
-        Options come from files and the command line, so a wrong value is the
-        user's: a string where the annotation says number, ``"yes"`` where it
-        says bool, a negative or non-finite number (every numeric option of
-        every method is a time, a share, a count or a tolerance) ends in one
-        `InvalidInstanceError` naming ``options.<name>``, not in an error
-        deep inside a solver or, worse, in a silently different run.
-        """
-        if self.uses_params:
-            self.build_params(options)
-            return
-        if self.options is None:
-            return
-        unknown = sorted(set(options) - self.options)
-        if unknown:
-            known = ", ".join(sorted(self.options)) or "none"
-            raise UnknownOptionError(
-                f"method '{self.name}' has no option {', '.join(repr(u) for u in unknown)} (its options: {known})"
-            )
-        for name, value in options.items():
-            if name in self.option_types:
-                _check_option_value(f"options.{name}", value, self.option_types[name])
-
-
-def _check_option_value(field_name: str, value: Any, annotation: str) -> None:
-    """Raise InvalidInstanceError unless ``value`` matches ``annotation`` (see `Method.check_options`)."""
-    accepted = {part.strip() for part in annotation.split("|")}
-    if value is None and "None" in accepted:
-        return
-    if "bool" in accepted and isinstance(value, bool):
-        return
-    if accepted & {"int", "float"} and not isinstance(value, bool) and isinstance(value, (int, float)):
-        if isinstance(value, int) and abs(value) > 2**53:
-            raise InvalidInstanceError(field_name, f"magnitude must be at most 2^53, got {len(str(value))} digits")
-        if "float" not in accepted and not float(value).is_integer():
-            raise InvalidInstanceError(field_name, f"must be an integer, got {value!r}")
-        if not math.isfinite(value) or value < 0:
-            raise InvalidInstanceError(field_name, f"must be a finite number >= 0, got {value!r}")
-        return
-    if ("str" in accepted and isinstance(value, str)) or ("dict" in accepted and isinstance(value, dict)):
-        return
-    if (
-        "list[int]" in accepted
-        and isinstance(value, list)
-        and all(isinstance(item, int) and not isinstance(item, bool) for item in value)
-    ):
-        return
-    if not accepted & {"bool", "int", "float", "str", "dict", "list[int]"}:
-        return  # an annotation this check does not know: leave the value to the method
-    words = {
-        "bool": "true or false",
-        "int": "an integer",
-        "float": "a number",
-        "str": "a string",
-        "dict": "an object",
-        "list[int]": "a list of integers",
-        "None": "null",
-    }
-    expected = " or ".join(words.get(part.strip(), part.strip()) for part in annotation.split("|"))
-    got = "null" if value is None else f"{type(value).__name__} {value!r}"
-    raise InvalidInstanceError(field_name, f"must be {expected}, got {got}")
 
 
 @dataclass
@@ -248,25 +178,30 @@ class Problem:
         kind: str,
         summary: str | None = None,
         params: type | None = None,
-        forwards_options: bool = False,
     ) -> None:
         """Register ``func`` under ``name``.
 
         ``func`` follows `MethodFunction`; ``params`` is its frozen Params
-        dataclass (None: the method has no options). Methods not yet moved
-        to that contract take their options as keyword-only parameters;
-        ``forwards_options`` marks such a dispatcher.
+        dataclass (None: the method has no options).
+
+        Raises
+        ------
+        ValueError
+            An unknown ``kind``.
+        TypeError
+            ``func`` does not take ``params`` (the keyword-option style of
+            older plugins is gone: options come as one Params dataclass).
         """
         if kind not in METHOD_KINDS:
             raise ValueError(f"method kind must be one of {METHOD_KINDS}, got {kind!r}")
+        if "params" not in inspect.signature(func).parameters:
+            raise TypeError(
+                f"method '{name}' of problem '{self.name}' must take (instance, /, *, time_limit, seed, params); "
+                "options come as one frozen Params dataclass (see docs/architecture.md)"
+            )
         if summary is None:
             summary = _first_line(func)
-        if "params" in inspect.signature(func).parameters:
-            self.methods[name] = Method(name, func, kind, summary, params_type=params, uses_params=True)
-            return
-        options = None if forwards_options else _keyword_options(func)
-        types = {} if options is None else _option_annotations(func, options)
-        self.methods[name] = Method(name, func, kind, summary, options, types)
+        self.methods[name] = Method(name, func, kind, summary, params_type=params)
 
     def add_dispatcher(self, name: str, choose: Callable[[Any], str], *, kind: str, summary: str) -> None:
         """Register ``name`` as the method ``choose(instance)`` names.
@@ -277,7 +212,7 @@ class Problem:
         """
         if kind not in METHOD_KINDS:
             raise ValueError(f"method kind must be one of {METHOD_KINDS}, got {kind!r}")
-        self.methods[name] = Method(name, _dispatch_error, kind, summary, options=None, choose=choose)
+        self.methods[name] = Method(name, _dispatch_error, kind, summary, choose=choose)
 
     def resolve(self, name: str, instance: Any) -> Method:
         """The method that runs for ``name`` on ``instance`` (a dispatcher's choice)."""
@@ -299,26 +234,6 @@ def _first_line(func: Callable[..., Any]) -> str:
 
 def _dispatch_error(instance: Any, /, **_: Any) -> Result:
     raise TypeError("a dispatcher is resolved by the registry, not called")
-
-
-def _keyword_options(func: Callable[..., Any]) -> frozenset[str]:
-    """Keyword-only parameters of a method, the common ``time_limit`` and ``seed`` aside."""
-    parameters = inspect.signature(func).parameters.values()
-    named = {p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY}
-    return frozenset(named - {"time_limit", "seed"})
-
-
-def _option_annotations(func: Callable[..., Any], options: frozenset[str]) -> dict[str, str]:
-    """Option name -> its annotation as text (``from __future__ import annotations`` keeps them text)."""
-    parameters = inspect.signature(func).parameters
-    types = {}
-    for name in options:
-        annotation = parameters[name].annotation
-        if annotation is not inspect.Parameter.empty:
-            types[name] = (
-                annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
-            )
-    return types
 
 
 _PROBLEMS: dict[str, Problem] = {}
@@ -610,20 +525,10 @@ def run_method(
     entry = prob.resolve(requested.name, instance)
     if time_limit is None:
         time_limit = DEFAULT_TIME_LIMIT
-    if entry.uses_params:
-        params = entry.build_params(options)
-
-        def call() -> Result:
-            return entry.func(instance, time_limit=time_limit, seed=seed, params=params)
-    else:
-        entry.check_options(options)
-
-        def call() -> Result:
-            return entry.func(instance, time_limit=time_limit, seed=seed, **options)
-
+    params = entry.build_params(options)
     started = time.perf_counter()
     try:
-        result = call()
+        result = entry.func(instance, time_limit=time_limit, seed=seed, params=params)
     except InfeasibleError as infeasible:
         result = Result(prob.name, entry.name, Status.INFEASIBLE, notes=(str(infeasible),))
     except TimeLimitReached as reached:
