@@ -24,7 +24,7 @@ from typing import Any
 from .deadline import DEFAULT_TIME_LIMIT
 from .errors import FormatError, HpcschedError, NotAnInstanceError
 from .io import atomic_write_text, instance_sha256, load_json, read_instance
-from .registry import run_method
+from .registry import problem_of, run_method
 from .result import Result, Status, gap_of
 
 #: The file name of the table in an instances folder.
@@ -292,16 +292,32 @@ def check_file(path: Path, entry: SolvedEntry) -> list[str]:
             f"the file has {instance_sha256(instance)[:12]}...)"
         ]
     runs = []
+    problems: list[str] = []
     if entry.method is not None:
         runs.append(Attempt(entry.method, entry.time_limit_s, entry.seed, dict(entry.options)))
-    if entry.bound_method is not None:
+    if entry.bound_method is not None and entry.bound_method in problem_of(instance).methods:
         bound_run = Attempt(entry.bound_method, entry.bound_time_limit_s, entry.bound_seed, dict(entry.bound_options))
         if bound_run not in runs:
             runs.append(bound_run)
-    problems: list[str] = []
+    elif entry.bound_method is not None:
+        problems.extend(_check_bound_function(instance, entry))
     for attempt in runs:
         problems.extend(f"{attempt.method}: {problem}" for problem in check_entry(entry, _run(instance, attempt)))
     return problems
+
+
+def _check_bound_function(instance: Any, entry: SolvedEntry) -> list[str]:
+    """Check a bound recorded from the problem's bound function (``bounds.best``), not from a method."""
+    problem = problem_of(instance)
+    if entry.bound_method != "bounds.best" or problem.lower_bound is None:
+        return [f"bound_method '{entry.bound_method}' is neither a method of {problem.name} nor bounds.best"]
+    bound = float(problem.lower_bound(instance))
+    slack = 1e-9 * max(1.0, abs(entry.objective or 0.0))
+    if entry.objective is not None and bound > entry.objective + slack:
+        return [f"bounds.best: bound {bound} above the recorded value {entry.objective}"]
+    if entry.bound is not None and bound < entry.bound - slack:
+        return [f"bounds.best: gives {bound}, not the recorded bound {entry.bound}"]
+    return []
 
 
 def check_entry(entry: SolvedEntry, result: Result) -> list[str]:
