@@ -241,11 +241,15 @@ def _colors(rows) -> dict[str, Any]:
     return {label: palette(i % palette.N) for i, label in enumerate(sorted(set(configuration_labels(rows))))}
 
 
-def _plot_profile(rows, measure: str, path: Path, title: str) -> None:
-    import matplotlib
+def _new_figure() -> Any:
+    """A figure that belongs to no pyplot state: report files are drawn without
+    choosing a backend, so a notebook that calls `report` keeps its own."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    return Figure(figsize=(6.5, 4.2))
+
+
+def _plot_profile(rows, measure: str, path: Path, title: str) -> None:
     import numpy as np
 
     ratios = performance_ratios(rows, measure)
@@ -254,7 +258,8 @@ def _plot_profile(rows, measure: str, path: Path, title: str) -> None:
     top = max([*finite, 1.0]) * 1.05
     top = max(top, 1.01)
     taus = np.geomspace(1.0, top, 400)
-    figure, axes = plt.subplots(figsize=(6.5, 4.2))
+    figure = _new_figure()
+    axes = figure.subplots()
     for configuration, values in ratios.items():
         axes.step(taus, profile_curve(values, taus), where="post", label=configuration, color=colors[configuration])
     axes.set_xscale("log")
@@ -266,15 +271,9 @@ def _plot_profile(rows, measure: str, path: Path, title: str) -> None:
     axes.legend(fontsize="small", loc="lower right")
     figure.tight_layout()
     figure.savefig(path, dpi=120)
-    plt.close(figure)
 
 
 def _plot_gap_vs_size(rows, path: Path) -> bool:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     _, best_bound = _references(rows)
     points: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     for label, row in zip(configuration_labels(rows), rows, strict=False):
@@ -286,7 +285,8 @@ def _plot_gap_vs_size(rows, path: Path) -> bool:
     if not points:
         return False
     colors = _colors(rows)
-    figure, axes = plt.subplots(figsize=(6.5, 4.2))
+    figure = _new_figure()
+    axes = figure.subplots()
     for label in sorted(points):
         sizes = sorted(points[label])
         axes.plot(
@@ -303,7 +303,6 @@ def _plot_gap_vs_size(rows, path: Path) -> bool:
     axes.legend(fontsize="small")
     figure.tight_layout()
     figure.savefig(path, dpi=120)
-    plt.close(figure)
     return True
 
 
