@@ -122,15 +122,29 @@ def offload_horizon(instance: Instance, time_limit: float) -> int | None:
     return int(evaluate_two_levels(instance, result.solution)["makespan"])
 
 
-def cpsat_offload(instance: Instance, /, *, time_limit: float, seed: int,
-                  params: CpsatOffloadParams | None) -> Result:
-    """Exact time-indexed CP-SAT over two-level schedules (remat + offload) for small chains."""
-    params = params or CpsatOffloadParams()
-    if instance.kind != "chain-offload":
-        return Result(status=Status.NOT_APPLICABLE, notes=("kind 'chain-offload' only (the chain has no host level)",))
-    deadline = Deadline.after(time_limit)
-    L, x, xb = instance.length, instance.x, instance.xbar
-    proven_horizon = None
+Op = tuple[str, int]
+Value = tuple[str, int]
+_BUILDING = "building the CP-SAT model"
+
+
+@dataclass(frozen=True)
+class _Horizon:
+    """The modelled horizon and whether a known valid schedule proves it long enough.
+
+    Attributes
+    ----------
+    length
+        Time units modelled (H).
+    proven
+        Makespan of a known valid schedule (None: none known).
+    """
+
+    length: int
+    proven: int | None
+
+
+def _choose_horizon(instance: Instance, params: CpsatOffloadParams, deadline: Deadline) -> _Horizon | Result:
+    """The horizon to model, or the NOT_APPLICABLE result saying why there is none."""
     try:
         proven_horizon = known_horizon(instance)
     except Exception:
@@ -140,166 +154,288 @@ def cpsat_offload(instance: Instance, /, *, time_limit: float, seed: int,
         proven_horizon = offload_horizon(instance, 60.0 if left is None else left / 4)
     horizon = params.horizon if params.horizon is not None else proven_horizon
     if horizon is None:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=("no remat-only schedule fits M, so no horizon is known: give option horizon",))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=("no remat-only schedule fits M, so no horizon is known: give option horizon",),
+        )
     if horizon > params.max_horizon:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"horizon {horizon} > max_horizon {params.max_horizon}",))
-    H = horizon
-    model = new_model()
-    from ..model.two_levels import duration
+    return _Horizon(horizon, proven_horizon)
 
-    ops: list[tuple[str, int]] = [("B", j) for j in range(L, -1, -1)]  # compute first: the list's tie order
-    ops += [("Fall", j) for j in range(L)]
-    if params.allow_recomputation:
-        ops += [("F", j) for j in range(L)]
-    ops += [("Off", i) for i in range(L + 1)] + [("Pre", i) for i in range(L + 1)]
-    ops += [("Offall", i) for i in range(1, L + 1)] + [("Preall", i) for i in range(1, L + 1)]
-    dur = {p: duration(instance, *p) for p in ops}
-    start = {}
-    for p in ops:
-        deadline.check("building the CP-SAT model")
-        for t in range(H - dur[p] + 1):
-            start[(p, t)] = model.new_bool_var(f"s_{p[0]}{p[1]}_{t}")
 
-    def starts(p: tuple[str, int], low: int, high: int) -> list:
-        """start[p][t] for low <= t <= high."""
-        return [start[(p, t)] for t in range(max(0, low), min(H - dur[p], high) + 1)]
+def _operations(length: int, allow_recomputation: bool) -> list[Op]:
+    """Every operation of the model; compute first (the list's tie order in the answer)."""
+    ops: list[Op] = [("B", j) for j in range(length, -1, -1)]
+    ops += [("Fall", j) for j in range(length)]
+    if allow_recomputation:
+        ops += [("F", j) for j in range(length)]
+    ops += [("Off", i) for i in range(length + 1)] + [("Pre", i) for i in range(length + 1)]
+    ops += [("Offall", i) for i in range(1, length + 1)] + [("Preall", i) for i in range(1, length + 1)]
+    return ops
 
-    def running(p: tuple[str, int], t: int) -> list:
-        return starts(p, t - dur[p] + 1, t)
 
-    for j in range(L + 1):
-        model.add_exactly_one(starts(("B", j), 0, H))
-    if not params.allow_recomputation:
-        for j in range(L):
-            model.add_exactly_one(starts(("Fall", j), 0, H))
+def _producers(ops: list[Op], values: list[Value]) -> dict[Value, list[Op]]:
+    """The operations that create each value (a forward, a prefetch)."""
+    producers: dict[Value, list[Op]] = {v: [] for v in values}
+    made_by = {"F": ("x", 1), "Fall": ("xbar", 1), "Pre": ("x", 0), "Preall": ("xbar", 0)}
+    for name, s in ops:
+        if name in made_by:
+            kind, shift = made_by[name]
+            producers[(kind, s + shift)].append((name, s))
+    return producers
 
-    def begin(p):  # start time expression of a once-only operation
-        return sum(t * start[(p, t)] for t in range(H - dur[p] + 1))
 
-    for j in range(L, 0, -1):
-        model.add(begin(("B", j - 1)) >= begin(("B", j)) + dur[("B", j)])
-    end_b0 = begin(("B", 0)) + dur[("B", 0)]
-    for (p, t), literal in start.items():
-        model.add(end_b0 >= t + dur[p]).only_enforce_if(literal)
-    values = [("x", i) for i in range(L + 1)] + [("xbar", i) for i in range(1, L + 1)]
-    size = {v: (x[v[1]] if v[0] == "x" else xb[v[1]]) for v in values}
-    producers = {v: [] for v in values}
-    for p in ops:
-        name, s = p
-        if name == "F":
-            producers[("x", s + 1)].append(p)
-        elif name == "Fall":
-            producers[("xbar", s + 1)].append(p)
-        elif name == "Pre":
-            producers[("x", s)].append(p)
-        elif name == "Preall":
-            producers[("xbar", s)].append(p)
-    held = {(v, t): model.new_bool_var(f"h_{v[0]}{v[1]}_{t}") for v in values for t in range(H)}
-    ready = {(v, t): model.new_bool_var(f"r_{v[0]}{v[1]}_{t}") for v in values for t in range(H)}
-    model.add(held[(("x", 0), 0)] == 1)
-    model.add(ready[(("x", 0), 0)] == 1)
-    explicit = {v: [] for v in values}  # explicit readers of xbar values
-    for j in range(L):
+def _explicit_readers(length: int, values: list[Value]) -> dict[Value, list[Op]]:
+    """The explicit readers of the xbar values (``B i-1``, ``Offall i``)."""
+    explicit: dict[Value, list[Op]] = {v: [] for v in values}
+    for j in range(length):
         explicit[("xbar", j + 1)].append(("B", j))
-    for i in range(1, L + 1):
+    for i in range(1, length + 1):
         explicit[("xbar", i)].append(("Offall", i))
-    for v in values:
-        deadline.check("building the CP-SAT model")
-        for t in range(H):
-            h, r = held[(v, t)], ready[(v, t)]
-            model.add_implication(r, h)
-            creators = [start[(p, t)] for p in producers[v] if (p, t) in start]
-            finished = [start[(p, t - dur[p])] for p in producers[v] if (p, t - dur[p]) in start]
-            if not (v == ("x", 0) and t == 0):
-                model.add_bool_or(([held[(v, t - 1)]] if t else []) + creators).only_enforce_if(h)
-                model.add_bool_or(([ready[(v, t - 1)]] if t else []) + finished).only_enforce_if(r)
-            for literal in creators:
-                if t:
-                    model.add_implication(literal, held[(v, t - 1)].Not())
-            if v[0] == "xbar" and t + 1 < H:
-                # drop only at the end of an explicit read (the definition's xbar span)
-                ends_now = [start[(p, t + 1 - dur[p])] for p in explicit[v] if (p, t + 1 - dur[p]) in start]
-                model.add_bool_or([held[(v, t + 1)], *ends_now]).only_enforce_if(h)
-        for p in producers[v]:
-            for t in range(H - dur[p] + 1):
-                for u in range(t, t + dur[p]):
-                    model.add_implication(start[(p, t)], held[(v, u)])
-    # Reads.
-    for p in ops:
-        deadline.check("building the CP-SAT model")
+    return explicit
+
+
+class _OffloadModel:
+    """The time-indexed CP-SAT model, one method per constraint family (see the module docstring).
+
+    Parameters
+    ----------
+    instance
+        A ``chain-offload`` instance.
+    horizon
+        Time units modelled (H).
+    allow_recomputation
+        False: no ``F`` and each ``Fall`` exactly once.
+    deadline
+        Checked inside the long build loops.
+    """
+
+    def __init__(self, instance: Instance, horizon: int, allow_recomputation: bool, deadline: Deadline) -> None:
+        from ..model.two_levels import duration
+
+        self.instance, self.H, self.deadline = instance, horizon, deadline
+        self.L = instance.length
+        self.allow_recomputation = allow_recomputation
+        self.model = new_model()
+        self.ops = _operations(self.L, allow_recomputation)
+        self.dur = {p: duration(instance, *p) for p in self.ops}
+        self.start: dict[tuple[Op, int], object] = {}
+        for p in self.ops:
+            deadline.check(_BUILDING)
+            for t in range(self.H - self.dur[p] + 1):
+                self.start[(p, t)] = self.model.new_bool_var(f"s_{p[0]}{p[1]}_{t}")
+        self.values = [("x", i) for i in range(self.L + 1)] + [("xbar", i) for i in range(1, self.L + 1)]
+        self.size = {v: (instance.x[v[1]] if v[0] == "x" else instance.xbar[v[1]]) for v in self.values}
+        self.held: dict = {}
+        self.ready: dict = {}
+        self.end_b0 = None
+        self.weight = 1
+
+    def build(self) -> _OffloadModel:
+        """Add every constraint family and the objective, in the model's fixed order."""
+        self._add_backward_order()
+        self._add_value_states()
+        self._add_reads()
+        self._add_streams_and_memory()
+        self._add_objective()
+        self.deadline.check(_BUILDING)
+        return self
+
+    def starts(self, p: Op, low: int, high: int) -> list:
+        """start[p][t] for low <= t <= high."""
+        return [self.start[(p, t)] for t in range(max(0, low), min(self.H - self.dur[p], high) + 1)]
+
+    def running(self, p: Op, t: int) -> list:
+        """The start literals of p that make it run at t."""
+        return self.starts(p, t - self.dur[p] + 1, t)
+
+    def begin(self, p: Op):
+        """Start time expression of a once-only operation."""
+        return sum(t * self.start[(p, t)] for t in range(self.H - self.dur[p] + 1))
+
+    def _add_backward_order(self) -> None:
+        """Each ``B j`` once (each ``Fall`` once without recomputation), in order; all ends by ``B 0``."""
+        model, L = self.model, self.L
+        for j in range(L + 1):
+            model.add_exactly_one(self.starts(("B", j), 0, self.H))
+        if not self.allow_recomputation:
+            for j in range(L):
+                model.add_exactly_one(self.starts(("Fall", j), 0, self.H))
+        for j in range(L, 0, -1):
+            model.add(self.begin(("B", j - 1)) >= self.begin(("B", j)) + self.dur[("B", j)])
+        self.end_b0 = self.begin(("B", 0)) + self.dur[("B", 0)]
+        for (p, t), literal in self.start.items():
+            model.add(self.end_b0 >= t + self.dur[p]).only_enforce_if(literal)
+
+    def _add_value_states(self) -> None:
+        """held/ready per value and time: creation, one copy at a time, xbar dropped after explicit reads."""
+        model, H = self.model, self.H
+        producers = _producers(self.ops, self.values)
+        self.held = {(v, t): model.new_bool_var(f"h_{v[0]}{v[1]}_{t}") for v in self.values for t in range(H)}
+        self.ready = {(v, t): model.new_bool_var(f"r_{v[0]}{v[1]}_{t}") for v in self.values for t in range(H)}
+        model.add(self.held[(("x", 0), 0)] == 1)
+        model.add(self.ready[(("x", 0), 0)] == 1)
+        explicit = _explicit_readers(self.L, self.values)
+        for v in self.values:
+            self.deadline.check(_BUILDING)
+            for t in range(H):
+                self._add_value_state_at(v, t, producers[v], explicit[v])
+            for p in producers[v]:
+                for t in range(H - self.dur[p] + 1):
+                    for u in range(t, t + self.dur[p]):
+                        model.add_implication(self.start[(p, t)], self.held[(v, u)])
+
+    def _add_value_state_at(self, v: Value, t: int, producers: list[Op], explicit: list[Op]) -> None:
+        """The held/ready rules of value v at time t."""
+        model, start, dur = self.model, self.start, self.dur
+        h, r = self.held[(v, t)], self.ready[(v, t)]
+        model.add_implication(r, h)
+        creators = [start[(p, t)] for p in producers if (p, t) in start]
+        finished = [start[(p, t - dur[p])] for p in producers if (p, t - dur[p]) in start]
+        if not (v == ("x", 0) and t == 0):
+            model.add_bool_or(([self.held[(v, t - 1)]] if t else []) + creators).only_enforce_if(h)
+            model.add_bool_or(([self.ready[(v, t - 1)]] if t else []) + finished).only_enforce_if(r)
+        for literal in creators:
+            if t:
+                model.add_implication(literal, self.held[(v, t - 1)].Not())
+        if v[0] == "xbar" and t + 1 < self.H:
+            # drop only at the end of an explicit read (the definition's xbar span)
+            ends_now = [start[(p, t + 1 - dur[p])] for p in explicit if (p, t + 1 - dur[p]) in start]
+            model.add_bool_or([self.held[(v, t + 1)], *ends_now]).only_enforce_if(h)
+
+    def _add_reads(self) -> None:
+        """Every operation's inputs are ready over its whole run; prefetches follow an offload."""
+        for p in self.ops:
+            self.deadline.check(_BUILDING)
+            for t in range(self.H - self.dur[p] + 1):
+                self._add_read_at(p, t)
+
+    def _add_read_at(self, p: Op, t: int) -> None:
+        """The read rules of operation p started at t."""
+        model, ready = self.model, self.ready
         name, s = p
-        for t in range(H - dur[p] + 1):
-            literal = start[(p, t)]
-            span = range(t, t + dur[p])
-            needs = []
-            if name == "B" and s < L:
-                needs.append(("xbar", s + 1))
-            if name == "Offall":
-                needs.append(("xbar", s))
-            for v in needs:
+        literal = self.start[(p, t)]
+        span = range(t, t + self.dur[p])
+        needs = []
+        if name == "B" and s < self.L:
+            needs.append(("xbar", s + 1))
+        if name == "Offall":
+            needs.append(("xbar", s))
+        for v in needs:
+            for u in span:
+                model.add_implication(literal, ready[(v, u)])
+        if name in ("F", "Fall", "B", "Off"):
+            if s == 0:
                 for u in span:
-                    model.add_implication(literal, ready[(v, u)])
-            if name in ("F", "Fall", "B", "Off"):
-                if s == 0:
-                    for u in span:
-                        model.add_implication(literal, ready[(("x", 0), u)])
-                else:
-                    by_xbar = model.new_bool_var(f"u_{name}{s}_{t}")
-                    for u in span:
-                        model.add(ready[(("xbar", s), u)] == 1).only_enforce_if([literal, by_xbar])
-                        model.add(ready[(("x", s), u)] == 1).only_enforce_if([literal, by_xbar.Not()])
-            if name in ("Pre", "Preall"):
-                writer = ("Off" if name == "Pre" else "Offall", s)
-                model.add(sum(starts(writer, 0, t - dur[writer])) >= 1).only_enforce_if(literal)
-    # Streams and memory.
-    compute = [p for p in ops if p[0] in ("F", "Fall", "B")]
-    outs = [p for p in ops if p[0] in ("Off", "Offall")]
-    ins = [p for p in ops if p[0] in ("Pre", "Preall")]
-    channels = [outs + ins] if instance.duplex == "half" else [outs, ins]
+                    model.add_implication(literal, ready[(("x", 0), u)])
+            else:
+                by_xbar = model.new_bool_var(f"u_{name}{s}_{t}")
+                for u in span:
+                    model.add(ready[(("xbar", s), u)] == 1).only_enforce_if([literal, by_xbar])
+                    model.add(ready[(("x", s), u)] == 1).only_enforce_if([literal, by_xbar.Not()])
+        if name in ("Pre", "Preall"):
+            writer = ("Off" if name == "Pre" else "Offall", s)
+            model.add(sum(self.starts(writer, 0, t - self.dur[writer])) >= 1).only_enforce_if(literal)
 
-    def started_by(j: int, t: int) -> list:
-        return starts(("B", j), 0, t)
+    def _add_streams_and_memory(self) -> None:
+        """One compute operation at a time, one transfer per channel, memory <= M at every time unit."""
+        model, ops = self.model, self.ops
+        compute = [p for p in ops if p[0] in ("F", "Fall", "B")]
+        outs = [p for p in ops if p[0] in ("Off", "Offall")]
+        ins = [p for p in ops if p[0] in ("Pre", "Preall")]
+        channels = [outs + ins] if self.instance.duplex == "half" else [outs, ins]
+        for t in range(self.H):
+            self.deadline.check(_BUILDING)
+            model.add(sum(lit for p in compute for lit in self.running(p, t)) <= 1)
+            for channel in channels:
+                model.add(sum(lit for p in channel for lit in self.running(p, t)) <= 1)
+            held = sum(self.size[v] * self.held[(v, t)] for v in self.values)
+            model.add(held + self._deltas(t) + self._transients(compute, t) <= self.instance.memory)
 
-    def ended_by(j: int, t: int) -> list:
-        return starts(("B", j), 0, t - dur[("B", j)])
+    def _deltas(self, t: int):
+        """Memory of the delta_j at t: from the start of ``B j`` to the end of ``B j-1``."""
+        L, x = self.L, self.instance.x
 
-    for t in range(H):
-        deadline.check("building the CP-SAT model")
-        model.add(sum(lit for p in compute for lit in running(p, t)) <= 1)
-        for channel in channels:
-            model.add(sum(lit for p in channel for lit in running(p, t)) <= 1)
-        deltas = sum(size[("x", L)] * lit for lit in started_by(L, t)) - sum(
-            size[("x", L)] * lit for lit in ended_by(L - 1, t)) if L >= 1 else 0
+        def started_by(j: int) -> list:
+            return self.starts(("B", j), 0, t)
+
+        def ended_by(j: int) -> list:
+            return self.starts(("B", j), 0, t - self.dur[("B", j)])
+
+        deltas = (
+            sum(self.size[("x", L)] * lit for lit in started_by(L))
+            - sum(self.size[("x", L)] * lit for lit in ended_by(L - 1))
+            if L >= 1
+            else 0
+        )
         for j in range(L - 1, 0, -1):
-            deltas += sum(x[j] * lit for lit in started_by(j, t)) - sum(x[j] * lit for lit in ended_by(j - 1, t))
-        deltas += sum(x[0] * lit for lit in started_by(0, t)) - sum(x[0] * lit for lit in ended_by(0, t))
-        transients = sum((instance.btmp[p[1]] if p[0] == "B" else instance.ftmp[p[1]]) * lit
-                         for p in compute for lit in running(p, t))
-        model.add(sum(size[v] * held[(v, t)] for v in values) + deltas + transients <= instance.memory)
-    # Lexicographic: makespan first, then fewest link operations (no useless copies in the answer).
-    link_starts = [lit for (p, _), lit in start.items() if p[0] in ("Off", "Pre", "Offall", "Preall")]
-    weight = len(link_starts) + 1
-    model.minimize(weight * end_b0 + sum(link_starts))
-    deadline.check("building the CP-SAT model")
-    outcome = solve_cpsat(model, time_limit=deadline.remaining(), deterministic_time=params.deterministic_time,
-                          workers=params.workers, seed=seed)
+            deltas += sum(x[j] * lit for lit in started_by(j)) - sum(x[j] * lit for lit in ended_by(j - 1))
+        deltas += sum(x[0] * lit for lit in started_by(0)) - sum(x[0] * lit for lit in ended_by(0))
+        return deltas
+
+    def _transients(self, compute: list[Op], t: int):
+        """Transient memory of the compute operation running at t."""
+        instance = self.instance
+        return sum(
+            (instance.btmp[p[1]] if p[0] == "B" else instance.ftmp[p[1]]) * lit
+            for p in compute
+            for lit in self.running(p, t)
+        )
+
+    def _add_objective(self) -> None:
+        """Lexicographic: makespan first, then fewest link operations (no useless copies in the answer)."""
+        link_starts = [lit for (p, _), lit in self.start.items() if p[0] in ("Off", "Pre", "Offall", "Preall")]
+        self.weight = len(link_starts) + 1
+        self.model.minimize(self.weight * self.end_b0 + sum(link_starts))
+
+    def solution(self, outcome) -> Solution:
+        """The schedule of a solved model: by start; at equal starts compute before link operations."""
+        timed = sorted(
+            ((t, self.ops.index(p), p) for (p, t), lit in self.start.items() if outcome.value(lit) > 0.5),
+            key=lambda item: (item[0], item[1]),
+        )
+        return Solution(tuple(p for _, _, p in timed), tuple(t for t, _, _ in timed))
+
+
+def cpsat_offload(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatOffloadParams | None) -> Result:
+    """Exact time-indexed CP-SAT over two-level schedules (remat + offload) for small chains."""
+    params = params or CpsatOffloadParams()
+    if instance.kind != "chain-offload":
+        return Result(status=Status.NOT_APPLICABLE, notes=("kind 'chain-offload' only (the chain has no host level)",))
+    deadline = Deadline.after(time_limit)
+    horizon = _choose_horizon(instance, params, deadline)
+    if isinstance(horizon, Result):
+        return horizon
+    built = _OffloadModel(instance, horizon.length, params.allow_recomputation, deadline).build()
+    outcome = solve_cpsat(
+        built.model,
+        time_limit=deadline.remaining(),
+        deterministic_time=params.deterministic_time,
+        workers=params.workers,
+        seed=seed,
+    )
+    return _offload_result(built, outcome, params, horizon)
+
+
+def _offload_result(built: _OffloadModel, outcome, params: CpsatOffloadParams, horizon: _Horizon) -> Result:
+    """The method's result from the CP-SAT outcome: what is proven depends on the horizon's origin."""
+    H = horizon.length
     notes = [f"time-indexed over H = {H} time units ({'known schedule' if params.horizon is None else 'option'})"]
     if not params.allow_recomputation:
         notes.append("no recomputation (each Fall once, no F): the offload-only question")
-    horizon_proven = params.horizon is None or (proven_horizon is not None and params.horizon >= proven_horizon)
+    horizon_proven = params.horizon is None or (horizon.proven is not None and params.horizon >= horizon.proven)
     if outcome.status is Status.INFEASIBLE:
         if horizon_proven and params.allow_recomputation:
             raise InfeasibleError("no two-level schedule fits the budget (CP-SAT over a proven horizon)")
         return Result(status=Status.NOT_APPLICABLE, notes=(*notes, f"no schedule within H = {H} in this class"))
-    bound = float(int((outcome.bound + 1e-6) // weight)) if outcome.bound is not None and horizon_proven \
-        and params.allow_recomputation else None
+    bound = (
+        float(int((outcome.bound + 1e-6) // built.weight))
+        if outcome.bound is not None and horizon_proven and params.allow_recomputation
+        else None
+    )
     if not outcome.has_solution:
         return Result(status=Status.TIME_LIMIT_NO_SOLUTION, bound=bound, solver=outcome.backend, notes=tuple(notes))
-    # list order: by start; at equal starts compute before link operations (ops is in that order)
-    timed = sorted(((t, ops.index(p), p) for (p, t), lit in start.items() if outcome.value(lit) > 0.5),
-                   key=lambda item: (item[0], item[1]))
-    solution = Solution(tuple(p for _, _, p in timed), tuple(t for t, _, _ in timed))
+    solution = built.solution(outcome)
     optimal = outcome.status is Status.OPTIMAL and horizon_proven and params.allow_recomputation
     if outcome.status is Status.OPTIMAL and not optimal:
         notes.append("optimal within the restricted class / horizon only")
