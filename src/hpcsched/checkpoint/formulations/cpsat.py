@@ -72,54 +72,119 @@ def phase_slots(length: int) -> list[int]:
     return [length * (length + 1)] + [(k + 1) ** 2 for k in range(length - 1, -1, -1)]
 
 
-def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatParams | None) -> Result:
-    """Exact CP-SAT model over operation slots (all sequences; length bound proven in the docstring)."""
-    params = params or CpsatParams()
-    L, x, xb = instance.length, instance.x, instance.xbar
-    if params.max_stages < L:
-        return Result(status=Status.NOT_APPLICABLE, notes=(f"L = {L} > max_stages = {params.max_stages}",))
-    deadline = Deadline.after(time_limit)
-    model = new_model()
-    values = [("x", i) for i in range(1, L + 1)] + [("xbar", i) for i in range(1, L + 1)]
-    size = {("x", i): x[i] for i in range(1, L + 1)} | {("xbar", i): xb[i] for i in range(1, L + 1)}
-    slots: list[tuple[int, str]] = []  # (phase k, "F" for a forward slot or "B")
-    for k, count in zip(range(L, -1, -1), phase_slots(L), strict=False):
+Value = tuple[str, int]
+Op = tuple[str, int]
+_BUILDING = "building the CP-SAT model"
+
+
+@dataclass(frozen=True)
+class _SlotUse:
+    """What one slot does: values it may produce, its reads, its transient and fixed memory.
+
+    Attributes
+    ----------
+    produced
+        Per value, the literals of the forwards of this slot that produce it.
+    transient
+        Transient-memory terms of the slot's forwards.
+    reads
+        (literal, stage whose x is read); literal None: the read always happens (a ``B``).
+    memory
+        Memory the slot always uses besides held values and transients.
+    """
+
+    produced: dict[Value, list]
+    transient: list
+    reads: list[tuple[object, int]]
+    memory: int
+
+
+def _slots(length: int) -> list[tuple[int, str]]:
+    """(phase k, "F" for a forward slot or "B"), in order."""
+    slots: list[tuple[int, str]] = []
+    for k, count in zip(range(length, -1, -1), phase_slots(length), strict=False):
         slots.extend((k, "F") for _ in range(count))
         slots.append((k, "B"))
-    backward_slot = {k: t for t, (k, kind) in enumerate(slots) if kind == "B"}
-    held = {(v, t): model.new_bool_var(f"h_{v[0]}{v[1]}_{t}") for v in values for t in range(len(slots))}
-    ops: dict[int, dict[tuple[str, int], object]] = {}
-    objective = []
-    for t, (k, kind) in enumerate(slots):
-        deadline.check("building the CP-SAT model")
-        produced: dict[tuple[str, int], list] = {v: [] for v in values}
-        transient = []
-        reads: list[tuple[object, int]] = []  # (literal, stage whose x is read)
-        if kind == "F":
-            choices = {}
-            for j in range(min(k, L - 1) + 1):
-                for name in ("F", "Fall"):
-                    literal = model.new_bool_var(f"{name}{j}_{t}")
-                    choices[(name, j)] = literal
-                    produced[("x" if name == "F" else "xbar", j + 1)].append(literal)
-                    transient.append(instance.ftmp[j] * literal)
-                    objective.append(instance.fw[j] * literal)
-                    reads.append((literal, j))
-            ops[t] = choices
-            busy = sum(choices.values())
-            model.add(busy <= 1)
-            memory = x[0] + (x[k + 1] if k < L else 0)
-        else:
-            memory = x[0] + (x[k + 1] if k < L else 0) + x[k] + instance.btmp[k]
-            reads.append((None, k))
-            if k < L:
-                model.add(held[(("xbar", k + 1), t)] == 1)
+    return slots
+
+
+class _SlotModel:
+    """The slot model of the module docstring, one method per constraint family.
+
+    Parameters
+    ----------
+    instance
+        A ``chain`` instance.
+    deadline
+        Checked once per slot while building.
+    """
+
+    def __init__(self, instance: Instance, deadline: Deadline) -> None:
+        L, x, xb = instance.length, instance.x, instance.xbar
+        self.instance, self.deadline, self.L = instance, deadline, L
+        self.model = new_model()
+        self.values = [("x", i) for i in range(1, L + 1)] + [("xbar", i) for i in range(1, L + 1)]
+        self.size = {("x", i): x[i] for i in range(1, L + 1)} | {("xbar", i): xb[i] for i in range(1, L + 1)}
+        self.slots = _slots(L)
+        self.backward_slot = {k: t for t, (k, kind) in enumerate(self.slots) if kind == "B"}
+        self.held = {
+            (v, t): self.model.new_bool_var(f"h_{v[0]}{v[1]}_{t}") for v in self.values for t in range(len(self.slots))
+        }
+        self.ops: dict[int, dict[Op, object]] = {}
+        self.objective: list = []
+
+    def build(self) -> _SlotModel:
+        """Every slot's constraints, the symmetry breaking and the objective, in the model's fixed order."""
+        for t, (k, kind) in enumerate(self.slots):
+            self.deadline.check(_BUILDING)
+            use = self._forward_slot(t, k) if kind == "F" else self._backward_slot(t, k)
+            self._add_reads(t, use.reads)
+            self._add_value_rules(t, use.produced)
+            held = sum(self.size[v] * self.held[(v, t)] for v in self.values)
+            self.model.add(held + sum(use.transient) + use.memory <= self.instance.memory)
+        self._add_idle_slots_last()
+        self.model.minimize(sum(self.objective) + sum(self.instance.bw))
+        self.deadline.check(_BUILDING)
+        return self
+
+    def _forward_slot(self, t: int, k: int) -> _SlotUse:
+        """At most one forward (``F j`` or ``Fall j``, j <= k) in forward slot t of phase k."""
+        instance, model, L = self.instance, self.model, self.L
+        produced: dict[Value, list] = {v: [] for v in self.values}
+        transient, reads, choices = [], [], {}
+        for j in range(min(k, L - 1) + 1):
+            for name in ("F", "Fall"):
+                literal = model.new_bool_var(f"{name}{j}_{t}")
+                choices[(name, j)] = literal
+                produced[("x" if name == "F" else "xbar", j + 1)].append(literal)
+                transient.append(instance.ftmp[j] * literal)
+                self.objective.append(instance.fw[j] * literal)
+                reads.append((literal, j))
+        self.ops[t] = choices
+        model.add(sum(choices.values()) <= 1)
+        x = instance.x
+        return _SlotUse(produced, transient, reads, x[0] + (x[k + 1] if k < L else 0))
+
+    def _backward_slot(self, t: int, k: int) -> _SlotUse:
+        """``B k`` in slot t: it reads x_k and needs xbar_{k+1} held."""
+        x, L = self.instance.x, self.L
+        if k < L:
+            self.model.add(self.held[(("xbar", k + 1), t)] == 1)
+        memory = x[0] + (x[k + 1] if k < L else 0) + x[k] + self.instance.btmp[k]
+        return _SlotUse({v: [] for v in self.values}, [], [(None, k)], memory)
+
+    def _add_reads(self, t: int, reads: list[tuple[object, int]]) -> None:
+        """A read of x_j (j >= 1) needs x_j or xbar_j held."""
         for literal, j in reads:
             if j >= 1:
-                either = model.add_bool_or([held[(("xbar", j), t)], held[(("x", j), t)]])
+                either = self.model.add_bool_or([self.held[(("xbar", j), t)], self.held[(("x", j), t)]])
                 if literal is not None:
                     either.only_enforce_if(literal)
-        for v in values:
+
+    def _add_value_rules(self, t: int, produced: dict[Value, list]) -> None:
+        """Held values were held before or produced now; one xbar copy; xbar kept until its ``B``."""
+        model, held = self.model, self.held
+        for v in self.values:
             h = held[(v, t)]
             for literal in produced[v]:
                 model.add_implication(literal, h)
@@ -127,33 +192,51 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
                     model.add_implication(literal, held[(v, t - 1)].Not())
             previous = [held[(v, t - 1)]] if t > 0 else []
             model.add_bool_or(previous + produced[v]).only_enforce_if(h)
-            if v[0] == "xbar" and t + 1 < len(slots) and t + 1 <= backward_slot[v[1] - 1]:
+            if v[0] == "xbar" and t + 1 < len(self.slots) and t + 1 <= self.backward_slot[v[1] - 1]:
                 model.add_implication(h, held[(v, t + 1)])
-        model.add(sum(size[v] * held[(v, t)] for v in values) + sum(transient) + memory <= instance.memory)
-    # Symmetry: idle forward slots come last in their phase.
-    for t in range(len(slots) - 1):
-        if slots[t][1] == "F" and slots[t + 1][1] == "F":
-            model.add(sum(ops[t + 1].values()) <= sum(ops[t].values()))
-    model.minimize(sum(objective) + sum(instance.bw))
-    deadline.check("building the CP-SAT model")
-    outcome = solve_cpsat(model, time_limit=deadline.remaining(), deterministic_time=params.deterministic_time,
-                          workers=params.workers, seed=seed)
-    notes = (f"{len(slots)} slots (proven length bound)",)
+
+    def _add_idle_slots_last(self) -> None:
+        """Symmetry: idle forward slots come last in their phase."""
+        slots = self.slots
+        for t in range(len(slots) - 1):
+            if slots[t][1] == "F" and slots[t + 1][1] == "F":
+                self.model.add(sum(self.ops[t + 1].values()) <= sum(self.ops[t].values()))
+
+    def sequence(self, outcome) -> tuple:
+        """The operation sequence of a solved model."""
+        sequence = []
+        for t, (k, kind) in enumerate(self.slots):
+            if kind == "B":
+                sequence.append(("B", k))
+                continue
+            sequence.extend(op for op, literal in self.ops[t].items() if outcome.value(literal) > 0.5)
+        return tuple(sequence)
+
+
+def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatParams | None) -> Result:
+    """Exact CP-SAT model over operation slots (all sequences; length bound proven in the docstring)."""
+    params = params or CpsatParams()
+    L = instance.length
+    if params.max_stages < L:
+        return Result(status=Status.NOT_APPLICABLE, notes=(f"L = {L} > max_stages = {params.max_stages}",))
+    deadline = Deadline.after(time_limit)
+    built = _SlotModel(instance, deadline).build()
+    outcome = solve_cpsat(
+        built.model,
+        time_limit=deadline.remaining(),
+        deterministic_time=params.deterministic_time,
+        workers=params.workers,
+        seed=seed,
+    )
+    notes = (f"{len(built.slots)} slots (proven length bound)",)
     if outcome.status is Status.INFEASIBLE:
         raise InfeasibleError("no sequence fits the budget (CP-SAT over all sequences within the proven length bound)")
     bound = float(int(outcome.bound + 1e-6)) if outcome.bound is not None else None  # integer objective
     if not outcome.has_solution:
         return Result(status=Status.TIME_LIMIT_NO_SOLUTION, bound=bound, solver=outcome.backend, notes=notes)
-    sequence = []
-    for t, (k, kind) in enumerate(slots):
-        if kind == "B":
-            sequence.append(("B", k))
-            continue
-        for op, literal in ops[t].items():
-            if outcome.value(literal) > 0.5:
-                sequence.append(op)
     status = Status.OPTIMAL if outcome.status is Status.OPTIMAL else Status.FEASIBLE
-    return Result(status=status, solution=Solution(tuple(sequence)), bound=bound, solver=outcome.backend, notes=notes)
+    solution = Solution(built.sequence(outcome))
+    return Result(status=status, solution=solution, bound=bound, solver=outcome.backend, notes=notes)
 
 
 __all__ = ["CpsatParams", "cpsat", "phase_slots", "version"]
