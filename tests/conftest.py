@@ -8,16 +8,12 @@ absent, so that the suite passes for a user who only has the repository.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-for helper_folder in ("solvers", "core"):
-    sys.path.insert(0, str(Path(__file__).resolve().parent / helper_folder))
-
 settings.register_profile("hpcsched", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "hpcsched"))
 

@@ -480,6 +480,11 @@ def solved(
     time_limit: float = typer.Option(DEFAULT_TIME_LIMIT, "--time-limit", "-t", help="Seconds per method run."),
     seed: int = typer.Option(0, "--seed", help="Seed passed to every method."),
     folder: Path | None = typer.Option(None, "--folder", help="Instances folder (default: instances/PROBLEM)."),
+    table: str = typer.Option(
+        "solved.json",
+        "--table",
+        help="File name of the table in the folder (e.g. coschedule's solved-nonpreemptive.json).",
+    ),
     as_json: bool = typer.Option(
         False, "--json", help="Print the entries (or the check's findings) as JSON instead of a table."
     ),
@@ -494,7 +499,7 @@ def solved(
     atomically. With --only, only those entries are (re)made and the others
     kept; without it, entries of files no longer in the folder are dropped.
     """
-    from .core.solved import SOLVED_FILE, read_solved
+    from .core.solved import read_solved
 
     _load_plugins(plugin)
     entry = get_problem(problem)
@@ -509,10 +514,12 @@ def solved(
         entry.method(name)  # unknown method: fail before any work
     files = _shipped_files_of(entry, folder)
     wanted = _only_files(only, files, folder) if only else list(files)
-    table_path = folder / SOLVED_FILE
+    if Path(table).name != table or not table.startswith("solved") or not table.endswith(".json"):
+        raise InvalidInstanceError("--table", f"must be a file name solved*.json in the folder, got {table!r}")
+    table_path = folder / table
     entries = read_solved(table_path)
     if check:
-        _check_solved(table_path, files, wanted, entries, as_json)
+        _check_solved(table_path, files, wanted, entries, as_json, explicit=bool(only))
         return
     kept = {name: value for name, value in entries.items() if name in files} if only else {}
     _solve_shipped(problem, names, time_limit, seed, {name: files[name] for name in wanted}, kept)
@@ -539,16 +546,28 @@ def _only_files(only: list[str], files: Mapping[str, Path], folder: Path) -> lis
 
 
 def _check_solved(
-    table_path: Path, files: Mapping[str, Path], wanted: list[str], entries: Mapping[str, SolvedEntry], as_json: bool
+    table_path: Path,
+    files: Mapping[str, Path],
+    wanted: list[str],
+    entries: Mapping[str, SolvedEntry],
+    as_json: bool,
+    *,
+    explicit: bool,
 ) -> None:
-    """``solved --check``: re-run the ``wanted`` entries, print what contradicts them, exit 1 if anything does."""
+    """``solved --check``: re-run the ``wanted`` entries, print what contradicts them, exit 1 if anything does.
+
+    A file the table has no entry for contradicts nothing (a table may cover
+    part of the folder, e.g. one variant of the problem): it is listed as not
+    recorded, unless ``--only`` named it, which is then a usage mistake.
+    """
     from .core.solved import check_file
 
+    unrecorded = [name for name in wanted if name not in entries]
+    if explicit and unrecorded:
+        _fail(f"--only {unrecorded[0]}: no entry in {table_path} (recorded: {', '.join(sorted(entries)) or 'none'})")
+    wanted = [name for name in wanted if name in entries]
     findings: dict[str, list[str]] = {}
     for name in wanted:
-        if name not in entries:
-            findings[name] = ["no entry in solved.json"]
-            continue
         with error_console.status(f"checking {name}...", spinner="dots"):
             found = check_file(files[name], entries[name])
         if found:
@@ -556,8 +575,12 @@ def _check_solved(
     for name in sorted(set(entries) - set(files)):
         findings[name] = ["entry of a file that is not in the folder"]
     if as_json:
-        console.print_json(json.dumps({"checked": len(wanted), "contradictions": findings}))
+        console.print_json(json.dumps({"checked": len(wanted), "contradictions": findings, "not_recorded": unrecorded}))
     else:
+        if unrecorded:
+            console.print(
+                f"not recorded in {table_path.name}: {', '.join(unrecorded)}", highlight=False, soft_wrap=True
+            )
         for name, found in findings.items():
             for line in found:
                 console.print(f"{name}: {line}", highlight=False, soft_wrap=True, markup=False)
@@ -623,8 +646,43 @@ def _register_experiments() -> None:
 _register_experiments()
 
 
-def main() -> None:  # pragma: no cover - console script entry
-    app()
+def _click_exception_modules() -> list[Any]:
+    """The click exception modules typer may raise from: click's own, and the copy newer typers vendor."""
+    import click
+
+    modules = [click.exceptions]
+    try:
+        from typer import _click  # typer >= 0.24 ships its own click
+
+        modules.append(_click.exceptions)
+    except ImportError:
+        pass
+    return modules
+
+
+def main() -> None:
+    """The console script: run the app, with click's usage errors as one line (exit 2), like every other error."""
+    modules = _click_exception_modules()
+    usage = tuple(m.UsageError for m in modules)
+    other = tuple(m.ClickException for m in modules)
+    aborted = tuple(m.Abort for m in modules if hasattr(m, "Abort"))
+    try:
+        code = app(standalone_mode=False)
+    except usage as error:
+        context = getattr(error, "ctx", None)
+        if type(error).__name__ == "NoArgsIsHelpError" and context is not None:  # a bare command: its help
+            console.print(context.get_help(), highlight=False, markup=False)
+            sys.exit(2)
+        where = f" (see '{context.command_path} --help')" if context is not None else ""
+        error_console.print(f"error: {error.format_message()}{where}", highlight=False, soft_wrap=True, markup=False)
+        sys.exit(2)
+    except other as error:
+        error_console.print(f"error: {error.format_message()}", highlight=False, soft_wrap=True, markup=False)
+        sys.exit(error.exit_code)
+    except aborted:
+        error_console.print("error: interrupted", highlight=False)
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

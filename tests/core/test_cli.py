@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-import test_core  # noqa: F401  (registers the toy problem "pick")
 from typer.testing import CliRunner
 
 from hpcsched.cli import app
+
+from . import test_core  # noqa: F401  (registers the toy problem "pick")
 
 runner = CliRunner()
 

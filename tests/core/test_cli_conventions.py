@@ -15,13 +15,14 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-import test_core  # noqa: F401  (registers the toy problem "pick")
 from typer.testing import CliRunner
 
 from hpcsched import __version__
 from hpcsched.cli import app
 from hpcsched.core import registry
 from hpcsched.core.io import atomic_output, atomic_write_text, check_output_path
+
+from . import test_core  # noqa: F401  (registers the toy problem "pick")
 
 runner = CliRunner()
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from instance_mutations import MUTATIONS
 from typer.testing import CliRunner
 
 from hpcsched.cli import app
@@ -27,6 +26,8 @@ from hpcsched.core.io import (
     read_instance,
 )
 from hpcsched.core.registry import PROBLEM_PACKAGES, get_problem
+
+from .instance_mutations import MUTATIONS
 
 INSTANCES = Path(__file__).resolve().parents[2] / "instances"
 #: Mutating and re-reading a large file costs seconds per example: the property test takes the smaller files.

@@ -11,12 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
-import test_core  # noqa: F401  (registers the toy problem "pick")
 from typer.testing import CliRunner
 
 from hpcsched.cli import app
 from hpcsched.core.errors import NotAnInstanceError, OutputPathError
 from hpcsched.core.io import atomic_output, atomic_write_text, check_output_path, read_instance
+
+from . import test_core  # noqa: F401  (registers the toy problem "pick")
 
 runner = CliRunner()
 
@@ -139,7 +140,7 @@ def test_solved_json_is_recognizably_not_an_instance():
 
 def test_import_prints_the_importers_notes(tmp_path, monkeypatch):
     """Items 1-2 support: the importer's approximations are shown, not buried in the file."""
-    from test_core import PICK, PickInstance
+    from .test_core import PICK, PickInstance
 
     def importer(path, **options):
         return PickInstance("imported", (4, 2), {"notes": ["DAG linearized into a chain", "times rounded to us"]})
@@ -166,7 +167,7 @@ def test_seeds_beyond_the_solvers_32_bits_are_refused(seed):
 
 def test_importing_a_binary_file_as_a_text_trace_is_one_line(tmp_path, monkeypatch):
     """Item 7: a text importer given a binary file raised UnicodeDecodeError (an internal error)."""
-    from test_core import PICK
+    from .test_core import PICK
 
     def importer(path, **options):
         Path(path).read_text(encoding="utf-8")

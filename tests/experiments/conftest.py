@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from experiments_helpers import toy_instance
+from .experiments_helpers import toy_instance
 
 
 @pytest.fixture

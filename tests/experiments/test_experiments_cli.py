@@ -6,7 +6,7 @@ import csv
 
 import pytest
 import typer
-from experiments_helpers import TOY, toy_instance
+from .experiments_helpers import TOY, toy_instance
 from typer.testing import CliRunner
 
 from hpcsched.core.io import write_instance

@@ -7,7 +7,7 @@ import time
 import warnings
 
 import pytest
-from experiments_helpers import TOY, stable, toy_instance
+from .experiments_helpers import TOY, stable, toy_instance
 
 from hpcsched.experiments import (
     COLUMNS,

@@ -12,7 +12,7 @@ import math
 
 import pytest
 import typer
-from experiments_helpers import TOY, toy_instance
+from .experiments_helpers import TOY, toy_instance
 from typer.testing import CliRunner
 
 from hpcsched.core.io import write_instance

@@ -9,7 +9,7 @@ from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.hetero import BASELINE_METHODS, HEURISTIC_METHODS, INDEPENDENT_METHODS, bounds
 
-from hetero_strategies import small_instances
+from .hetero_strategies import small_instances
 
 PROOF = {"deterministic_time": 20.0, "workers": 1, "stop_at_bound": False}
 

@@ -8,7 +8,7 @@ from hpcsched.hetero.heuristics import minmin_placements
 from hpcsched.hetero.model import Instance
 from hpcsched.taskgraph import ListScheduler
 
-from hetero_strategies import small_instances
+from .hetero_strategies import small_instances
 
 
 def plain_minmin(instance: Instance):

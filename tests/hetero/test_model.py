@@ -14,7 +14,7 @@ from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
 from hpcsched.hetero import Instance, Solution, evaluate, validate
 
-from hetero_strategies import small_instances
+from .hetero_strategies import small_instances
 
 DATA = {"cpus": 1, "gpus": 1,
         "tasks": [{"name": "a", "cpu": 4, "gpu": 1}, {"name": "b", "cpu": 2, "gpu": None}, {"name": "c", "cpu": 3, "gpu": 3}],

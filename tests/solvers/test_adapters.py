@@ -6,7 +6,7 @@ import pulp
 import pyomo.environ as pyo
 import pytest
 
-from hard_models import golomb_cpsat, golomb_pulp, golomb_pyomo
+from .hard_models import golomb_cpsat, golomb_pulp, golomb_pyomo
 from hpcsched.core.errors import SolverUnavailableError
 from hpcsched.core.result import Status
 from hpcsched.solvers.cpsat import new_model, solve_cpsat

@@ -141,10 +141,10 @@ def read_solved(path: Path) -> dict[str, SolvedEntry]:
 
 def shipped_instances(folder: Path) -> dict[str, Path]:
     """File name -> path of every instance file in ``folder`` (``*.json`` and
-    ``*.json.gz``; ``solved.json`` and other JSON that is not an instance are left out)."""
+    ``*.json.gz``; ``solved*.json`` and other JSON that is not an instance are left out)."""
     found = {}
     for path in sorted([*folder.glob("*.json"), *folder.glob("*.json.gz")]):
-        if path.name == SOLVED_FILE:
+        if path.name.startswith("solved"):  # solved.json and its variants (solved-nonpreemptive.json)
             continue
         try:
             read_instance(path)
