@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 from ...core.deadline import Deadline
 from ...core.params import at_least
@@ -37,8 +37,9 @@ from ..simulate import Gap, Graph, excess, gaps
 BRUTE_FORCE_IO_MAX_N = 8
 
 
-def cheapest_gaps(graph: Graph, order: Sequence[int], memory: int, *, cutoff: float = math.inf,
-                  deadline: Deadline | None = None) -> list[Gap] | None:
+def cheapest_gaps(
+    graph: Graph, order: Sequence[int], memory: int, *, cutoff: float = math.inf, deadline: Deadline | None = None
+) -> list[Gap] | None:
     """The cheapest set of gaps making every step of ``order`` fit in ``memory`` (exact, exponential).
 
     Branching on the first step still over M: some gap spanning it must be
@@ -60,8 +61,7 @@ def cheapest_gaps(graph: Graph, order: Sequence[int], memory: int, *, cutoff: fl
             if cost < best_cost[0]:
                 best_cost[0], best[0] = cost, list(chosen)
             return
-        spanning = [k for k, g in enumerate(candidates) if k not in excluded and g.spans(t)
-                    and g not in chosen]
+        spanning = [k for k, g in enumerate(candidates) if k not in excluded and g.spans(t) and g not in chosen]
         if sum(candidates[k].size for k in spanning) < over[t]:
             return  # this step cannot be brought under M any more
         skipped: set[int] = set()
@@ -125,8 +125,12 @@ def brute_force_io(instance: Instance, /, *, time_limit: float, seed: int, param
             if best_cost == 0:
                 break
     assert best_order is not None and best_gaps is not None  # M >= max MemReq: evicting everything fits
-    return Result(status=Status.OPTIMAL, solution=solution_of(instance, best_order, best_gaps),
-                  bound=float(best_cost), notes=("all topological orders, exact eviction search on each",))
+    return Result(
+        status=Status.OPTIMAL,
+        solution=solution_of(instance, best_order, best_gaps),
+        bound=float(best_cost),
+        notes=("all topological orders, exact eviction search on each",),
+    )
 
 
 @dataclass(frozen=True)
@@ -155,6 +159,106 @@ def _incumbent(instance: Instance, graph: Graph, deadline: Deadline) -> tuple[li
     return min(tried, key=lambda pair: sum(g.size for g in pair[1]))
 
 
+class _MinIoModel:
+    """The slot MILP of `milp_io`, one method per row family.
+
+    Parameters
+    ----------
+    instance
+        An out-of-core in-forest instance.
+    graph
+        Its graph.
+    upper
+        I/O volume of a known valid schedule (the objective's upper bound row).
+    deadline
+        Checked inside the long build loops.
+    """
+
+    def __init__(self, instance: Instance, graph: Graph, upper: int, deadline: Deadline) -> None:
+        import pulp
+
+        self.pulp, self.instance, self.graph, self.deadline = pulp, instance, graph, deadline
+        self.n = graph.n
+        self.memory = instance.memory or 0
+        self.parent = [s[0] if s else -1 for s in graph.successors]
+        self.model = pulp.LpProblem("treemem_minio", pulp.LpMinimize)
+        self.x = [[pulp.LpVariable(f"x_{v}_{t}", cat="Binary") for t in range(self.n)] for v in range(self.n)]
+        self.done: list[list] = []
+        self.evicted: dict[int, object] = {}
+        self.waiting: dict[tuple[int, int], object] = {}
+        self.upper = upper
+
+    def build(self) -> _MinIoModel:
+        """Every row family and the objective, in the model's fixed order."""
+        self._add_assignment()
+        self._add_precedence()
+        self._add_waiting()
+        self._add_memory()
+        self._add_objective()
+        return self
+
+    def _add_assignment(self) -> None:
+        """One slot per node and one node per slot."""
+        lp_sum, n, x = self.pulp.lpSum, self.n, self.x
+        for v in range(n):
+            self.model += lp_sum(x[v]) == 1
+        for t in range(n):
+            self.deadline.check("building the MILP")
+            self.model += lp_sum(x[v][t] for v in range(n)) == 1
+
+    def _add_precedence(self) -> None:
+        """Precedence on the prefixes D_v(t) = Σ_{s<=t} x[v,s]."""
+        n, x = self.n, self.x
+        self.done = [list(itertools.accumulate(x[v], lambda a, b: a + b)) for v in range(n)]
+        for u, v in self.instance.edges:
+            self.deadline.check("building the MILP")
+            self.model += x[v][0] == 0
+            for t in range(1, n):
+                self.model += self.done[v][t] <= self.done[u][t - 1]
+
+    def _add_waiting(self) -> None:
+        """z[i,t] >= D_i(t−1) − D_parent(i)(t) − y_i: output i waits in memory at t unless evicted."""
+        pulp, graph, parent, done = self.pulp, self.graph, self.parent, self.done
+        self.evicted = {
+            i: pulp.LpVariable(f"y_{i}", cat="Binary") for i in range(self.n) if parent[i] >= 0 and graph.output[i]
+        }
+        for i, y in self.evicted.items():
+            self.deadline.check("building the MILP")
+            for t in range(1, self.n):
+                self.waiting[i, t] = z = pulp.LpVariable(f"z_{i}_{t}", lowBound=0, upBound=1)
+                self.model += z >= done[i][t - 1] - done[parent[i]][t] - y
+
+    def _add_memory(self) -> None:
+        """At every slot Σ_v MemReq_v x[v,t] + Σ_i f_i z[i,t] <= M."""
+        lp_sum, graph, n, x = self.pulp.lpSum, self.graph, self.n, self.x
+        for t in range(n):
+            running = lp_sum(graph.memreq(v) * x[v][t] for v in range(n))
+            waiting = lp_sum(graph.output[i] * self.waiting[i, t] for i in self.evicted if (i, t) in self.waiting)
+            self.model += running + waiting <= self.memory
+
+    def _add_objective(self) -> None:
+        """Minimize Σ f_i y_i, at most the known schedule's I/O."""
+        lp_sum, output = self.pulp.lpSum, self.graph.output
+        self.model += lp_sum(output[i] * y for i, y in self.evicted.items())
+        self.model += lp_sum(output[i] * y for i, y in self.evicted.items()) <= self.upper
+
+    def order(self, outcome) -> list[int]:
+        """The traversal of a solved model: nodes by their slot."""
+        n = self.n
+        return sorted(range(n), key=lambda v: max(range(n), key=lambda t: outcome.value(self.x[v][t])))
+
+    def chosen_gaps(self, outcome, order: list[int]) -> list[Gap]:
+        """The gaps of ``order`` whose output the solved model evicts."""
+        return [g for g in gaps(self.graph, order) if outcome.value(self.evicted[g.node]) > 0.5]
+
+
+def _integer_bound(outcome) -> float | None:
+    """The dual bound minus HiGHS' tolerance, rounded up (integer objective); None if unknown."""
+    if outcome.bound is not None and math.isfinite(outcome.bound):
+        return float(max(0, math.ceil(outcome.bound - 1e-6 * max(1.0, abs(outcome.bound)))))
+    return None
+
+
 def milp_io(instance: Instance, /, *, time_limit: float, seed: int, params: MilpIoParams | None) -> Result:
     """Exact slot MILP (PuLP/HiGHS) on in-forests: order x[v,t] and one eviction bit per output.
 
@@ -167,61 +271,46 @@ def milp_io(instance: Instance, /, *, time_limit: float, seed: int, params: Milp
     if refused is not None:
         return refused
     if not instance.is_in_forest:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=("milp-io models one gap per output: in-trees/in-forests only (use brute-force-io "
-                             "or the eviction heuristics on DAGs)",))
-    import pulp
-
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(
+                "milp-io models one gap per output: in-trees/in-forests only (use brute-force-io "
+                "or the eviction heuristics on DAGs)",
+            ),
+        )
     params = params or MilpIoParams()
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
     require_feasible(instance, graph)
-    memory = instance.memory or 0
-    n = graph.n
     incumbent_order, incumbent_gaps = _incumbent(instance, graph, deadline)
     upper = sum(g.size for g in incumbent_gaps)
     if upper == 0:
-        return Result(status=Status.OPTIMAL, solution=solution_of(instance, incumbent_order, []), bound=0.0,
-                      notes=("an in-core traversal fits in M: no I/O",))
-    parent = [s[0] if s else -1 for s in graph.successors]
-    model = pulp.LpProblem("treemem_minio", pulp.LpMinimize)
-    x = [[pulp.LpVariable(f"x_{v}_{t}", cat="Binary") for t in range(n)] for v in range(n)]
-    for v in range(n):
-        model += pulp.lpSum(x[v]) == 1
-    for t in range(n):
-        deadline.check("building the MILP")
-        model += pulp.lpSum(x[v][t] for v in range(n)) == 1
-    done = [list(itertools.accumulate(x[v], lambda a, b: a + b)) for v in range(n)]
-    for u, v in instance.edges:
-        deadline.check("building the MILP")
-        model += x[v][0] == 0
-        for t in range(1, n):
-            model += done[v][t] <= done[u][t - 1]
-    evicted = {i: pulp.LpVariable(f"y_{i}", cat="Binary") for i in range(n) if parent[i] >= 0 and graph.output[i]}
-    waiting: dict[tuple[int, int], pulp.LpVariable] = {}
-    for i, y in evicted.items():
-        deadline.check("building the MILP")
-        for t in range(1, n):
-            waiting[i, t] = z = pulp.LpVariable(f"z_{i}_{t}", lowBound=0, upBound=1)
-            model += z >= done[i][t - 1] - done[parent[i]][t] - y
-    for t in range(n):
-        model += (pulp.lpSum(graph.memreq(v) * x[v][t] for v in range(n))
-                  + pulp.lpSum(graph.output[i] * waiting[i, t] for i in evicted if (i, t) in waiting) <= memory)
-    model += pulp.lpSum(graph.output[i] * y for i, y in evicted.items())
-    model += pulp.lpSum(graph.output[i] * y for i, y in evicted.items()) <= upper
-    outcome = milp_adapter.solve_pulp(model, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
-    bound = None
-    if outcome.bound is not None and math.isfinite(outcome.bound):
-        # integer objective: the dual bound minus HiGHS' tolerance, rounded up
-        bound = float(max(0, math.ceil(outcome.bound - 1e-6 * max(1.0, abs(outcome.bound)))))
-    fallback = Result(status=Status.FEASIBLE, solution=solution_of(instance, incumbent_order, incumbent_gaps),
-                      bound=bound, solver=outcome.backend,
-                      notes=(f"HiGHS: {outcome.message}; incumbent from the eviction heuristics",))
+        return Result(
+            status=Status.OPTIMAL,
+            solution=solution_of(instance, incumbent_order, []),
+            bound=0.0,
+            notes=("an in-core traversal fits in M: no I/O",),
+        )
+    built = _MinIoModel(instance, graph, upper, deadline).build()
+    outcome = milp_adapter.solve_pulp(built.model, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
+    bound = _integer_bound(outcome)
+    fallback = Result(
+        status=Status.FEASIBLE,
+        solution=solution_of(instance, incumbent_order, incumbent_gaps),
+        bound=bound,
+        solver=outcome.backend,
+        notes=(f"HiGHS: {outcome.message}; incumbent from the eviction heuristics",),
+    )
     if not outcome.has_solution:
         return fallback
-    order = sorted(range(n), key=lambda v: max(range(n), key=lambda t: outcome.value(x[v][t])))
-    chosen = [g for g in gaps(graph, order) if outcome.value(evicted[g.node]) > 0.5]
-    if any(value > 0 for value in excess(graph, order, memory, chosen)):
+    order = built.order(outcome)
+    chosen = built.chosen_gaps(outcome, order)
+    if any(value > 0 for value in excess(graph, order, built.memory, chosen)):
         return fallback  # defensive: a rounding artefact of the backend; the incumbent is valid
-    return Result(status=outcome.status, solution=solution_of(instance, order, chosen), bound=bound,
-                  solver=outcome.backend, notes=(f"HiGHS: {outcome.message}",))
+    return Result(
+        status=outcome.status,
+        solution=solution_of(instance, order, chosen),
+        bound=bound,
+        solver=outcome.backend,
+        notes=(f"HiGHS: {outcome.message}",),
+    )
