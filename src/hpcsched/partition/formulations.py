@@ -387,6 +387,126 @@ def _reachable(instance: Instance) -> list[set[int]]:
     return below
 
 
+class _PartitionMilp:
+    """The big-M MILP of `milp`, one method per row family.
+
+    Parameters
+    ----------
+    instance
+        A static-memory instance.
+    horizon
+        The big-M and the upper bound of the starts (an optimum ends no later).
+    lower
+        A proven lower bound on the makespan.
+    deadline
+        Checked inside the pair loop.
+    """
+
+    def __init__(self, instance: Instance, horizon: int, lower: int, deadline: Deadline) -> None:
+        import pulp
+
+        self.pulp, self.instance, self.horizon, self.deadline = pulp, instance, horizon, deadline
+        n, gpus = instance.n, instance.gpus
+        self.n, self.gpus, self.times = n, gpus, instance.times
+        self.problem = pulp.LpProblem("partition", pulp.LpMinimize)
+        self.x = [[pulp.LpVariable(f"x_{v}_{g}", cat="Binary") for g in range(gpus)] for v in range(n)]
+        self.start = [pulp.LpVariable(f"S_{v}", lowBound=0, upBound=horizon) for v in range(n)]
+        self.makespan = pulp.LpVariable("C", lowBound=lower, upBound=horizon)
+        self.problem += self.makespan
+
+    def build(self, start_solution: Solution | None) -> _PartitionMilp:
+        """Every row family and the incumbent as initial values, in the model's fixed order."""
+        self._add_node_rows()
+        self._add_precedence()
+        self._add_disjunctions()
+        self._add_static_memory()
+        if start_solution is not None:
+            self._set_initial_values(start_solution)
+        return self
+
+    def _add_node_rows(self) -> None:
+        """One GPU per node, C >= S_v + p_v, pins, symmetry breaking (no pins), colocation equalities."""
+        problem, x, gpus = self.problem, self.x, self.gpus
+        nodes = self.instance.nodes
+        symmetric = all(node.pin is None for node in nodes)
+        first_of_group: dict = {}
+        for v, node in enumerate(nodes):
+            problem += self.pulp.lpSum(x[v]) == 1
+            problem += self.makespan >= self.start[v] + self.times[v]
+            if node.pin is not None:
+                problem += x[v][node.pin] == 1
+            if symmetric:
+                for g in range(v + 1, gpus):
+                    problem += x[v][g] == 0
+            if node.group is not None:
+                first = first_of_group.setdefault(node.group, v)
+                if first != v:
+                    for g in range(gpus):
+                        problem += x[v][g] == x[first][g]
+
+    def _add_precedence(self) -> None:
+        """S_v >= S_u + p_u + c_uv y_uv with the split bit y_uv >= x_ug - x_vg."""
+        problem, x, start = self.problem, self.x, self.start
+        for edge in self.instance.edges:
+            y = self.pulp.LpVariable(f"y_{edge.u}_{edge.v}", cat="Binary")
+            for g in range(self.gpus):
+                problem += y >= x[edge.u][g] - x[edge.v][g]
+            problem += start[edge.v] >= start[edge.u] + self.times[edge.u] + edge.delay * y
+
+    def _add_disjunctions(self) -> None:
+        """Pairs with no path between them and positive times do not overlap when on the same GPU."""
+        times = self.times
+        below = _reachable(self.instance)
+        for i in range(self.n):
+            self.deadline.check("building the MILP")
+            for j in range(i + 1, self.n):
+                if j in below[i] or i in below[j] or times[i] == 0 or times[j] == 0:
+                    continue
+                self._add_pair(i, j)
+
+    def _add_pair(self, i: int, j: int) -> None:
+        """Same-GPU bits q_ijg and the order bit z_ij of the pair {i, j}."""
+        pulp, problem, x, start, times, horizon = self.pulp, self.problem, self.x, self.start, self.times, self.horizon
+        same = []
+        for g in range(self.gpus):
+            q = pulp.LpVariable(f"q_{i}_{j}_{g}", lowBound=0, upBound=1)
+            problem += q <= x[i][g]
+            problem += q <= x[j][g]
+            problem += q >= x[i][g] + x[j][g] - 1
+            same.append(q)
+        z = pulp.LpVariable(f"z_{i}_{j}", cat="Binary")
+        apart = 1 - pulp.lpSum(same)
+        problem += start[j] >= start[i] + times[i] - horizon * (1 - z) - horizon * apart
+        problem += start[i] >= start[j] + times[j] - horizon * z - horizon * apart
+
+    def _add_static_memory(self) -> None:
+        """Σ_v (w_v + s_v) x_vg <= M per GPU."""
+        nodes = self.instance.nodes
+        for g in range(self.gpus):
+            used = self.pulp.lpSum((nodes[v].persistent + nodes[v].output) * self.x[v][g] for v in range(self.n))
+            self.problem += used <= self.instance.memory
+
+    def _set_initial_values(self, start_solution: Solution) -> None:
+        """The incumbent as the MIP start."""
+        for v in range(self.n):
+            self.start[v].setInitialValue(start_solution.start[v])
+            for g in range(self.gpus):
+                self.x[v][g].setInitialValue(1 if start_solution.gpu[v] == g else 0)
+
+    def assignment(self, outcome) -> list[int]:
+        """The GPU of every node in a solved model."""
+        return [max(range(self.gpus), key=lambda g: outcome.value(self.x[v][g]) or 0) for v in range(self.n)]
+
+
+def _milp_bound(outcome, lower: int, horizon: int) -> int:
+    """The proven bound: HiGHS' dual bound minus its tolerance times the big-M, rounded up; at least ``lower``."""
+    if outcome.bound is not None and math.isfinite(outcome.bound):
+        # HiGHS' feasibility/integrality tolerances (1e-6) times the big-M can move the LP value by
+        # that much: subtract it before rounding up (the optimum is an integer).
+        return max(lower, math.ceil(outcome.bound - 1e-6 * max(1.0, abs(outcome.bound)) - 1e-6 * horizon * 4))
+    return lower
+
+
 def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpParams | None) -> Result:
     """Big-M MILP (PuLP/HiGHS, static memory, small graphs): assignment, split and same-GPU variables, disjunctive order.
 
@@ -407,92 +527,61 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     if instance.memory_model != "static":
         return Result(status=Status.NOT_APPLICABLE, notes=("the MILP is for static memory (see the module docstring)",))
     if instance.n > params.max_nodes:
-        return Result(status=Status.NOT_APPLICABLE, notes=(f"n = {instance.n} exceeds options.max_nodes = {params.max_nodes}",))
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=(f"n = {instance.n} exceeds options.max_nodes = {params.max_nodes}",)
+        )
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
-    import pulp
-
-    n, gpus = instance.n, instance.gpus
-    nodes, times = instance.nodes, instance.times
     start_solution = incumbent(instance, deadline.remaining())
     lower = bounds.best(instance)
-    horizon = int(evaluate(instance, start_solution)["objective"]) if start_solution else sum(times) + sum(e.delay for e in instance.edges)
+    if start_solution:
+        horizon = int(evaluate(instance, start_solution)["objective"])
+    else:
+        horizon = sum(instance.times) + sum(e.delay for e in instance.edges)
     if params.stop_at_bound and start_solution is not None and lower >= horizon:
-        return Result(status=Status.OPTIMAL, solution=start_solution, bound=lower, notes=("the heuristic incumbent meets the lower bound",))
-    problem = pulp.LpProblem("partition", pulp.LpMinimize)
-    x = [[pulp.LpVariable(f"x_{v}_{g}", cat="Binary") for g in range(gpus)] for v in range(n)]
-    start = [pulp.LpVariable(f"S_{v}", lowBound=0, upBound=horizon) for v in range(n)]
-    makespan = pulp.LpVariable("C", lowBound=lower, upBound=horizon)
-    problem += makespan
-    symmetric = all(node.pin is None for node in nodes)
-    first_of_group: dict = {}
-    for v, node in enumerate(nodes):
-        problem += pulp.lpSum(x[v]) == 1
-        problem += makespan >= start[v] + times[v]
-        if node.pin is not None:
-            problem += x[v][node.pin] == 1
-        if symmetric:
-            for g in range(v + 1, gpus):
-                problem += x[v][g] == 0
-        if node.group is not None:
-            first = first_of_group.setdefault(node.group, v)
-            if first != v:
-                for g in range(gpus):
-                    problem += x[v][g] == x[first][g]
-    for edge in instance.edges:
-        y = pulp.LpVariable(f"y_{edge.u}_{edge.v}", cat="Binary")
-        for g in range(gpus):
-            problem += y >= x[edge.u][g] - x[edge.v][g]
-        problem += start[edge.v] >= start[edge.u] + times[edge.u] + edge.delay * y
-    below = _reachable(instance)
-    for i in range(n):
-        deadline.check("building the MILP")
-        for j in range(i + 1, n):
-            if j in below[i] or i in below[j] or times[i] == 0 or times[j] == 0:
-                continue
-            same = []
-            for g in range(gpus):
-                q = pulp.LpVariable(f"q_{i}_{j}_{g}", lowBound=0, upBound=1)
-                problem += q <= x[i][g]
-                problem += q <= x[j][g]
-                problem += q >= x[i][g] + x[j][g] - 1
-                same.append(q)
-            z = pulp.LpVariable(f"z_{i}_{j}", cat="Binary")
-            apart = 1 - pulp.lpSum(same)
-            problem += start[j] >= start[i] + times[i] - horizon * (1 - z) - horizon * apart
-            problem += start[i] >= start[j] + times[j] - horizon * z - horizon * apart
-    for g in range(gpus):
-        problem += pulp.lpSum((nodes[v].persistent + nodes[v].output) * x[v][g] for v in range(n)) <= instance.memory
-    if start_solution is not None:
-        for v in range(n):
-            start[v].setInitialValue(start_solution.start[v])
-            for g in range(gpus):
-                x[v][g].setInitialValue(1 if start_solution.gpu[v] == g else 0)
-    outcome = milp_backend.solve_pulp(problem, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
-    bound = lower
-    if outcome.bound is not None and math.isfinite(outcome.bound):
-        # HiGHS' feasibility/integrality tolerances (1e-6) times the big-M can move the LP value by
-        # that much: subtract it before rounding up (the optimum is an integer).
-        bound = max(lower, math.ceil(outcome.bound - 1e-6 * max(1.0, abs(outcome.bound)) - 1e-6 * horizon * 4))
+        return Result(
+            status=Status.OPTIMAL,
+            solution=start_solution,
+            bound=lower,
+            notes=("the heuristic incumbent meets the lower bound",),
+        )
+    built = _PartitionMilp(instance, horizon, lower, deadline).build(start_solution)
+    outcome = milp_backend.solve_pulp(built.problem, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
+    bound = _milp_bound(outcome, lower, horizon)
     if outcome.has_solution:
-        gpu_of = [max(range(gpus), key=lambda g: outcome.value(x[v][g]) or 0) for v in range(n)]
-        if not _static_memory_ok(instance, gpu_of):  # pragma: no cover - rounding noise
-            gpu_of = list(start_solution.gpu) if start_solution else gpu_of
-        solution = retime(instance, gpu_of, [outcome.value(start[v]) or 0 for v in range(n)])
-        if start_solution is not None and evaluate(instance, start_solution)["objective"] < evaluate(instance, solution)["objective"]:
-            solution = start_solution
-        status = outcome.status
-        if status is Status.OPTIMAL and evaluate(instance, solution)["objective"] > bound:
-            status = Status.FEASIBLE  # the re-timed schedule is what we return; only a met bound proves it
-        return Result(status=status, solution=solution, bound=bound, solver=outcome.backend, notes=(outcome.message,))
+        return _milp_solution_result(instance, built, outcome, start_solution, bound)
     if outcome.status is Status.INFEASIBLE and start_solution is None:
         from ..core.errors import InfeasibleError
 
         raise InfeasibleError("HiGHS proved that no assignment respects pins, colocation and static memory")
     if start_solution is not None:
-        return Result(status=Status.FEASIBLE, solution=start_solution, bound=bound, solver=outcome.backend,
-                      notes=(f"HiGHS {outcome.message}: the heuristic incumbent is returned",))
+        return Result(
+            status=Status.FEASIBLE,
+            solution=start_solution,
+            bound=bound,
+            solver=outcome.backend,
+            notes=(f"HiGHS {outcome.message}: the heuristic incumbent is returned",),
+        )
     return Result(status=Status.TIME_LIMIT_NO_SOLUTION, solver=outcome.backend, notes=(outcome.message,))
+
+
+def _milp_solution_result(
+    instance: Instance, built: _PartitionMilp, outcome, start_solution: Solution | None, bound: int
+) -> Result:
+    """The backend's assignment re-timed by the engine (the incumbent if better); OPTIMAL only at the bound."""
+    gpu_of = built.assignment(outcome)
+    if not _static_memory_ok(instance, gpu_of):  # pragma: no cover - rounding noise
+        gpu_of = list(start_solution.gpu) if start_solution else gpu_of
+    solution = retime(instance, gpu_of, [outcome.value(built.start[v]) or 0 for v in range(built.n)])
+    if (
+        start_solution is not None
+        and evaluate(instance, start_solution)["objective"] < evaluate(instance, solution)["objective"]
+    ):
+        solution = start_solution
+    status = outcome.status
+    if status is Status.OPTIMAL and evaluate(instance, solution)["objective"] > bound:
+        status = Status.FEASIBLE  # the re-timed schedule is what we return; only a met bound proves it
+    return Result(status=status, solution=solution, bound=bound, solver=outcome.backend, notes=(outcome.message,))
 
 
 # --- CP-SAT large-neighbourhood search ---------------------------------------------------------------
