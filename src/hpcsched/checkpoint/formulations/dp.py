@@ -79,8 +79,191 @@ def _slot_size(instance: Instance, slots: int) -> tuple[int, bool]:
     return max(1, math.ceil(budget / slots)), False
 
 
-def persistent_dp(instance: Instance, slots: int = 500, deadline: Deadline | None = None, *,
-                  rounding: str = "up") -> PersistentPlan:
+@dataclass(frozen=True)
+class _SlotSizes:
+    """The chain's sizes in slots under one rounding.
+
+    Attributes
+    ----------
+    budget
+        Slots available beside x_0 (S; negative: not even x_0 fits).
+    x, xbar, ftmp, btmp
+        x_i, xbar_i (0 for i = 0), the forward and backward transients, in slots.
+    """
+
+    budget: int
+    x: list[int]
+    xbar: list[int]
+    ftmp: list[int]
+    btmp: list[int]
+
+
+def _slot_sizes(instance: Instance, slot: int, exact: bool, rounding: str) -> _SlotSizes:
+    """Sizes in slots: rounded up and budget down ("up"), or the optimistic "nearest" / "down" roundings."""
+    budget = instance.memory - instance.x[0]
+    if rounding == "nearest" and not exact:
+
+        def up(value: int) -> int:
+            return (2 * value + slot) // (2 * slot)
+
+        S = up(budget)
+    elif rounding == "down" and not exact:
+
+        def up(value: int) -> int:
+            return value // slot
+
+        S = -(-budget // slot)
+    else:
+
+        def up(value: int) -> int:
+            return -(-value // slot)
+
+        S = budget // slot
+    return _SlotSizes(
+        S,
+        [up(v) for v in instance.x],
+        [0] + [up(v) for v in instance.xbar[1:]],
+        [up(v) for v in instance.ftmp],
+        [up(v) for v in instance.btmp],
+    )
+
+
+class _PersistentTable:
+    """The DP table P(s, t)[m] of `persistent_dp` and its choices, filled by increasing t − s.
+
+    Parameters
+    ----------
+    instance
+        A ``chain`` instance.
+    sizes
+        Its sizes in slots.
+    """
+
+    def __init__(self, instance: Instance, sizes: _SlotSizes) -> None:
+        L, S = instance.length, sizes.budget
+        self.instance, self.sizes, self.L, self.S = instance, sizes, L, S
+        self.fw_prefix = np.concatenate([[0], np.cumsum(np.array(instance.fw, dtype=np.int64))])
+        self.m = np.arange(S + 1)
+        self.index = -np.ones((L + 2, L + 1), dtype=np.int64)
+        pairs = 0
+        for s in range(L + 1):
+            for t in range(s, L + 1):
+                self.index[s, t] = pairs
+                pairs += 1
+        self.table = np.full((pairs, S + 1), _INFINITY, dtype=np.int64)
+        # choice: -1 Fall, s' > 0 checkpoint x_{s'}, -2 infeasible
+        self.choice = np.full((pairs, S + 1), -2, dtype=np.int16 if L < 32000 else np.int32)
+        self.forward_need = self._forward_needs()
+
+    def _forward_needs(self) -> list[np.ndarray]:
+        """Forward need of F s .. F s'-1 (without delta_{t+1}): running max, per s."""
+        X, FT = self.sizes.x, self.sizes.ftmp
+        forward_need = []
+        for s in range(self.L + 1):
+            need, running = [], 0
+            for k in range(s, self.L):
+                running = max(running, (X[k] if k > s else 0) + X[k + 1] + FT[k])
+                need.append(running)  # need[s' - s - 1] for s' = k + 1
+            forward_need.append(np.array(need, dtype=np.int64))
+        return forward_need
+
+    def row(self, s: int, t: int) -> np.ndarray:
+        """P(s, t) over the budgets (zero for the empty chain s = t + 1)."""
+        if s == t + 1:
+            return np.zeros(self.S + 1, dtype=np.int64)
+        return self.table[self.index[s, t]]
+
+    def fill(self, deadline: Deadline) -> None:
+        """Every cell, by increasing t − s."""
+        L = self.L
+        for d in range(L + 1):
+            deadline.check("filling the DP table")
+            for s in range(L - d + 1):
+                self._fill_cell(s, s + d)
+
+    def _fill_cell(self, s: int, t: int) -> None:
+        """P(s, t): the better of ``Fall s`` first and every checkpoint s' in (s, t]."""
+        L = self.L
+        held = self.sizes.x[t + 1] if t < L else 0
+        best = np.full(self.S + 1, _INFINITY, dtype=np.int64)
+        how = np.full(self.S + 1, -2, dtype=self.choice.dtype)
+        if s == L:  # t == L
+            fits = self.m >= self.sizes.x[L] + self.sizes.btmp[L]
+            best[fits] = self.instance.bw[L]
+            how[fits] = -1
+        else:
+            self._try_fall_first(s, t, held, best, how)
+        if t > s and s < L:
+            self._try_checkpoints(s, t, held, best, how)
+        self.table[self.index[s, t]] = best
+        self.choice[self.index[s, t]] = how
+
+    def _try_fall_first(self, s: int, t: int, held: int, best: np.ndarray, how: np.ndarray) -> None:
+        """``Fall s``, P(s+1, t) with xbar_{s+1} held, ``B s`` (improves ``best`` in place)."""
+        X, XB, S, m = self.sizes.x, self.sizes.xbar, self.S, self.m
+        need = max(held + XB[s + 1] + self.sizes.ftmp[s], XB[s + 1] + X[s + 1] + X[s] + self.sizes.btmp[s], XB[s + 1])
+        if need > S:
+            return
+        sub = self.row(s + 1, t)
+        shifted = np.full(S + 1, _INFINITY, dtype=np.int64)
+        shifted[XB[s + 1] :] = sub[: S + 1 - XB[s + 1]]
+        candidate = np.where(
+            (m >= need) & (shifted < _INFINITY), shifted + self.instance.fw[s] + self.instance.bw[s], _INFINITY
+        )
+        better = candidate < best
+        best[better], how[better] = candidate[better], -1
+
+    def _try_checkpoints(self, s: int, t: int, held: int, best: np.ndarray, how: np.ndarray) -> None:
+        """Every checkpoint s' in (s, t] at once: rows of P(s', t) shifted by X[s'], plus P(s, s'-1)."""
+        X, S, m = self.sizes.x, self.S, self.m
+        targets = np.arange(s + 1, t + 1)
+        right = self.table[self.index[targets, t]]
+        left = np.stack([self.row(s, sp - 1) for sp in targets])
+        shift = np.array([X[sp] for sp in targets])
+        source = m[None, :] - shift[:, None]
+        gathered = np.take_along_axis(right, np.clip(source, 0, S), axis=1)
+        need = self.forward_need[s][: len(targets)] + held
+        valid = (source >= 0) & (m[None, :] >= need[:, None]) & (gathered < _INFINITY) & (left < _INFINITY)
+        cost = np.where(valid, gathered + left + (self.fw_prefix[targets] - self.fw_prefix[s])[:, None], _INFINITY)
+        pick = np.argmin(cost, axis=0)
+        value = cost[pick, m]
+        better = value < best
+        best[better] = value[better]
+        how[better] = targets[pick[better]]
+
+    def sequence(self) -> tuple[tuple[str, int], ...]:
+        """The optimal sequence of P(0, L) at the full budget, from the choices."""
+        L, X, XB = self.L, self.sizes.x, self.sizes.xbar
+        sequence: list[tuple[str, int]] = []
+        # explicit stack of (s, t, m) subproblems and literal operations, to avoid recursion limits
+        stack: list = [(0, L, self.S)]
+        while stack:
+            item = stack.pop()
+            if isinstance(item[0], str):
+                sequence.append(item)
+                continue
+            s, t, budget = item
+            if s == t + 1:
+                continue
+            how = int(self.choice[self.index[s, t], budget])
+            if s == L:
+                sequence.append(("B", L))
+            elif how == -1:
+                # Fall s, P(s+1, t), B s  (pushed in reverse)
+                stack.append(("B", s))
+                stack.append((s + 1, t, budget - XB[s + 1]))
+                sequence.append(("Fall", s))
+            else:
+                sp = how
+                stack.append((s, sp - 1, budget))
+                stack.append((sp, t, budget - X[sp]))
+                sequence.extend(("F", k) for k in range(s, sp))
+        return tuple(sequence)
+
+
+def persistent_dp(
+    instance: Instance, slots: int = 500, deadline: Deadline | None = None, *, rounding: str = "up"
+) -> PersistentPlan:
     """Run the DP; return the optimal persistent sequence under the slot rounding.
 
     ``rounding="up"`` (sizes up, budget down) is conservative: the sequence
@@ -90,119 +273,14 @@ def persistent_dp(instance: Instance, slots: int = 500, deadline: Deadline | Non
     rounding up loses every sequence.
     """
     deadline = deadline or Deadline(None)
-    L = instance.length
     slot, exact = _slot_size(instance, slots)
-    if rounding == "nearest" and not exact:
-        def up(value: int) -> int:
-            return (2 * value + slot) // (2 * slot)
-
-        S = up(instance.memory - instance.x[0])
-    elif rounding == "down" and not exact:
-        def up(value: int) -> int:
-            return value // slot
-
-        S = -(-(instance.memory - instance.x[0]) // slot)
-    else:
-        def up(value: int) -> int:
-            return -(-value // slot)
-
-        S = (instance.memory - instance.x[0]) // slot
-    X = [up(v) for v in instance.x]
-    XB = [0] + [up(v) for v in instance.xbar[1:]]
-    FT = [up(v) for v in instance.ftmp]
-    BT = [up(v) for v in instance.btmp]
-    fw = np.array(instance.fw, dtype=np.int64)
-    fw_prefix = np.concatenate([[0], np.cumsum(fw)])
-    m = np.arange(S + 1)
-    index = -np.ones((L + 2, L + 1), dtype=np.int64)
-    pairs = 0
-    for s in range(L + 1):
-        for t in range(s, L + 1):
-            index[s, t] = pairs
-            pairs += 1
-    table = np.full((pairs, S + 1), _INFINITY, dtype=np.int64)
-    # choice: -1 Fall, s' > 0 checkpoint x_{s'}, -2 infeasible
-    choice = np.full((pairs, S + 1), -2, dtype=np.int16 if L < 32000 else np.int32)
-    # forward need of F s .. F s'-1 (without delta_{t+1}): running max, per s
-    forward_need = []
-    for s in range(L + 1):
-        need, running = [], 0
-        for k in range(s, L):
-            running = max(running, (X[k] if k > s else 0) + X[k + 1] + FT[k])
-            need.append(running)  # need[s' - s - 1] for s' = k + 1
-        forward_need.append(np.array(need, dtype=np.int64))
-
-    def row(s: int, t: int) -> np.ndarray:
-        if s == t + 1:
-            return np.zeros(S + 1, dtype=np.int64)
-        return table[index[s, t]]
-
-    for d in range(L + 1):
-        deadline.check("filling the DP table")
-        for s in range(L - d + 1):
-            t = s + d
-            held = X[t + 1] if t < L else 0
-            best = np.full(S + 1, _INFINITY, dtype=np.int64)
-            how = np.full(S + 1, -2, dtype=choice.dtype)
-            if s == L:  # t == L
-                best[m >= X[L] + BT[L]] = instance.bw[L]
-                how[m >= X[L] + BT[L]] = -1
-            else:
-                need = max(held + XB[s + 1] + FT[s], XB[s + 1] + X[s + 1] + X[s] + BT[s], XB[s + 1])
-                if need <= S:
-                    sub = row(s + 1, t)
-                    shifted = np.full(S + 1, _INFINITY, dtype=np.int64)
-                    shifted[XB[s + 1]:] = sub[: S + 1 - XB[s + 1]]
-                    candidate = np.where((m >= need) & (shifted < _INFINITY),
-                                         shifted + instance.fw[s] + instance.bw[s], _INFINITY)
-                    better = candidate < best
-                    best[better], how[better] = candidate[better], -1
-            if d >= 1 and s < L:
-                # every checkpoint s' in (s, t] at once: rows of P(s', t) shifted by X[s'], plus P(s, s'-1)
-                targets = np.arange(s + 1, t + 1)
-                right = table[index[targets, t]]
-                left = np.stack([row(s, sp - 1) for sp in targets])
-                shift = np.array([X[sp] for sp in targets])
-                source = m[None, :] - shift[:, None]
-                gathered = np.take_along_axis(right, np.clip(source, 0, S), axis=1)
-                need = forward_need[s][: len(targets)] + held
-                valid = (source >= 0) & (m[None, :] >= need[:, None]) & (gathered < _INFINITY) & (left < _INFINITY)
-                cost = np.where(valid, gathered + left + (fw_prefix[targets] - fw_prefix[s])[:, None], _INFINITY)
-                pick = np.argmin(cost, axis=0)
-                value = cost[pick, m]
-                better = value < best
-                best[better] = value[better]
-                how[better] = targets[pick[better]]
-            table[index[s, t]] = best
-            choice[index[s, t]] = how
-    total = int(table[index[0, L], S]) if S >= 0 else _INFINITY
+    dp = _PersistentTable(instance, _slot_sizes(instance, slot, exact, rounding))
+    dp.fill(deadline)
+    S = dp.S
+    total = int(dp.table[dp.index[0, instance.length], S]) if S >= 0 else _INFINITY
     if S < 0 or total >= _INFINITY:
         return PersistentPlan(None, (), slot, max(S, 0), exact)
-    sequence: list[tuple[str, int]] = []
-    # explicit stack of (s, t, m) subproblems and literal operations, to avoid recursion limits
-    stack: list = [(0, L, S)]
-    while stack:
-        item = stack.pop()
-        if isinstance(item[0], str):
-            sequence.append(item)
-            continue
-        s, t, budget = item
-        if s == t + 1:
-            continue
-        how = int(choice[index[s, t], budget])
-        if s == L:
-            sequence.append(("B", L))
-        elif how == -1:
-            # Fall s, P(s+1, t), B s  (pushed in reverse)
-            stack.append(("B", s))
-            stack.append((s + 1, t, budget - XB[s + 1]))
-            sequence.append(("Fall", s))
-        else:
-            sp = how
-            stack.append((s, sp - 1, budget))
-            stack.append((sp, t, budget - X[sp]))
-            sequence.extend(("F", k) for k in range(s, sp))
-    return PersistentPlan(total, tuple(sequence), slot, S, exact)
+    return PersistentPlan(total, dp.sequence(), slot, S, exact)
 
 
 def best_persistent(instance: Instance, slots: int, deadline: Deadline) -> tuple[PersistentPlan, list[str]]:
