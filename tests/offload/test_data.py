@@ -152,7 +152,7 @@ def test_default_cpsat_proves_every_vgg16_budget(name):
 
 @pytest.mark.data
 def test_kineto_resnet50_layers():
-    from offload_helpers import shared_data
+    from .offload_helpers import shared_data
 
     trace = shared_data() / "kineto" / "resnet50_v100_workers0.pt.trace.json.gz"
     if not trace.exists():

@@ -187,7 +187,7 @@ def test_instant_relaxation_by_hand_beats_the_transfer_bound():
 def test_order_search_beats_default_orders_on_a_found_example():
     # Search random small chains for one where moving a transfer in its channel order helps,
     # and check the improvement against brute force (never below the optimum).
-    from offload_helpers import small_instance
+    from .offload_helpers import small_instance
 
     rng = random.Random(3)
     for _ in range(200):
