@@ -231,57 +231,94 @@ def _gaps(copies: list[_Copy]) -> list[tuple[int, int, int]]:
     return found
 
 
-def offload_sequence(instance: Instance, sequence, deadline: Deadline, max_bridges: int,
-                     early: bool = True, undo: bool = True) -> Solution | None:
-    """Add bridges to a remat ``sequence`` until it fits M (module docstring, step 3); None when it cannot.
+@dataclass(frozen=True)
+class _Attempt:
+    """The bridges before the last one was added, and the first excess (instant, bytes) they left."""
 
-    ``early``: an offload starts as soon as its copy is ready (overlapping the reads before its gap,
-    ending no earlier than they do); otherwise after the read that opens the gap (the link is then
-    busy for less of the time the copy is still needed on the GPU). ``undo``: a bridge that does not
-    lower the first excess is undone.
+    bridges: list[_Bridge]
+    first_excess: tuple[int, int]
+
+
+class _OffloadSearch:
+    """The bridge-adding loop of `offload_sequence` (module docstring, step 3), one method per step.
+
+    Parameters
+    ----------
+    instance
+        A ``chain-offload`` instance.
+    sequence
+        The remat sequence to add bridges to.
+    deadline
+        Checked once per iteration.
+    early, undo
+        As in `offload_sequence`.
     """
 
-    sequence = tuple(sequence)
-    copies = _copies(instance.length, sequence)
-    gaps = _gaps(copies)
-    dur = _durations(instance, sequence)
-    bridges: list[_Bridge] = []
-    offloaded: set[int] = set()
-    tried_serial: set[tuple[int, int]] = set()
-    used: set[tuple[int, int, int]] = set()
-    previous: tuple[list[_Bridge], tuple[int, int]] | None = None  # before the last bridge, its first excess
-    for _ in range(4 * max_bridges + 1):
-        deadline.check("adding offloads")
-        solution, windows = _timed(instance, sequence, copies, bridges, early)
-        over = [(t, held) for t, held in memory_over_time(instance, solution) if held > instance.memory]
-        if not over:
-            return solution if not validate_two_levels(instance, solution) else None
-        if undo and previous is not None and over[0][0] <= previous[1][0] and over[0][1] >= previous[1][1]:
-            # the last bridge did not lower the first excess (e.g. its offload waits behind others on
-            # the link): undo it; its gap stays marked as tried
-            bridges = previous[0]
-            offloaded = {b.copy for b in bridges}
-            solution, windows = _timed(instance, sequence, copies, bridges, early)
-            over = [(t, held) for t, held in memory_over_time(instance, solution) if held > instance.memory]
-        if len(bridges) >= max_bridges:
-            return None
-        previous = (list(bridges), over[0])
-        instant = over[0][0]
-        position_start = {}
-        compute_k = 0
-        for (name, _), t in zip(solution.sequence, solution.start or (), strict=True):
-            if name in ("F", "Fall", "B"):
-                position_start[compute_k] = t
-                compute_k += 1
+    def __init__(self, instance: Instance, sequence: tuple, deadline: Deadline, early: bool, undo: bool) -> None:
+        self.instance, self.sequence, self.deadline, self.early, self.undo = instance, sequence, deadline, early, undo
+        self.copies = _copies(instance.length, sequence)
+        self.gaps = _gaps(self.copies)
+        self.dur = _durations(instance, sequence)
+        self.bridges: list[_Bridge] = []
+        self.offloaded: set[int] = set()
+        self.tried_serial: set[tuple[int, int]] = set()
+        self.used: set[tuple[int, int, int]] = set()
+        self.previous: _Attempt | None = None
+
+    def run(self, max_bridges: int) -> Solution | None:
+        """Add bridges at the first excess until the schedule fits M; None when it cannot."""
+        for _ in range(4 * max_bridges + 1):
+            self.deadline.check("adding offloads")
+            solution, windows, over = self._timed_excess()
+            if not over:
+                return solution if not validate_two_levels(self.instance, solution) else None
+            if self._last_bridge_useless(over):
+                # the last bridge did not lower the first excess (e.g. its offload waits behind others on
+                # the link): undo it; its gap stays marked as tried
+                self.bridges = self.previous.bridges
+                self.offloaded = {b.copy for b in self.bridges}
+                solution, windows, over = self._timed_excess()
+            if len(self.bridges) >= max_bridges:
+                return None
+            self.previous = _Attempt(list(self.bridges), over[0])
+            instant = over[0][0]
+            gap = self._best_gap(solution, instant)
+            if gap is not None:
+                self._add_bridge(gap)
+            elif not self._serialize_a_prefetch(windows, instant):
+                return None
+        return None
+
+    def _timed_excess(self):
+        """The timed schedule of the current bridges, its transfer windows, and every (instant, bytes) over M."""
+        solution, windows = _timed(self.instance, self.sequence, self.copies, self.bridges, self.early)
+        memory = self.instance.memory
+        over = [(t, held) for t, held in memory_over_time(self.instance, solution) if held > memory]
+        return solution, windows, over
+
+    def _last_bridge_useless(self, over: list[tuple[int, int]]) -> bool:
+        """Whether undo is on and the last bridge left the first excess no earlier and no smaller."""
+        previous = self.previous
+        return (
+            self.undo
+            and previous is not None
+            and over[0][0] <= previous.first_excess[0]
+            and over[0][1] >= previous.first_excess[1]
+        )
+
+    def _best_gap(self, solution: Solution, instant: int) -> tuple[int, int, int] | None:
+        """The untried gap spanning ``instant`` whose bridge hides best, then moves most bytes, then is longest."""
+        instance, copies, dur = self.instance, self.copies, self.dur
+        position_start = _compute_starts(solution)
         best = None
-        for gap in gaps:
-            if gap in used:
+        for gap in self.gaps:
+            if gap in self.used:
                 continue
             c, a, z = gap
             lo, hi = (0 if a < 0 else position_start[a] + dur[a]), position_start[z]
             value = copies[c].value
             size = instance.x[value[1]] if value[0] == "x" else instance.xbar[value[1]]
-            need_out = _link_time(instance, value, "out") if c not in offloaded or value[0] == "xbar" else 0
+            need_out = _link_time(instance, value, "out") if c not in self.offloaded or value[0] == "xbar" else 0
             need_in = _link_time(instance, value, "in")
             if not lo <= instant < hi:
                 continue
@@ -289,24 +326,54 @@ def offload_sequence(instance: Instance, sequence, deadline: Deadline, max_bridg
             key = (hidden, size, hi - lo)
             if best is None or key > best[0]:
                 best = (key, gap)
-        if best is None:
-            # no copy to move away at that instant: if a prefetch runs then, make it wait for the
-            # compute operation before its reader (time traded for memory)
-            running = [b for b, (lo, hi) in windows.items()
-                       if lo <= instant < hi and not b.serial and (b.copy, b.opens) not in tried_serial]
-            if not running:
-                return None
-            late = max(running, key=lambda b: windows[b][1])
-            tried_serial.add((late.copy, late.opens))
-            bridges = [_Bridge(b.copy, b.opens, b.closes, b.offload, True) if b == late else b for b in bridges]
-            continue
-        c, a, z = best[1]
-        used.add(best[1])
-        # the first bridge in time of a copy writes its host copy
-        bridges.append(_Bridge(c, a, z, c not in offloaded))
-        offloaded.add(c)
-        bridges = _reassign_offloads(bridges, copies)
-    return None
+        return None if best is None else best[1]
+
+    def _add_bridge(self, gap: tuple[int, int, int]) -> None:
+        """Bridge ``gap``; the first bridge in time of a copy writes its host copy."""
+        c, a, z = gap
+        self.used.add(gap)
+        self.bridges.append(_Bridge(c, a, z, c not in self.offloaded))
+        self.offloaded.add(c)
+        self.bridges = _reassign_offloads(self.bridges, self.copies)
+
+    def _serialize_a_prefetch(self, windows: dict, instant: int) -> bool:
+        """No copy to move away at ``instant``: make the latest-ending prefetch running then wait for the
+        compute operation before its reader (time traded for memory); False when there is none."""
+        running = [
+            b
+            for b, (lo, hi) in windows.items()
+            if lo <= instant < hi and not b.serial and (b.copy, b.opens) not in self.tried_serial
+        ]
+        if not running:
+            return False
+        late = max(running, key=lambda b: windows[b][1])
+        self.tried_serial.add((late.copy, late.opens))
+        self.bridges = [_Bridge(b.copy, b.opens, b.closes, b.offload, True) if b == late else b for b in self.bridges]
+        return True
+
+
+def _compute_starts(solution: Solution) -> dict[int, int]:
+    """Start time of the k-th compute operation of a timed schedule."""
+    position_start = {}
+    compute_k = 0
+    for (name, _), t in zip(solution.sequence, solution.start or (), strict=True):
+        if name in ("F", "Fall", "B"):
+            position_start[compute_k] = t
+            compute_k += 1
+    return position_start
+
+
+def offload_sequence(
+    instance: Instance, sequence, deadline: Deadline, max_bridges: int, early: bool = True, undo: bool = True
+) -> Solution | None:
+    """Add bridges to a remat ``sequence`` until it fits M (module docstring, step 3); None when it cannot.
+
+    ``early``: an offload starts as soon as its copy is ready (overlapping the reads before its gap,
+    ending no earlier than they do); otherwise after the read that opens the gap (the link is then
+    busy for less of the time the copy is still needed on the GPU). ``undo``: a bridge that does not
+    lower the first excess is undone.
+    """
+    return _OffloadSearch(instance, tuple(sequence), deadline, early, undo).run(max_bridges)
 
 
 def _reassign_offloads(bridges: list[_Bridge], copies: list[_Copy]) -> list[_Bridge]:
