@@ -250,60 +250,108 @@ def canonical(instance: Instance, solution: Solution) -> Solution:
     return Solution(tuple(label[g] for g in solution.gpu), solution.start)
 
 
+class _CpsatModel:
+    """The CP-SAT model of `cpsat` (its docstring), one method per constraint family.
+
+    Parameters
+    ----------
+    instance
+        A partition instance.
+    horizon
+        Latest end of any node.
+    deadline
+        Checked inside the long build loops.
+    fixed
+        Node -> GPU restrictions of the LNS (no symmetry breaking then).
+    """
+
+    def __init__(self, instance: Instance, horizon: int, deadline: Deadline, fixed: dict[int, int] | None) -> None:
+        n, gpus = instance.n, instance.gpus
+        self.instance, self.horizon, self.deadline, self.fixed = instance, horizon, deadline, fixed
+        self.n, self.gpus, self.times = n, gpus, instance.times
+        self.model = cpsat_backend.new_model()
+        self.x = [[self.model.new_bool_var(f"x{v}_{g}") for g in range(gpus)] for v in range(n)]
+        self.start = [self.model.new_int_var(0, horizon, f"S{v}") for v in range(n)]
+        self.end = [self.start[v] + self.times[v] for v in range(n)]
+        self.split: list = []
+
+    def build(self, lower: int) -> _CpsatModel:
+        """Every constraint family and the makespan objective, in the model's fixed order."""
+        self._add_assignment_and_runs()
+        self._add_colocation()
+        self._add_precedence()
+        if self.instance.memory_model == "static":
+            self._add_static_memory()
+        else:
+            _dynamic_memory(
+                self.model, self.instance, self.x, self.start, self.end, self.split, self.horizon, self.deadline
+            )
+        makespan = self.model.new_int_var(lower, self.horizon, "makespan")
+        self.model.add_max_equality(makespan, self.end)
+        self.model.minimize(makespan)
+        return self
+
+    def _add_assignment_and_runs(self) -> None:
+        """One GPU per node (pins, LNS fixes, symmetry breaking) and NoOverlap of the runs per GPU."""
+        model, x, start, times, gpus, fixed = self.model, self.x, self.start, self.times, self.gpus, self.fixed
+        nodes = self.instance.nodes
+        per_gpu_intervals: list[list] = [[] for _ in range(gpus)]
+        symmetric = fixed is None and all(node.pin is None for node in nodes)
+        for v in range(self.n):
+            if v % 64 == 0:
+                self.deadline.check("building the CP-SAT model")
+            model.add_exactly_one(x[v])
+            model.add(start[v] + times[v] <= self.horizon)
+            if nodes[v].pin is not None:
+                model.add(x[v][nodes[v].pin] == 1)
+            if fixed is not None and v in fixed:
+                model.add(x[v][fixed[v]] == 1)
+            if symmetric:
+                for g in range(v + 1, gpus):
+                    model.add(x[v][g] == 0)
+            if times[v] > 0:
+                for g in range(gpus):
+                    per_gpu_intervals[g].append(
+                        model.new_optional_fixed_size_interval_var(start[v], times[v], x[v][g], f"I{v}_{g}")
+                    )
+        for g in range(gpus):
+            model.add_no_overlap(per_gpu_intervals[g])
+
+    def _add_colocation(self) -> None:
+        """Nodes of one colocation group on the GPU of its first node."""
+        first_of_group: dict = {}
+        for v, node in enumerate(self.instance.nodes):
+            if node.group is not None:
+                first = first_of_group.setdefault(node.group, v)
+                if first != v:
+                    for g in range(self.gpus):
+                        self.model.add(self.x[v][g] == self.x[first][g])
+
+    def _add_precedence(self) -> None:
+        """An exact split literal per edge and S_v >= E_u + c_uv y_uv."""
+        model, x = self.model, self.x
+        for edge in self.instance.edges:
+            self.deadline.check("building the CP-SAT model")
+            y = model.new_bool_var(f"y{edge.u}_{edge.v}")
+            for g in range(self.gpus):
+                model.add(y >= x[edge.u][g] - x[edge.v][g])
+                # y is exact (0 when together): the dynamic model's lifetimes depend on it
+                model.add(y <= 2 - x[edge.u][g] - x[edge.v][g])
+            model.add(self.start[edge.v] >= self.end[edge.u] + edge.delay * y)
+            self.split.append(y)
+
+    def _add_static_memory(self) -> None:
+        """Σ_v (w_v + s_v) x_vg <= M per GPU."""
+        nodes = self.instance.nodes
+        for g in range(self.gpus):
+            used = sum((nodes[v].persistent + nodes[v].output) * self.x[v][g] for v in range(self.n))
+            self.model.add(used <= self.instance.memory)
+
+
 def _build_model(instance: Instance, horizon: int, lower: int, deadline: Deadline, fixed: dict[int, int] | None = None):
     """The CP-SAT model of `cpsat` (its docstring); ``fixed`` (node -> GPU) restricts it for the LNS (no symmetry breaking then)."""
-    n, gpus = instance.n, instance.gpus
-    nodes, times = instance.nodes, instance.times
-    model = cpsat_backend.new_model()
-    x = [[model.new_bool_var(f"x{v}_{g}") for g in range(gpus)] for v in range(n)]
-    start = [model.new_int_var(0, horizon, f"S{v}") for v in range(n)]
-    end = [start[v] + times[v] for v in range(n)]
-    per_gpu_intervals: list[list] = [[] for _ in range(gpus)]
-    symmetric = fixed is None and all(node.pin is None for node in nodes)
-    for v in range(n):
-        if v % 64 == 0:
-            deadline.check("building the CP-SAT model")
-        model.add_exactly_one(x[v])
-        model.add(start[v] + times[v] <= horizon)
-        if nodes[v].pin is not None:
-            model.add(x[v][nodes[v].pin] == 1)
-        if fixed is not None and v in fixed:
-            model.add(x[v][fixed[v]] == 1)
-        if symmetric:
-            for g in range(v + 1, gpus):
-                model.add(x[v][g] == 0)
-        if times[v] > 0:
-            for g in range(gpus):
-                per_gpu_intervals[g].append(
-                    model.new_optional_fixed_size_interval_var(start[v], times[v], x[v][g], f"I{v}_{g}"))
-    for g in range(gpus):
-        model.add_no_overlap(per_gpu_intervals[g])
-    first_of_group: dict = {}
-    for v, node in enumerate(nodes):
-        if node.group is not None:
-            first = first_of_group.setdefault(node.group, v)
-            if first != v:
-                for g in range(gpus):
-                    model.add(x[v][g] == x[first][g])
-    split = []
-    for edge in instance.edges:
-        deadline.check("building the CP-SAT model")
-        y = model.new_bool_var(f"y{edge.u}_{edge.v}")
-        for g in range(gpus):
-            model.add(y >= x[edge.u][g] - x[edge.v][g])
-            # y is exact (0 when together): the dynamic model's lifetimes depend on it
-            model.add(y <= 2 - x[edge.u][g] - x[edge.v][g])
-        model.add(start[edge.v] >= end[edge.u] + edge.delay * y)
-        split.append(y)
-    if instance.memory_model == "static":
-        for g in range(gpus):
-            model.add(sum((nodes[v].persistent + nodes[v].output) * x[v][g] for v in range(n)) <= instance.memory)
-    else:
-        _dynamic_memory(model, instance, x, start, end, split, horizon, deadline)
-    makespan = model.new_int_var(lower, horizon, "makespan")
-    model.add_max_equality(makespan, end)
-    model.minimize(makespan)
-    return model, x, start, end
+    built = _CpsatModel(instance, horizon, deadline, fixed).build(lower)
+    return built.model, built.x, built.start, built.end
 
 
 def _dynamic_memory(model, instance: Instance, x, start, end, split, horizon: int, deadline: Deadline) -> None:
