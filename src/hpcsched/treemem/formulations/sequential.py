@@ -297,6 +297,82 @@ class CpSatParams:
         positive("deterministic_time", self.deterministic_time)
 
 
+class _SlotPeakModel:
+    """The CP-SAT slot model of `cpsat`, one method per constraint family.
+
+    Parameters
+    ----------
+    instance
+        A sequential-question instance.
+    graph
+        Its graph.
+    deadline
+        Checked inside the slot loops.
+    """
+
+    def __init__(self, instance: Instance, graph: Graph, deadline: Deadline) -> None:
+        self.instance, self.graph, self.deadline, self.n = instance, graph, deadline, graph.n
+        self.model = cpsat_adapter.new_model()
+        self.x: list[list] = []
+        self.done: list[list] = []
+
+    def build(self, lower: int, upper: int, incumbent: list[int]) -> _SlotPeakModel:
+        """Every constraint family, the peak objective and the incumbent's hint, in the model's fixed order."""
+        peak_var = self.model.new_int_var(lower, upper, "peak")
+        self._add_assignment()
+        self._add_precedence()
+        self._add_memory(peak_var)
+        self.model.minimize(peak_var)
+        slot = {node: k for k, node in enumerate(incumbent)}
+        for v in range(self.n):
+            for t in range(self.n):
+                self.model.add_hint(self.x[v][t], slot[v] == t)
+        return self
+
+    def _add_assignment(self) -> None:
+        """x[v,t]: one slot per node and one node per slot."""
+        model, n = self.model, self.n
+        self.x = x = [[model.new_bool_var(f"x_{v}_{t}") for t in range(n)] for v in range(n)]
+        for v in range(n):
+            model.add_exactly_one(x[v])
+        for t in range(n):
+            self.deadline.check("building the CP-SAT model")
+            model.add_exactly_one(x[v][t] for v in range(n))
+
+    def _add_precedence(self) -> None:
+        """done[v,t] = Σ_{s<=t} x[v,s]; a consumer is done at t only if its producer was at t − 1."""
+        model, n, x = self.model, self.n, self.x
+        self.done = done = [[model.new_bool_var(f"done_{v}_{t}") for t in range(n)] for v in range(n)]
+        for v in range(n):
+            for t in range(n):
+                model.add(done[v][t] == sum(x[v][: t + 1]))
+        for u, v in self.instance.edges:
+            model.add(x[v][0] == 0)
+            for t in range(1, n):
+                model.add_implication(done[v][t], done[u][t - 1])
+
+    def _add_memory(self, peak_var) -> None:
+        """Per slot: live outputs plus the running node's step memory <= peak."""
+        model, n, graph, done = self.model, self.n, self.graph, self.done
+        memory_rows: list[list] = [[] for _ in range(n)]
+        for u in range(n):
+            if not graph.successors[u] or graph.output[u] == 0:
+                continue
+            for t in range(1, n):
+                live = model.new_bool_var(f"live_{u}_{t}")
+                for s in graph.successors[u]:
+                    model.add(live >= done[u][t - 1] - done[s][t - 1])
+                memory_rows[t].append(graph.output[u] * live)
+        for t in range(n):
+            self.deadline.check("building the CP-SAT model")
+            model.add(sum(memory_rows[t]) + sum(graph.step[v] * self.x[v][t] for v in range(n)) <= peak_var)
+
+    def order(self, outcome) -> list[int]:
+        """Nodes by their slot in a solved model."""
+        n = self.n
+        return sorted(range(n), key=lambda v: next(t for t in range(n) if outcome.value(self.x[v][t]) > 0.5))
+
+
 def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatParams | None) -> Result:
     """CP-SAT slot model: Boolean x[v,t], done prefixes, liveness Booleans, one memory row per slot."""
     refused = other_question(instance, "sequential")
@@ -305,48 +381,29 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     params = params or CpSatParams()
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
-    n = graph.n
     incumbent = _incumbent(graph, deadline)
     upper, lower = peak(graph, incumbent), memreq(instance)
-    model = cpsat_adapter.new_model()
-    peak_var = model.new_int_var(lower, upper, "peak")
-    x = [[model.new_bool_var(f"x_{v}_{t}") for t in range(n)] for v in range(n)]
-    for v in range(n):
-        model.add_exactly_one(x[v])
-    for t in range(n):
-        deadline.check("building the CP-SAT model")
-        model.add_exactly_one(x[v][t] for v in range(n))
-    done = [[model.new_bool_var(f"done_{v}_{t}") for t in range(n)] for v in range(n)]
-    for v in range(n):
-        for t in range(n):
-            model.add(done[v][t] == sum(x[v][: t + 1]))
-    for u, v in instance.edges:
-        model.add(x[v][0] == 0)
-        for t in range(1, n):
-            model.add_implication(done[v][t], done[u][t - 1])
-    memory_rows: list[list] = [[] for _ in range(n)]
-    for u in range(n):
-        if not graph.successors[u] or graph.output[u] == 0:
-            continue
-        for t in range(1, n):
-            live = model.new_bool_var(f"live_{u}_{t}")
-            for s in graph.successors[u]:
-                model.add(live >= done[u][t - 1] - done[s][t - 1])
-            memory_rows[t].append(graph.output[u] * live)
-    for t in range(n):
-        deadline.check("building the CP-SAT model")
-        model.add(sum(memory_rows[t]) + sum(graph.step[v] * x[v][t] for v in range(n)) <= peak_var)
-    model.minimize(peak_var)
-    slot = {node: k for k, node in enumerate(incumbent)}
-    for v in range(n):
-        for t in range(n):
-            model.add_hint(x[v][t], slot[v] == t)
-    outcome = cpsat_adapter.solve_cpsat(model, time_limit=deadline.remaining(), deterministic_time=params.deterministic_time,
-                                        workers=params.workers, seed=seed)
+    built = _SlotPeakModel(instance, graph, deadline).build(lower, upper, incumbent)
+    outcome = cpsat_adapter.solve_cpsat(
+        built.model,
+        time_limit=deadline.remaining(),
+        deterministic_time=params.deterministic_time,
+        workers=params.workers,
+        seed=seed,
+    )
     bound = None if outcome.bound is None else float(math.ceil(outcome.bound - 1e-9))
     if not outcome.has_solution:
-        return Result(status=Status.FEASIBLE, solution=Solution.from_indices(instance, incumbent), bound=bound,
-                      solver=outcome.backend, notes=(f"CP-SAT: {outcome.message}; incumbent from heuristics",))
-    order = sorted(range(n), key=lambda v: next(t for t in range(n) if outcome.value(x[v][t]) > 0.5))
-    return Result(status=outcome.status, solution=Solution.from_indices(instance, order), bound=bound,
-                  solver=outcome.backend, notes=(f"CP-SAT: {outcome.message}",))
+        return Result(
+            status=Status.FEASIBLE,
+            solution=Solution.from_indices(instance, incumbent),
+            bound=bound,
+            solver=outcome.backend,
+            notes=(f"CP-SAT: {outcome.message}; incumbent from heuristics",),
+        )
+    return Result(
+        status=outcome.status,
+        solution=Solution.from_indices(instance, built.order(outcome)),
+        bound=bound,
+        solver=outcome.backend,
+        notes=(f"CP-SAT: {outcome.message}",),
+    )
