@@ -91,6 +91,124 @@ class DpParams:
         at_least("max_states", self.max_states, 1)
 
 
+class _DoneSetSearch:
+    """The best-first search of `dp` over sets of done nodes (bit masks), with free-move closure.
+
+    Parameters
+    ----------
+    graph
+        The instance's graph.
+    upper
+        Peak of the heuristic incumbent (states that cannot beat it are pruned).
+    """
+
+    def __init__(self, graph: Graph, upper: int) -> None:
+        n = graph.n
+        self.graph, self.n, self.upper = graph, n, upper
+        self.pred_mask = [sum(1 << p for p in graph.predecessors[i]) for i in range(n)]
+        self.succ_mask = [sum(1 << s for s in graph.successors[i]) for i in range(n)]
+        self.need = [graph.memreq(i) for i in range(n)]
+        self.by_need = sorted(range(n), key=lambda i: -self.need[i])
+        self.best: dict[int, int] = {}
+        self.resident_of: dict[int, int] = {}
+        self.came_from: dict[int, tuple[int, tuple[int, ...]]] = {}
+        self.heap: list[tuple[int, int, int]] = []
+        self.lower = 0
+        self.pops = 0
+        self.stop_reason: str | None = None
+
+    def rest_bound(self, done: int) -> int:
+        """The largest memory requirement of a node not yet done."""
+        for i in self.by_need:
+            if not done >> i & 1:
+                return self.need[i]
+        return 0
+
+    def ready(self, done: int, i: int) -> bool:
+        """Whether node i is not done and all its predecessors are."""
+        return not done >> i & 1 and self.pred_mask[i] & done == self.pred_mask[i]
+
+    def run(self, done: int, resident: int, i: int) -> tuple[int, int]:
+        """Done set and resident memory after running ready node i."""
+        graph = self.graph
+        done |= 1 << i
+        resident += graph.kept[i]
+        for p in graph.predecessors[i]:
+            if self.succ_mask[p] & done == self.succ_mask[p]:
+                resident -= graph.output[p]
+        return done, resident
+
+    def close(self, done: int, resident: int, worst: int, path: list[int]) -> tuple[int, int]:
+        """Apply free moves (see the module docstring) until none is left."""
+        moved = True
+        while moved:
+            moved = False
+            for i in range(self.n):
+                if not self.ready(done, i) or resident + self.graph.step[i] > worst:
+                    continue
+                after_done, after_resident = self.run(done, resident, i)
+                if after_resident <= resident:
+                    done, resident = after_done, after_resident
+                    path.append(i)
+                    moved = True
+        return done, resident
+
+    def search(self, deadline: Deadline, max_states: int) -> int | None:
+        """The full done set when reached below ``upper`` (None: pruned out, or stopped: see ``stop_reason``)."""
+        full = (1 << self.n) - 1
+        start_path: list[int] = []
+        start, start_resident = self.close(0, 0, 0, start_path)
+        self.best = {start: 0}
+        self.resident_of = {start: start_resident}
+        self.came_from = {start: (-1, tuple(start_path))}
+        self.heap = [(self.rest_bound(start), 0, start)]
+        while self.heap:
+            key, worst, done = heapq.heappop(self.heap)
+            if worst > self.best.get(done, math.inf):
+                continue  # stale entry
+            self.lower = max(self.lower, key)
+            if self.lower >= self.upper:
+                return None  # nothing better than the incumbent exists
+            if done == full:
+                return done
+            self.pops += 1
+            if self.pops % 512 == 0 and deadline.expired():
+                self.stop_reason = "time limit"
+                return None
+            if len(self.best) > max_states:
+                self.stop_reason = f"{max_states} states"
+                return None
+            self._expand(done, worst)
+        return None
+
+    def _expand(self, done: int, worst: int) -> None:
+        """Push every successor state: run a ready node, then close under free moves."""
+        resident = self.resident_of[done]
+        for i in range(self.n):
+            if not self.ready(done, i):
+                continue
+            step_worst = max(worst, resident + self.graph.step[i])
+            path = [i]
+            after, after_resident = self.run(done, resident, i)
+            after, after_resident = self.close(after, after_resident, step_worst, path)
+            after_key = max(step_worst, self.rest_bound(after))
+            if step_worst < self.best.get(after, math.inf) and after_key < self.upper:
+                self.best[after] = step_worst
+                self.resident_of[after] = after_resident
+                self.came_from[after] = (done, tuple(path))
+                heapq.heappush(self.heap, (after_key, step_worst, after))
+
+    def order(self, final: int) -> list[int]:
+        """The node order that reaches ``final``."""
+        order: list[int] = []
+        state = final
+        while state != -1:
+            previous, path = self.came_from[state]
+            order[:0] = path
+            state = previous
+        return order
+
+
 def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams | None) -> Result:
     """Exact best-first DP over the sets of done nodes with free-move dominance (n up to ~25)."""
     refused = other_question(instance, "sequential")
@@ -99,102 +217,32 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
     params = params or DpParams()
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
-    n = graph.n
-    pred_mask = [sum(1 << p for p in graph.predecessors[i]) for i in range(n)]
-    succ_mask = [sum(1 << s for s in graph.successors[i]) for i in range(n)]
-    need = [graph.memreq(i) for i in range(n)]
-    by_need = sorted(range(n), key=lambda i: -need[i])
-    full = (1 << n) - 1
     incumbent = _incumbent(graph, deadline)
     upper = peak(graph, incumbent)
-
-    def rest_bound(done: int) -> int:
-        for i in by_need:
-            if not done >> i & 1:
-                return need[i]
-        return 0
-
-    def run(done: int, resident: int, i: int) -> tuple[int, int]:
-        """Done set and resident memory after running ready node i."""
-        done |= 1 << i
-        resident += graph.kept[i]
-        for p in graph.predecessors[i]:
-            if succ_mask[p] & done == succ_mask[p]:
-                resident -= graph.output[p]
-        return done, resident
-
-    def close(done: int, resident: int, worst: int, path: list[int]) -> tuple[int, int]:
-        """Apply free moves (see the module docstring) until none is left."""
-        moved = True
-        while moved:
-            moved = False
-            for i in range(n):
-                if done >> i & 1 or pred_mask[i] & done != pred_mask[i] or resident + graph.step[i] > worst:
-                    continue
-                after_done, after_resident = run(done, resident, i)
-                if after_resident <= resident:
-                    done, resident = after_done, after_resident
-                    path.append(i)
-                    moved = True
-        return done, resident
-
-    start_path: list[int] = []
-    start, start_resident = close(0, 0, 0, start_path)
-    best = {start: 0}
-    resident_of = {start: start_resident}
-    came_from: dict[int, tuple[int, tuple[int, ...]]] = {start: (-1, tuple(start_path))}
-    heap = [(rest_bound(start), 0, start)]
-    lower = 0
-    pops = 0
-    stop_reason = None
-    final = None
-    while heap:
-        key, worst, done = heapq.heappop(heap)
-        if worst > best.get(done, math.inf):
-            continue  # stale entry
-        lower = max(lower, key)
-        if lower >= upper:
-            break  # nothing better than the incumbent exists
-        if done == full:
-            final = done
-            break
-        pops += 1
-        if pops % 512 == 0 and deadline.expired():
-            stop_reason = "time limit"
-            break
-        if len(best) > params.max_states:
-            stop_reason = f"{params.max_states} states"
-            break
-        resident = resident_of[done]
-        for i in range(n):
-            if done >> i & 1 or pred_mask[i] & done != pred_mask[i]:
-                continue
-            step_worst = max(worst, resident + graph.step[i])
-            path = [i]
-            after, after_resident = run(done, resident, i)
-            after, after_resident = close(after, after_resident, step_worst, path)
-            after_key = max(step_worst, rest_bound(after))
-            if step_worst < best.get(after, math.inf) and after_key < upper:
-                best[after] = step_worst
-                resident_of[after] = after_resident
-                came_from[after] = (done, tuple(path))
-                heapq.heappush(heap, (after_key, step_worst, after))
-    notes = [f"{len(best)} done sets stored, {pops} expanded"]
+    search = _DoneSetSearch(graph, upper)
+    final = search.search(deadline, params.max_states)
+    notes = [f"{len(search.best)} done sets stored, {search.pops} expanded"]
     if final is None:
-        if stop_reason is None:  # the incumbent met the search's lower bound: it is optimal
-            return Result(status=Status.OPTIMAL, solution=Solution.from_indices(instance, incumbent),
-                          bound=float(upper), notes=(*notes, "the heuristic incumbent is optimal"))
-        bound = min(lower, upper)
-        return Result(status=Status.FEASIBLE, solution=Solution.from_indices(instance, incumbent),
-                      bound=float(bound), notes=(*notes, f"stopped at {stop_reason}; incumbent from heuristics"))
-    order: list[int] = []
-    state = final
-    while state != -1:
-        previous, path = came_from[state]
-        order[:0] = path
-        state = previous
-    return Result(status=Status.OPTIMAL, solution=Solution.from_indices(instance, order),
-                  bound=float(best[final]), notes=tuple(notes))
+        if search.stop_reason is None:  # the incumbent met the search's lower bound: it is optimal
+            return Result(
+                status=Status.OPTIMAL,
+                solution=Solution.from_indices(instance, incumbent),
+                bound=float(upper),
+                notes=(*notes, "the heuristic incumbent is optimal"),
+            )
+        bound = min(search.lower, upper)
+        return Result(
+            status=Status.FEASIBLE,
+            solution=Solution.from_indices(instance, incumbent),
+            bound=float(bound),
+            notes=(*notes, f"stopped at {search.stop_reason}; incumbent from heuristics"),
+        )
+    return Result(
+        status=Status.OPTIMAL,
+        solution=Solution.from_indices(instance, search.order(final)),
+        bound=float(search.best[final]),
+        notes=tuple(notes),
+    )
 
 
 @dataclass(frozen=True)
