@@ -268,61 +268,118 @@ def _integer_bound(bound: float | None) -> float | None:
     return float(math.ceil(bound - 1e-6 * max(1.0, abs(bound))))
 
 
+class _SlotPeakMilp:
+    """The slot MILP of `milp`, one method per row family.
+
+    Parameters
+    ----------
+    instance
+        A sequential-question instance.
+    graph
+        Its graph.
+    deadline
+        Checked inside the slot and edge loops.
+    """
+
+    def __init__(self, instance: Instance, graph: Graph, deadline: Deadline) -> None:
+        import pulp
+
+        self.pulp, self.instance, self.graph, self.deadline, self.n = pulp, instance, graph, deadline, graph.n
+        self.model = pulp.LpProblem("treemem", pulp.LpMinimize)
+        self.x: list[list] = []
+        self.done: list[list] = []
+        self.live: dict[tuple[int, int], object] = {}
+
+    def build(self, lower: int, upper: int) -> _SlotPeakMilp:
+        """Every row family and the peak objective, in the model's fixed order."""
+        pulp, n = self.pulp, self.n
+        peak_var = pulp.LpVariable("peak", lowBound=lower, upBound=upper)
+        self.x = [[pulp.LpVariable(f"x_{v}_{t}", cat="Binary") for t in range(n)] for v in range(n)]
+        self.model += peak_var
+        self._add_assignment()
+        self._add_precedence()
+        self._add_liveness()
+        self._add_memory(peak_var)
+        return self
+
+    def _add_assignment(self) -> None:
+        """One slot per node and one node per slot."""
+        lp_sum, n, x = self.pulp.lpSum, self.n, self.x
+        for v in range(n):
+            self.model += lp_sum(x[v]) == 1
+        for t in range(n):
+            self.deadline.check("building the MILP")
+            self.model += lp_sum(x[v][t] for v in range(n)) == 1
+
+    def _add_precedence(self) -> None:
+        """done[v][t] (v ran in a slot <= t) of a consumer at most its producer's at t − 1."""
+        n, x = self.n, self.x
+        self.done = done = [[self.pulp.lpSum(x[v][: t + 1]) for t in range(n)] for v in range(n)]
+        for u, v in self.instance.edges:
+            self.deadline.check("building the MILP")
+            self.model += x[v][0] == 0
+            for t in range(1, n):
+                self.model += done[v][t] <= done[u][t - 1]
+
+    def _add_liveness(self) -> None:
+        """live[u,t] >= 1 while u is done and one of its consumers is not."""
+        graph, done = self.graph, self.done
+        for u in range(self.n):
+            if not graph.successors[u] or graph.output[u] == 0:
+                continue
+            for t in range(1, self.n):
+                self.live[u, t] = var = self.pulp.LpVariable(f"live_{u}_{t}", lowBound=0, upBound=1)
+                for s in graph.successors[u]:
+                    self.model += var >= done[u][t - 1] - done[s][t - 1]
+
+    def _add_memory(self, peak_var) -> None:
+        """Per slot: live outputs plus the running node's step memory <= peak."""
+        lp_sum, graph, n, live = self.pulp.lpSum, self.graph, self.n, self.live
+        for t in range(n):
+            self.deadline.check("building the MILP")
+            self.model += (
+                lp_sum(graph.output[u] * live[u, t] for u in range(n) if (u, t) in live)
+                + lp_sum(graph.step[v] * self.x[v][t] for v in range(n))
+                <= peak_var
+            )
+
+    def order(self, outcome) -> list[int]:
+        """Nodes by their slot in a solved model."""
+        n = self.n
+        return sorted(range(n), key=lambda v: max(range(n), key=lambda t: outcome.value(self.x[v][t])))
+
+
 def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpParams | None) -> Result:
     """Slot MILP (PuLP/HiGHS): x[v,t] assigns node v to slot t, prefixes S_v(t), liveness rows."""
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused
-    import pulp
-
     params = params or MilpParams()
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
-    n = graph.n
     incumbent = _incumbent(graph, deadline)
     upper, lower = peak(graph, incumbent), memreq(instance)
-    model = pulp.LpProblem("treemem", pulp.LpMinimize)
-    peak_var = pulp.LpVariable("peak", lowBound=lower, upBound=upper)
-    x = [[pulp.LpVariable(f"x_{v}_{t}", cat="Binary") for t in range(n)] for v in range(n)]
-    model += peak_var
-    for v in range(n):
-        model += pulp.lpSum(x[v]) == 1
-    for t in range(n):
-        deadline.check("building the MILP")
-        model += pulp.lpSum(x[v][t] for v in range(n)) == 1
-    # done[v][t]: v ran in a slot <= t
-    done = [[pulp.lpSum(x[v][: t + 1]) for t in range(n)] for v in range(n)]
-    for u, v in instance.edges:
-        deadline.check("building the MILP")
-        model += x[v][0] == 0
-        for t in range(1, n):
-            model += done[v][t] <= done[u][t - 1]
-    live = {}
-    for u in range(n):
-        if not graph.successors[u] or graph.output[u] == 0:
-            continue
-        for t in range(1, n):
-            live[u, t] = var = pulp.LpVariable(f"live_{u}_{t}", lowBound=0, upBound=1)
-            for s in graph.successors[u]:
-                model += var >= done[u][t - 1] - done[s][t - 1]
-    for t in range(n):
-        deadline.check("building the MILP")
-        model += (
-            pulp.lpSum(graph.output[u] * live[u, t] for u in range(n) if (u, t) in live)
-            + pulp.lpSum(graph.step[v] * x[v][t] for v in range(n))
-            <= peak_var
-        )
-    outcome = milp_adapter.solve_pulp(model, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
+    built = _SlotPeakMilp(instance, graph, deadline).build(lower, upper)
+    outcome = milp_adapter.solve_pulp(built.model, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
     bound = _integer_bound(outcome.bound)
     if bound is not None:
         bound = max(bound, float(lower))
     if not outcome.has_solution:
         # the incumbent is a valid order: return it with the proven bound
-        return Result(status=Status.FEASIBLE, solution=Solution.from_indices(instance, incumbent), bound=bound,
-                      solver=outcome.backend, notes=(f"HiGHS: {outcome.message}; incumbent from heuristics",))
-    order = sorted(range(n), key=lambda v: max(range(n), key=lambda t: outcome.value(x[v][t])))
-    return Result(status=outcome.status, solution=Solution.from_indices(instance, order), bound=bound,
-                  solver=outcome.backend, notes=(f"HiGHS: {outcome.message}",))
+        return Result(
+            status=Status.FEASIBLE,
+            solution=Solution.from_indices(instance, incumbent),
+            bound=bound,
+            solver=outcome.backend,
+            notes=(f"HiGHS: {outcome.message}; incumbent from heuristics",),
+        )
+    return Result(
+        status=outcome.status,
+        solution=Solution.from_indices(instance, built.order(outcome)),
+        bound=bound,
+        solver=outcome.backend,
+        notes=(f"HiGHS: {outcome.message}",),
+    )
 
 
 @dataclass(frozen=True)
