@@ -196,8 +196,6 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     params = params or CpSatParams()
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
-    n, gpus = instance.n, instance.gpus
-    nodes = instance.nodes
     times = instance.times
     start_solution = incumbent(instance, deadline.remaining())  # also the horizon, hint or not
     lower = bounds.best(instance)
@@ -209,15 +207,32 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
                           notes=("the heuristic incumbent meets the lower bound",), solver=cpsat_backend.version())
     else:
         horizon = sum(times) + sum(edge.delay for edge in instance.edges)
-    model, x, start, end = _build_model(instance, horizon, lower, deadline)
+    model, x, start, _ = _build_model(instance, horizon, lower, deadline)
     if params.hint and start_solution is not None:
-        hinted = canonical(instance, start_solution)
-        for v in range(n):
-            model.add_hint(start[v], hinted.start[v])
-            for g in range(gpus):
-                model.add_hint(x[v][g], hinted.gpu[v] == g)
-    outcome = cpsat_backend.solve_cpsat(model, time_limit=deadline.remaining(), deterministic_time=params.deterministic_time,
-                                        workers=params.workers, seed=seed)
+        _add_hint(instance, model, x, start, start_solution)
+    outcome = cpsat_backend.solve_cpsat(
+        model,
+        time_limit=deadline.remaining(),
+        deterministic_time=params.deterministic_time,
+        workers=params.workers,
+        seed=seed,
+    )
+    return _cpsat_result(instance, outcome, x, start, start_solution, lower, horizon)
+
+
+def _add_hint(instance: Instance, model, x, start, start_solution: Solution) -> None:
+    """The incumbent, relabelled as the symmetry breaking keeps it, as CP-SAT's hint."""
+    hinted = canonical(instance, start_solution)
+    for v in range(instance.n):
+        model.add_hint(start[v], hinted.start[v])
+        for g in range(instance.gpus):
+            model.add_hint(x[v][g], hinted.gpu[v] == g)
+
+
+def _cpsat_result(instance: Instance, outcome, x, start, start_solution: Solution | None, lower: int,
+                  horizon: int) -> Result:
+    """The method's result from the CP-SAT outcome: its schedule, else the incumbent, with the proven bound."""
+    n, gpus = instance.n, instance.gpus
     bound = max(lower, math.floor(outcome.bound + 1e-9)) if outcome.bound is not None else lower
     note = f"CP-SAT {outcome.message}, deterministic time {getattr(outcome, 'deterministic_time', 0.0):.2f}"
     if outcome.status is Status.ERROR:  # a model CP-SAT refuses is our bug: say so, do not hide it behind the hint
