@@ -60,23 +60,60 @@ def _bit_xbar(i: int) -> int:
     return 1 << (2 * i + 1)
 
 
+State = tuple[int, int]  # (next backward k, mask of held x_i / xbar_i bits)
+Move = tuple[int, State, "tuple[str, int] | None"]  # (time, next state, operation; None: a free drop)
+
+
+def _held_bytes(instance: Instance, k: int, mask: int) -> int:
+    """Bytes of x_0, delta_{k+1} (x_{k+1}) and the held values of ``mask`` before ``B k``."""
+    L, x, xb = instance.length, instance.x, instance.xbar
+    held = x[0] + (x[k + 1] if k < L else 0)
+    return held + sum(x[i] * bool(mask & _bit_x(i)) + xb[i] * bool(mask & _bit_xbar(i)) for i in range(1, L + 1))
+
+
+def _moves(instance: Instance, state: State) -> list[Move]:
+    """The edges out of ``state``: free drops of a held x_i, forwards that fit M, then ``B k`` if it fits."""
+    L, x, xb, M = instance.length, instance.x, instance.xbar, instance.memory
+    k, mask = state
+    held = _held_bytes(instance, k, mask)
+    edges: list[Move] = [(0, (k, mask & ~_bit_x(i)), None) for i in range(1, L + 1) if mask & _bit_x(i)]
+
+    def readable(i: int) -> bool:
+        return i == 0 or bool(mask & (_bit_xbar(i) | _bit_x(i)))
+
+    for j in range(min(k, L - 1) + 1):
+        if not readable(j):
+            continue
+        for name, bit, size in (("F", _bit_x(j + 1), x[j + 1]), ("Fall", _bit_xbar(j + 1), xb[j + 1])):
+            if mask & bit or (name == "F" and mask & _bit_xbar(j + 1)):
+                continue
+            if held + size + instance.ftmp[j] <= M:
+                edges.append((instance.fw[j], (k, mask | bit), (name, j)))
+    # the backward B k
+    ok = readable(k) if k == L else (bool(mask & _bit_xbar(k + 1)) and readable(k))
+    if ok and held + x[k] + instance.btmp[k] <= M:
+        after = mask
+        for i in range(k + 1, L + 1):  # nothing of index > k is read again
+            after &= ~(_bit_x(i) | _bit_xbar(i))
+        edges.append((instance.bw[k], (k - 1, after), ("B", k)))
+    return edges
+
+
+def _path(parent: dict, start: State, state: State) -> tuple[tuple[str, int], ...]:
+    """The operations from ``start`` to ``state`` (free drops left out)."""
+    sequence = []
+    while state != start:
+        state, op = parent[state]
+        if op is not None:
+            sequence.append(op)
+    return tuple(reversed(sequence))
+
+
 def shortest_sequence(instance: Instance, deadline: Deadline | None = None):
     """(time, sequence) of an optimal sequence, or None when none fits (see the module docstring)."""
-    L, x, xb, M = instance.length, instance.x, instance.xbar, instance.memory
-    sizes = {}
-    for i in range(1, L + 1):
-        sizes[_bit_x(i)] = x[i]
-        sizes[_bit_xbar(i)] = xb[i]
-
-    def held_bytes(mask: int) -> int:
-        return sum(size for bit, size in sizes.items() if mask & bit)
-
-    def base(k: int) -> int:
-        return x[0] + (x[k + 1] if k < L else 0)
-
-    start = (L, 0)
+    start = (instance.length, 0)
     best = {start: 0}
-    parent: dict[tuple[int, int], tuple[tuple[int, int], tuple[str, int] | None]] = {}
+    parent: dict[State, tuple[State, tuple[str, int] | None]] = {}
     counter = itertools.count()
     queue = [(0, next(counter), start)]
     while queue:
@@ -85,41 +122,9 @@ def shortest_sequence(instance: Instance, deadline: Deadline | None = None):
             continue
         if deadline is not None:
             deadline.check("searching the sequences")
-        k, mask = state
-        if k == -1:
-            sequence = []
-            while state != start:
-                state, op = parent[state]
-                if op is not None:
-                    sequence.append(op)
-            return cost, tuple(reversed(sequence))
-        held = base(k) + held_bytes(mask)
-        edges: list[tuple[int, tuple[int, int], tuple[str, int] | None]] = []
-        # free edges: drop one held x_i
-        for i in range(1, L + 1):
-            if mask & _bit_x(i):
-                edges.append((0, (k, mask & ~_bit_x(i)), None))
-
-        def readable(i: int, mask: int = mask) -> bool:
-            return i == 0 or bool(mask & (_bit_xbar(i) | _bit_x(i)))
-
-        top = min(k, L - 1)
-        for j in range(top + 1):
-            if not readable(j):
-                continue
-            for name, bit, size in (("F", _bit_x(j + 1), x[j + 1]), ("Fall", _bit_xbar(j + 1), xb[j + 1])):
-                if mask & bit or (name == "F" and mask & _bit_xbar(j + 1)):
-                    continue
-                if held + size + instance.ftmp[j] <= M:
-                    edges.append((instance.fw[j], (k, mask | bit), (name, j)))
-        # the backward B k
-        ok = readable(k) if k == L else (bool(mask & _bit_xbar(k + 1)) and readable(k))
-        if ok and held + x[k] + instance.btmp[k] <= M:
-            after = mask
-            for i in range(k + 1, L + 1):  # nothing of index > k is read again
-                after &= ~(_bit_x(i) | _bit_xbar(i))
-            edges.append((instance.bw[k], (k - 1, after), ("B", k)))
-        for weight, target, op in edges:
+        if state[0] == -1:
+            return cost, _path(parent, start, state)
+        for weight, target, op in _moves(instance, state):
             total = cost + weight
             if total < best.get(target, float("inf")):
                 best[target] = total
