@@ -76,28 +76,50 @@ class _Copy:
     reads: tuple[int, ...]
 
 
-def _copies(length: int, sequence: tuple[tuple[str, int], ...]) -> list[_Copy]:
-    """The copies of a remat sequence and which positions read each (the chain's least-fixpoint rule)."""
-    made: list[tuple[tuple[str, int], int]] = [(("x", 0), -1)]
+Made = list[tuple[tuple[str, int], int]]  # (value, creator position; -1: x_0) per copy, in list order
+
+
+def _created_copies(sequence: tuple[tuple[str, int], ...]) -> Made:
+    """The copies a remat sequence creates: x_0 at -1, then one per ``F`` / ``Fall``."""
+    made: Made = [(("x", 0), -1)]
     for k, (name, stage) in enumerate(sequence):
         if name == "F":
             made.append((("x", stage + 1), k))
         elif name == "Fall":
             made.append((("xbar", stage + 1), k))
-    reads: dict[int, list[int]] = {c: [] for c in range(len(made))}
-    # the explicit end of each xbar copy: the first B i-1 after its creation
+    return made
+
+
+def _xbar_span_ends(made: Made, sequence: tuple[tuple[str, int], ...]) -> dict[int, int]:
+    """The explicit end of each xbar copy: the first ``B i-1`` after its creation (its creator if none)."""
     span_end: dict[int, int] = {}
     for c, ((kind, i), p) in enumerate(made):
         if kind == "xbar":
             span_end[c] = next((k for k in range(p + 1, len(sequence)) if sequence[k] == ("B", i - 1)), p)
+    return span_end
+
+
+def _latest_copy(made: Made, value: tuple[str, int], k: int) -> int:
+    """The latest copy of ``value`` created before position k."""
+    return max(c for c, (v, p) in enumerate(made) if v == value and p < k)
+
+
+def _server_of_x(made: Made, span_end: dict[int, int], i: int, k: int) -> int:
+    """The copy serving a read of x_i at position k: an xbar_i copy whose span covers k, else x_i's latest."""
+    serving = [c for c, (v, p) in enumerate(made) if v == ("xbar", i) and p < k <= span_end[c]] if i else []
+    return serving[-1] if serving else _latest_copy(made, ("x", i), k)
+
+
+def _copies(length: int, sequence: tuple[tuple[str, int], ...]) -> list[_Copy]:
+    """The copies of a remat sequence and which positions read each (the chain's least-fixpoint rule)."""
+    made = _created_copies(sequence)
+    reads: dict[int, list[int]] = {c: [] for c in range(len(made))}
+    span_end = _xbar_span_ends(made, sequence)
     for k, (name, stage) in enumerate(sequence):
         if name == "B" and stage < length:
-            c = max(c for c, (v, p) in enumerate(made) if v == ("xbar", stage + 1) and p < k)
-            reads[c].append(k)
+            reads[_latest_copy(made, ("xbar", stage + 1), k)].append(k)
         if name in ("F", "Fall", "B"):
-            i = stage
-            serving = [c for c, (v, p) in enumerate(made) if v == ("xbar", i) and p < k <= span_end[c]] if i else []
-            c = serving[-1] if serving else max(c for c, (v, p) in enumerate(made) if v == ("x", i) and p < k)
+            c = _server_of_x(made, span_end, stage, k)
             if k not in reads[c]:
                 reads[c].append(k)
     return [_Copy(v, p, tuple(sorted(reads[c]))) for c, (v, p) in enumerate(made)]
