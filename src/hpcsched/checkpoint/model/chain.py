@@ -20,29 +20,59 @@ class _Trace:
     problems: list[Violation]
 
 
-def _trace(instance: Instance, sequence: tuple[tuple[str, int], ...]) -> _Trace:
-    """Apply rules 1-2 of the definition: who serves each read, how long each value is held."""
-    L, n = instance.length, len(sequence)
-    problems: list[Violation] = []
-    xbar_productions: dict[int, list[int]] = {i: [] for i in range(1, L + 1)}
-    explicit_xbar_reads: dict[int, list[int]] = {i: [] for i in range(1, L + 1)}
+@dataclass(frozen=True)
+class _Positions:
+    """Where a sequence produces xbar_i (``Fall i-1``), reads it explicitly (``B i-1``) and runs ``B i`` first."""
+
+    xbar_productions: dict[int, list[int]]
+    explicit_xbar_reads: dict[int, list[int]]
+    backward_at: dict[int, int]
+
+
+def _positions(length: int, sequence: tuple[tuple[str, int], ...]) -> _Positions:
+    """The xbar productions, explicit xbar reads and first backward positions of ``sequence``."""
+    xbar_productions: dict[int, list[int]] = {i: [] for i in range(1, length + 1)}
+    explicit_xbar_reads: dict[int, list[int]] = {i: [] for i in range(1, length + 1)}
     backward_at: dict[int, int] = {}
     for t, (name, i) in enumerate(sequence):
         if name == "Fall":
             xbar_productions[i + 1].append(t)
         elif name == "B":
             backward_at.setdefault(i, t)
-            if i < L:
+            if i < length:
                 explicit_xbar_reads[i + 1].append(t)
-    # xbar_i: held from producer to its last explicit read before the next production.
+    return _Positions(xbar_productions, explicit_xbar_reads, backward_at)
+
+
+def _xbar_intervals(positions: _Positions, n: int) -> dict[int, list[tuple[int, int]]]:
+    """xbar_i: held from producer to its last explicit read before the next production."""
     xbar_interval: dict[int, list[tuple[int, int]]] = {}
-    for i, starts in xbar_productions.items():
+    for i, starts in positions.xbar_productions.items():
         spans = []
         for k, start in enumerate(starts):
             stop = starts[k + 1] if k + 1 < len(starts) else n
-            reads = [q for q in explicit_xbar_reads[i] if start < q < stop]
+            reads = [q for q in positions.explicit_xbar_reads[i] if start < q < stop]
             spans.append((start, max(reads) if reads else start))
         xbar_interval[i] = spans
+    return xbar_interval
+
+
+def _backward_read_problems(positions: _Positions, t: int, i: int, n: int) -> list[Violation]:
+    """``B i`` at t (i < L) reads xbar_{i+1} and delta_{i+1}: both must have been produced before."""
+    problems = []
+    if not any(start < t for start in positions.xbar_productions[i + 1]):
+        problems.append(Violation("not-held", f"operation {t} (B {i}) reads xbar_{i + 1}, never produced before"))
+    if positions.backward_at.get(i + 1, n) >= t:
+        problems.append(Violation("not-held", f"operation {t} (B {i}) reads delta_{i + 1}, not produced before"))
+    return problems
+
+
+def _trace(instance: Instance, sequence: tuple[tuple[str, int], ...]) -> _Trace:
+    """Apply rules 1-2 of the definition: who serves each read, how long each value is held."""
+    L, n = instance.length, len(sequence)
+    problems: list[Violation] = []
+    positions = _positions(L, sequence)
+    xbar_interval = _xbar_intervals(positions, n)
 
     def served_by_xbar(i: int, t: int) -> bool:
         return i >= 1 and any(start < t <= end for start, end in xbar_interval[i])
@@ -51,36 +81,26 @@ def _trace(instance: Instance, sequence: tuple[tuple[str, int], ...]) -> _Trace:
     latest_x: dict[int, int] = {0: -1}  # i -> position of the most recent production (-1: x_0 at the start)
     x0_last = 0
     for t, (name, i) in enumerate(sequence):
-        reads_x = i  # every operation reads x_i (F i, Fall i, B i; B L reads x_L)
-        if not served_by_xbar(reads_x, t):
-            if reads_x in latest_x:
-                producer = latest_x[reads_x]
-                if reads_x == 0:
-                    x0_last = t
-                else:
-                    x_production_end[(reads_x, producer)] = t
-            else:
-                problems.append(Violation("not-held", f"operation {t} ({name} {i}) reads x_{i}, which is not held"))
+        # every operation reads x_i (F i, Fall i, B i; B L reads x_L)
+        if served_by_xbar(i, t):
+            pass
+        elif i not in latest_x:
+            problems.append(Violation("not-held", f"operation {t} ({name} {i}) reads x_{i}, which is not held"))
+        elif i == 0:
+            x0_last = t
+        else:
+            x_production_end[(i, latest_x[i])] = t
         if name == "B" and i < L:
-            if not any(start < t for start in xbar_productions[i + 1]):
-                problems.append(
-                    Violation("not-held", f"operation {t} (B {i}) reads xbar_{i + 1}, never produced before")
-                )
-            if backward_at.get(i + 1, n) >= t:
-                problems.append(
-                    Violation("not-held", f"operation {t} (B {i}) reads delta_{i + 1}, not produced before")
-                )
+            problems += _backward_read_problems(positions, t, i, n)
         if name == "F":
             latest_x[i + 1] = t
             x_production_end[(i + 1, t)] = t
     intervals = [(0, x0_last, instance.x[0], "x_0")]
-    for (i, start), end in x_production_end.items():
-        intervals.append((start, end, instance.x[i], f"x_{i}"))
+    intervals += [(start, end, instance.x[i], f"x_{i}") for (i, start), end in x_production_end.items()]
     for i, spans in xbar_interval.items():
-        for start, end in spans:
-            intervals.append((start, end, instance.xbar[i], f"xbar_{i}"))
-    for i, start in backward_at.items():
-        end = n - 1 if i == 0 else backward_at.get(i - 1, start)
+        intervals += [(start, end, instance.xbar[i], f"xbar_{i}") for start, end in spans]
+    for i, start in positions.backward_at.items():
+        end = n - 1 if i == 0 else positions.backward_at.get(i - 1, start)
         intervals.append((start, max(start, end), instance.x[i], f"delta_{i}"))
     return _Trace(intervals, problems)
 
