@@ -22,8 +22,8 @@ import matplotlib
 
 matplotlib.use("Agg")  # a script, not a notebook: write files, open no window
 
-import hpcsched  # noqa: E402
-from hpcsched.plotting import save_axes  # noqa: E402
+import hpcsched
+from hpcsched.plotting import save_axes
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "docs" / "figures"

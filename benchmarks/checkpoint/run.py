@@ -77,8 +77,12 @@ def overhead(quick: bool, only: str | None = None) -> None:
         bound = bounds.best(instance)
         ratio = instance.memory / instance.source["store_all_peak"]
         gap = f"{100 * (best - bound) / best:.1f}%" if best else "—"
-        print(f"| {network} L={instance.length} | {budget} | {ratio:.2f} | " + " | ".join(cells)
-              + f" | {100 * (bound - base) / base:.1f} | {gap} |", flush=True)
+        print(
+            f"| {network} L={instance.length} | {budget} | {ratio:.2f} | "
+            + " | ".join(cells)
+            + f" | {100 * (bound - base) / base:.1f} | {gap} |",
+            flush=True,
+        )
 
 
 def persistent(quick: bool) -> None:
@@ -107,8 +111,10 @@ def persistent(quick: bool) -> None:
         print(f"- excess when worse: mean {100 * statistics.mean(ratios):.1f} %, max {100 * max(ratios):.1f} %")
     print("- by L: " + ", ".join(f"L={k}: {v[1]}/{v[0]}" for k, v in sorted(by_length.items())))
     unit = Instance.create([1] * 5, [1] * 6, [1] * 6, [None] + [1] * 5, 5)
-    print(f"- unit chain L=5, rotor M=4: persistent {persistent_dp(unit).time}, all sequences "
-          f"{shortest_sequence(unit)[0]}")
+    print(
+        f"- unit chain L=5, rotor M=4: persistent {persistent_dp(unit).time}, all sequences "
+        f"{shortest_sequence(unit)[0]}"
+    )
 
 
 PCIE3 = 12_000.0  # bytes per µs, as the offload package's pcie3 instances
@@ -127,16 +133,25 @@ def two_levels(quick: bool, only: str | None = None) -> None:
             return "—"
         return f"{100 * (result.objective - compute) / compute:.1f}"
 
-    print("\n| chain | M / store-all peak | remat only (dp) | offload only (greedy) | offload pkg cpsat 10 s "
-          "(mapping) | both (offload-greedy) | remat overhead removed | both: time (s) |")
+    print(
+        "\n| chain | M / store-all peak | remat only (dp) | offload only (greedy) | offload pkg cpsat 10 s "
+        "(mapping) | both (offload-greedy) | remat overhead removed | both: time (s) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for network in TWO_LEVEL_NETWORKS:
         if only and only not in network:
             continue
         chain = import_pipedream(SHARED / "pipedream" / f"{network}.graph.txt", budget=0.9)
-        timed = Instance.create([max(1, t) for t in chain.fw], [max(1, t) for t in chain.bw], list(chain.x),
-                                [None, *chain.xbar[1:]], chain.memory, ftmp=list(chain.ftmp),
-                                btmp=list(chain.btmp), name=network)
+        timed = Instance.create(
+            [max(1, t) for t in chain.fw],
+            [max(1, t) for t in chain.bw],
+            list(chain.x),
+            [None, *chain.xbar[1:]],
+            chain.memory,
+            ftmp=list(chain.ftmp),
+            btmp=list(chain.btmp),
+            name=network,
+        )
         two = timed.with_link(bandwidth_out=PCIE3, bandwidth_in=PCIE3)
         compute = two.compute_time
         peak, floor = store_all_peak(two), offload_memory_lower_bound_with_reason(two)[0]
@@ -156,10 +171,14 @@ def two_levels(quick: bool, only: str | None = None) -> None:
             removed = "—"
             if remat.status.has_solution and both.status.has_solution and remat.objective > compute:
                 removed = f"{100 * (remat.objective - both.objective) / (remat.objective - compute):.0f} %"
-            package_text = pct(package) if not package.status.has_solution else \
-                f"{pct(package)} ({package.status.value.lower()})"
-            print(f"| {network} | {memory / peak:.2f}{' (floor)' if memory == floor else ''} | {pct(remat)} | "
-                  f"{pct(offload)} | {package_text} | {pct(both)} | {removed} | {elapsed:.1f} |", flush=True)
+            package_text = (
+                pct(package) if not package.status.has_solution else f"{pct(package)} ({package.status.value.lower()})"
+            )
+            print(
+                f"| {network} | {memory / peak:.2f}{' (floor)' if memory == floor else ''} | {pct(remat)} | "
+                f"{pct(offload)} | {package_text} | {pct(both)} | {removed} | {elapsed:.1f} |",
+                flush=True,
+            )
 
 
 def main() -> None:

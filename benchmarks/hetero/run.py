@@ -42,7 +42,9 @@ HEURISTICS = ("heft", "heft-insertion", "heteroprio", "heteroprio-nospol", "hlp-
 
 
 def data_folder() -> Path | None:
-    folder = Path(os.environ.get("HPCSCHED_SHARED_DATA", ROOT.parent / "shared" / "data")) / "hetero_swf" / "formatedTasks_2"
+    folder = (
+        Path(os.environ.get("HPCSCHED_SHARED_DATA", ROOT.parent / "shared" / "data")) / "hetero_swf" / "formatedTasks_2"
+    )
     return folder if folder.is_dir() else None
 
 
@@ -116,15 +118,21 @@ def summarize(rows) -> None:
             to_bound = [(r[method] - r["bound"]) / r[method] for r in values]
             to_optimum = [(r[method] - r["cpsat"]) / r[method] for r in proven if r.get(method) is not None]
             optimum_text = f"{100 * statistics.mean(to_optimum):.1f} % ({len(to_optimum)})" if to_optimum else "-"
-            print(f"| m={platform[0]}, k={platform[1]} | {method} | {len(values)} | {100 * statistics.mean(to_bound):.1f} % | "
-                  f"{100 * max(to_bound):.1f} % | {optimum_text} |")
-        print(f"| m={platform[0]}, k={platform[1]} | proven optimal by CP-SAT | {len(proven)} of "
-              f"{sum(1 for r in subset if 'cpsat' in r)} | | | |")
+            print(
+                f"| m={platform[0]}, k={platform[1]} | {method} | {len(values)} | {100 * statistics.mean(to_bound):.1f} % | "
+                f"{100 * max(to_bound):.1f} % | {optimum_text} |"
+            )
+        print(
+            f"| m={platform[0]}, k={platform[1]} | proven optimal by CP-SAT | {len(proven)} of "
+            f"{sum(1 for r in subset if 'cpsat' in r)} | | | |"
+        )
 
 
 def trap(args) -> None:
-    print("| m | k | acceleration | n | bound | best known | HP earliest-finish | HP latest-end | HP no spoliation | "
-          "HP / best known (<= true ratio) | HP / bound (>= true ratio) | 1 + max(m/k, k/m) | 2 + max(m/k, k/m) |")
+    print(
+        "| m | k | acceleration | n | bound | best known | HP earliest-finish | HP latest-end | HP no spoliation | "
+        "HP / best known (<= true ratio) | HP / bound (>= true ratio) | 1 + max(m/k, k/m) | 2 + max(m/k, k/m) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for cpus, gpus in ((1, 1), (2, 1), (4, 1), (1, 2), (1, 4), (4, 2), (8, 2), (10, 4)):
         for acceleration in (2, 4, 16):
@@ -132,13 +140,18 @@ def trap(args) -> None:
             lower = bounds.best(instance)
             runs = [run_method(instance, method, time_limit=120) for method in ("heft-insertion", "hlp-rounding")]
             best = min(r.objective for r in runs if r.objective is not None)
-            values = [run_method(instance, "heteroprio", time_limit=60, spoliation=rule).objective
-                      for rule in ("earliest-finish", "latest-end", "none")]
+            values = [
+                run_method(instance, "heteroprio", time_limit=60, spoliation=rule).objective
+                for rule in ("earliest-finish", "latest-end", "none")
+            ]
             worst = max(values[:2])
             extra = max(cpus / gpus, gpus / cpus)
-            print(f"| {cpus} | {gpus} | {acceleration} | {instance.n} | {lower} | {best:g} | {values[0]:g} | "
-                  f"{values[1]:g} | {values[2]:g} | {worst / best:.3f} | {worst / lower:.3f} | {1 + extra:.2f} | "
-                  f"{2 + extra:.2f} |", flush=True)
+            print(
+                f"| {cpus} | {gpus} | {acceleration} | {instance.n} | {lower} | {best:g} | {values[0]:g} | "
+                f"{values[1]:g} | {values[2]:g} | {worst / best:.3f} | {worst / lower:.3f} | {1 + extra:.2f} | "
+                f"{2 + extra:.2f} |",
+                flush=True,
+            )
 
 
 def dnn(args) -> None:
@@ -155,8 +168,12 @@ def dnn(args) -> None:
         lower = bounds.best(instance)
         values = [run_method(instance, method, time_limit=120).objective for method in methods]
         gaps = [f"{100 * (v - lower) / v:.1f} %" for v in values]
-        print(f"| {path.parent.name}/{path.stem} | {instance.n} | {instance.cpus} | {instance.gpus} | {lower} | "
-              + " | ".join(gaps) + " |", flush=True)
+        print(
+            f"| {path.parent.name}/{path.stem} | {instance.n} | {instance.cpus} | {instance.gpus} | {lower} | "
+            + " | ".join(gaps)
+            + " |",
+            flush=True,
+        )
 
 
 def speed(args) -> None:
@@ -165,7 +182,10 @@ def speed(args) -> None:
     print(f"generated n = {instance.n}, {len(instance.edges)} edges in {time.perf_counter() - started:.1f} s")
     for method in ("heft", "heft-insertion", "heteroprio", "heteroprio-nospol"):
         result = run_method(instance, method, time_limit=600)
-        print(f"| {method} | {instance.n} | {len(instance.edges)} | {result.runtime_s:.1f} s | {result.status} |", flush=True)
+        print(
+            f"| {method} | {instance.n} | {len(instance.edges)} | {result.runtime_s:.1f} s | {result.status} |",
+            flush=True,
+        )
 
 
 def main() -> None:

@@ -55,9 +55,13 @@ def speed(args) -> None:
             result = run_method(instance, method, time_limit=600)
             elapsed = time.perf_counter() - started  # includes the registry's validation
             gap = (result.objective - lower) / result.objective if result.objective else None
-            print(f"| {instance.n} | {len(instance.edges)} | {method} | {elapsed:.1f} | {result.objective:.0f} | {lower} | "
-                  f"{gap:.1%} |" if gap is not None else f"| {instance.n} | | {method} | {elapsed:.1f} | {result.status} | | |",
-                  flush=True)
+            print(
+                f"| {instance.n} | {len(instance.edges)} | {method} | {elapsed:.1f} | {result.objective:.0f} | {lower} | "
+                f"{gap:.1%} |"
+                if gap is not None
+                else f"| {instance.n} | | {method} | {elapsed:.1f} | {result.status} | | |",
+                flush=True,
+            )
 
 
 def gaps(args) -> None:
@@ -72,8 +76,12 @@ def gaps(args) -> None:
                 instance = import_dnn(path, gpus=gpus, memory_fraction=fraction)
                 if instance.n > args.max_nodes:
                     continue
-                row = {"graph": f"{path.parent.parent.name.split('-')[0]}/{path.stem}", "n": instance.n, "K": gpus,
-                       "memory_fraction": fraction}
+                row = {
+                    "graph": f"{path.parent.parent.name.split('-')[0]}/{path.stem}",
+                    "n": instance.n,
+                    "K": gpus,
+                    "memory_fraction": fraction,
+                }
                 try:
                     bounds.require_feasible(instance)
                 except InfeasibleError as error:
@@ -98,7 +106,9 @@ def gaps(args) -> None:
                     row[f"{method}_gap"] = (value - lower) / value if value else None
                 rows.append(row)
                 print(row["graph"], gpus, fraction, {m: row.get(f"{m}_gap") for m in HEURISTICS}, flush=True)
-    keys = sorted({key for row in rows for key in row}, key=lambda k: (k not in ("graph", "n", "K", "memory_fraction"), k))
+    keys = sorted(
+        {key for row in rows for key in row}, key=lambda k: (k not in ("graph", "n", "K", "memory_fraction"), k)
+    )
     with open(RESULTS / "gaps.csv", "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=keys)
         writer.writeheader()
@@ -109,11 +119,16 @@ def gaps(args) -> None:
     print("|---|---|---|---|---|---|")
     for method in HEURISTICS:
         found = [row[f"{method}_gap"] for row in solved if row.get(f"{method}_gap") is not None]
-        wins = sum(1 for row in solved if row.get(method) is not None and
-                   row[method] == min(row[m] for m in HEURISTICS if row.get(m) is not None))
+        wins = sum(
+            1
+            for row in solved
+            if row.get(method) is not None and row[method] == min(row[m] for m in HEURISTICS if row.get(m) is not None)
+        )
         if found:
-            print(f"| {method} | {len(found)}/{len(solved)} | {statistics.mean(found):.1%} | "
-                  f"{statistics.median(found):.1%} | {max(found):.1%} | {wins} |")
+            print(
+                f"| {method} | {len(found)}/{len(solved)} | {statistics.mean(found):.1%} | "
+                f"{statistics.median(found):.1%} | {max(found):.1%} | {wins} |"
+            )
 
 
 def claims(args) -> None:
@@ -122,13 +137,17 @@ def claims(args) -> None:
         sys.exit("dnn_partitioning not found (set HPCSCHED_SHARED_DATA)")
     cases = [("bert24_training", 2, 0.15), ("resnet50_training", 4, 1.0)]
     for stem, gpus, fraction in cases:
-        instance = import_dnn(folder / "throughput-inputs" / "LayerGraphs" / f"{stem}.json", gpus=gpus,
-                              memory_fraction=fraction)
+        instance = import_dnn(
+            folder / "throughput-inputs" / "LayerGraphs" / f"{stem}.json", gpus=gpus, memory_fraction=fraction
+        )
         exact = run_method(instance, "cpsat", time_limit=args.cpsat_limit)
         heft = run_method(instance, "heft", time_limit=60)
-        print(f"{stem} K={gpus} memory {fraction:.0%}: CP-SAT {exact.status} {exact.objective} bound {exact.bound} "
-              f"in {exact.runtime_s:.0f} s ({'; '.join(exact.notes)}); HEFT {heft.objective}; "
-              f"bounds.best {bounds.best(instance)}", flush=True)
+        print(
+            f"{stem} K={gpus} memory {fraction:.0%}: CP-SAT {exact.status} {exact.objective} bound {exact.bound} "
+            f"in {exact.runtime_s:.0f} s ({'; '.join(exact.notes)}); HEFT {heft.objective}; "
+            f"bounds.best {bounds.best(instance)}",
+            flush=True,
+        )
 
 
 def main() -> None:

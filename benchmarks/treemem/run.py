@@ -118,8 +118,15 @@ def postorder(args) -> None:
             optimal = solve(instance, "liu-optimal")
             post = solve(instance, "best-postorder")
             assert optimal.status is Status.OPTIMAL and post.objective >= optimal.objective
-            rows.append({"instance": instance.name, "n": instance.n, "optimal": optimal.objective,
-                         "postorder": post.objective, "excess": post.objective / optimal.objective - 1})
+            rows.append(
+                {
+                    "instance": instance.name,
+                    "n": instance.n,
+                    "optimal": optimal.objective,
+                    "postorder": post.objective,
+                    "excess": post.objective / optimal.objective - 1,
+                }
+            )
         write(rows, args.out, f"postorder-{label}")
         summary.append(summarize(label, rows))
     print_table(summary, args.out / "postorder.md")
@@ -133,17 +140,27 @@ def large(args) -> None:
     instance = generate_random_tree(seed=0, n=args.n, max_children=4, max_exec=100, max_output=100)
     built, built_cpu = time.perf_counter() - started, time.process_time() - cpu
     rows = []
-    for method, function in (("liu-optimal", special_cases.liu_optimal), ("best-postorder", special_cases.best_postorder)):
+    for method, function in (
+        ("liu-optimal", special_cases.liu_optimal),
+        ("best-postorder", special_cases.best_postorder),
+    ):
         started, cpu = time.perf_counter(), time.process_time()
         function(instance, time_limit=600, seed=0, params=None)
         bare, bare_cpu = time.perf_counter() - started, time.process_time() - cpu
         started, cpu = time.perf_counter(), time.process_time()
         result = solve(instance, method, time_limit=600)
         total, total_cpu = time.perf_counter() - started, time.process_time() - cpu
-        rows.append({"method": method, "n": instance.n, "status": result.status.value, "peak": result.objective,
-                     "instance build s (cpu)": f"{built:.1f} ({built_cpu:.1f})",
-                     "method s (cpu)": f"{bare:.1f} ({bare_cpu:.1f})",
-                     "run_method incl. validation s (cpu)": f"{total:.1f} ({total_cpu:.1f})"})
+        rows.append(
+            {
+                "method": method,
+                "n": instance.n,
+                "status": result.status.value,
+                "peak": result.objective,
+                "instance build s (cpu)": f"{built:.1f} ({built_cpu:.1f})",
+                "method s (cpu)": f"{bare:.1f} ({bare_cpu:.1f})",
+                "run_method incl. validation s (cpu)": f"{total:.1f} ({total_cpu:.1f})",
+            }
+        )
     print_table(rows, args.out / "large.md")
 
 
@@ -160,21 +177,40 @@ def parallel(args) -> None:
         unlimited = sum(v.exec + v.output for v in tree.nodes)
         for p in args.processors:
             instance = as_parallel(tree, processors=p, memory=unlimited)
-            bound = max(-(-sum(v.time for v in tree.nodes) // p), parallel_lower_bound(
-                as_parallel(tree, processors=p, memory=10**15)))  # the memory term vanishes: Σw/p and critical path
+            bound = max(
+                -(-sum(v.time for v in tree.nodes) // p),
+                parallel_lower_bound(as_parallel(tree, processors=p, memory=10**15)),
+            )  # the memory term vanishes: Σw/p and critical path
             for method in methods:
                 result = solve(instance, method, time_limit=120)
                 assert result.status in (Status.OPTIMAL, Status.FEASIBLE), (method, result.notes)
-                records.append({"instance": tree.name, "p": p, "method": method,
-                                "memory": result.kpis["peak_memory"] / optimum, "makespan": result.objective / bound})
+                records.append(
+                    {
+                        "instance": tree.name,
+                        "p": p,
+                        "method": method,
+                        "memory": result.kpis["peak_memory"] / optimum,
+                        "makespan": result.objective / bound,
+                    }
+                )
     write(records, args.out, "parallel")
     for method in methods:
         mine = [r for r in records if r["method"] == method]
-        rows.append({"method": method, "trees": len(trees), "p": " ".join(map(str, args.processors)),
-                     "normalized memory": round(statistics.fmean(r["memory"] for r in mine), 2),
-                     "normalized makespan": round(statistics.fmean(r["makespan"] for r in mine), 2),
-                     "TOPC 2015 Table 1": {"par-subtrees": "2.34 / 1.40", "par-subtrees-optim": "2.46 / 1.33",
-                                           "par-inner-first": "3.79 / 1.07", "par-deepest-first": "4.13 / 1.04"}[method]})
+        rows.append(
+            {
+                "method": method,
+                "trees": len(trees),
+                "p": " ".join(map(str, args.processors)),
+                "normalized memory": round(statistics.fmean(r["memory"] for r in mine), 2),
+                "normalized makespan": round(statistics.fmean(r["makespan"] for r in mine), 2),
+                "TOPC 2015 Table 1": {
+                    "par-subtrees": "2.34 / 1.40",
+                    "par-subtrees-optim": "2.46 / 1.33",
+                    "par-inner-first": "3.79 / 1.07",
+                    "par-deepest-first": "4.13 / 1.04",
+                }[method],
+            }
+        )
     print_table(rows, args.out / "parallel.md")
 
 
@@ -191,8 +227,14 @@ def exact(args) -> None:
                 if result.status is Status.OPTIMAL:
                     proven += 1
                     times.append(result.runtime_s)
-            rows.append({"n": n, "method": method, "proven": f"{proven}/{args.seeds}",
-                         "max time s (proven)": round(max(times), 1) if times else None})
+            rows.append(
+                {
+                    "n": n,
+                    "method": method,
+                    "proven": f"{proven}/{args.seeds}",
+                    "max time s (proven)": round(max(times), 1) if times else None,
+                }
+            )
             print(rows[-1], flush=True)
     print_table(rows, args.out / "exact.md")
 
@@ -201,11 +243,21 @@ def out_of_core(args) -> None:
     from hpcsched.treemem import as_out_of_core
 
     rng = np.random.default_rng(0)
-    cases = [generate_random_tree(seed=k, n=int(rng.integers(12, args.max_n + 1)), max_exec=100, max_output=100)
-             for k in range(args.trees)]
-    cases += [generate_assembly(seed=k, shape=shape, ordering=ordering)
-              for k, (shape, ordering) in enumerate([((6, 6), "nested-dissection"), ((7, 7), "minimum-degree"),
-                                                       ((8, 8), "rcm"), ((3, 3, 3), "nested-dissection")])]
+    cases = [
+        generate_random_tree(seed=k, n=int(rng.integers(12, args.max_n + 1)), max_exec=100, max_output=100)
+        for k in range(args.trees)
+    ]
+    cases += [
+        generate_assembly(seed=k, shape=shape, ordering=ordering)
+        for k, (shape, ordering) in enumerate(
+            [
+                ((6, 6), "nested-dissection"),
+                ((7, 7), "minimum-degree"),
+                ((8, 8), "rcm"),
+                ((3, 3, 3), "nested-dissection"),
+            ]
+        )
+    ]
     rules = ("io-belady", "io-largest", "io-first-fit", "io-best-fit")
     records, skipped, unproven = [], 0, 0
     for tree in cases:
@@ -221,19 +273,33 @@ def out_of_core(args) -> None:
             for traversal in ("liu-optimal", "best-postorder"):
                 result = solve(instance, rule, traversal=traversal, time_limit=60)
                 assert result.objective >= optimum.objective
-                records.append({"instance": instance.name, "n": instance.n, "rule": rule, "traversal": traversal,
-                                "optimum": optimum.objective, "written": result.objective,
-                                "excess": result.objective / optimum.objective - 1,
-                                "milp s": round(optimum.runtime_s, 2)})
+                records.append(
+                    {
+                        "instance": instance.name,
+                        "n": instance.n,
+                        "rule": rule,
+                        "traversal": traversal,
+                        "optimum": optimum.objective,
+                        "written": result.objective,
+                        "excess": result.objective / optimum.objective - 1,
+                        "milp s": round(optimum.runtime_s, 2),
+                    }
+                )
     write(records, args.out, "out-of-core")
     rows = []
     for rule in rules:
         for traversal in ("liu-optimal", "best-postorder"):
             mine = [r for r in records if r["rule"] == rule and r["traversal"] == traversal]
-            rows.append({"rule": rule, "traversal": traversal, "instances": len(mine),
-                         "optimal %": round(100 * sum(r["excess"] == 0 for r in mine) / len(mine), 1),
-                         "mean excess %": round(100 * statistics.fmean(r["excess"] for r in mine), 1),
-                         "max excess %": round(100 * max(r["excess"] for r in mine), 1)})
+            rows.append(
+                {
+                    "rule": rule,
+                    "traversal": traversal,
+                    "instances": len(mine),
+                    "optimal %": round(100 * sum(r["excess"] == 0 for r in mine) / len(mine), 1),
+                    "mean excess %": round(100 * statistics.fmean(r["excess"] for r in mine), 1),
+                    "max excess %": round(100 * max(r["excess"] for r in mine), 1),
+                }
+            )
     print(f"{len(cases)} instances: {skipped} need no I/O, {unproven} not proven by milp-io in {args.time_limit} s")
     print_table(rows, args.out / "out-of-core.md")
 
@@ -245,31 +311,49 @@ def sp(args) -> None:
     methods = ("sp-ization", "local-search", "greedy", "forest-postorder")
     records = []
     for k in range(args.dags):
-        instance = generate_random_dag(seed=k, n=int(rng.integers(10, args.max_n + 1)),
-                                       edge_probability=float(rng.uniform(0.1, 0.4)))
+        instance = generate_random_dag(
+            seed=k, n=int(rng.integers(10, args.max_n + 1)), edge_probability=float(rng.uniform(0.1, 0.4))
+        )
         optimum = solve(instance, "dp", time_limit=args.time_limit)
         if optimum.status is not Status.OPTIMAL:
             continue
         for method in methods:
             result = solve(instance, method, time_limit=60)
             assert result.objective >= optimum.objective
-            records.append({"instance": instance.name, "n": instance.n, "method": method,
-                            "excess": result.objective / optimum.objective - 1})
+            records.append(
+                {
+                    "instance": instance.name,
+                    "n": instance.n,
+                    "method": method,
+                    "excess": result.objective / optimum.objective - 1,
+                }
+            )
     write(records, args.out, "sp")
     rows = []
     for method in methods:
         mine = [r for r in records if r["method"] == method]
-        rows.append({"method": method, "DAGs": len(mine),
-                     "optimal %": round(100 * sum(r["excess"] == 0 for r in mine) / len(mine), 1),
-                     "mean excess %": round(100 * statistics.fmean(r["excess"] for r in mine), 1),
-                     "max excess %": round(100 * max(r["excess"] for r in mine), 1)})
+        rows.append(
+            {
+                "method": method,
+                "DAGs": len(mine),
+                "optimal %": round(100 * sum(r["excess"] == 0 for r in mine) / len(mine), 1),
+                "mean excess %": round(100 * statistics.fmean(r["excess"] for r in mine), 1),
+                "max excess %": round(100 * max(r["excess"] for r in mine), 1),
+            }
+        )
     dnn = HERE.parents[1] / "instances" / "treemem" / "resnet50_inference.json"
     if dnn.exists():
         instance = read_instance(dnn)
         for method in methods:
-            rows.append({"method": f"{method} on resnet50_inference", "DAGs": 1, "optimal %": "-",
-                         "mean excess %": f"peak {solve(instance, method, time_limit=60).objective:.0f}",
-                         "max excess %": "-"})
+            rows.append(
+                {
+                    "method": f"{method} on resnet50_inference",
+                    "DAGs": 1,
+                    "optimal %": "-",
+                    "mean excess %": f"peak {solve(instance, method, time_limit=60).objective:.0f}",
+                    "max excess %": "-",
+                }
+            )
     print_table(rows, args.out / "sp.md")
 
 
@@ -299,8 +383,14 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--out", type=Path, default=HERE / "results")
     args = parser.parse_args()
-    {"postorder": postorder, "large": large, "exact": exact, "parallel": parallel, "out-of-core": out_of_core,
-     "sp": sp}[args.part](args)
+    {
+        "postorder": postorder,
+        "large": large,
+        "exact": exact,
+        "parallel": parallel,
+        "out-of-core": out_of_core,
+        "sp": sp,
+    }[args.part](args)
 
 
 if __name__ == "__main__":

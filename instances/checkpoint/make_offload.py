@@ -31,9 +31,17 @@ PCIE3 = 12_000.0  # bytes per µs
 def with_pcie3(chain: Instance, budget: float) -> Instance:
     """The chain with times >= 1 and a PCIe 3 link, at ``budget`` × the store-all peak (raised to the floor)."""
     raised = sum(1 for t in (*chain.fw, *chain.bw) if t < 1)
-    timed = Instance.create([max(1, t) for t in chain.fw], [max(1, t) for t in chain.bw], list(chain.x),
-                            [None, *chain.xbar[1:]], chain.memory, ftmp=list(chain.ftmp), btmp=list(chain.btmp),
-                            name=chain.name, time_unit=chain.time_unit)
+    timed = Instance.create(
+        [max(1, t) for t in chain.fw],
+        [max(1, t) for t in chain.bw],
+        list(chain.x),
+        [None, *chain.xbar[1:]],
+        chain.memory,
+        ftmp=list(chain.ftmp),
+        btmp=list(chain.btmp),
+        name=chain.name,
+        time_unit=chain.time_unit,
+    )
     two = timed.with_link(bandwidth_out=PCIE3, bandwidth_in=PCIE3, latency=0, duplex="full")
     peak = store_all_peak(two)
     floor = offload_memory_lower_bound_with_reason(two)[0]
@@ -41,11 +49,25 @@ def with_pcie3(chain: Instance, budget: float) -> Instance:
     notes = [f"{raised} operation times of 0 µs raised to 1 µs (kind chain-offload)"]
     if memory > int(budget * peak):
         notes.append(f"budget {budget} raised to the two-level memory floor {floor / peak:.3f}")
-    source = {**dict(chain.source), "link": "pcie3", "bandwidth_bytes_per_us": PCIE3, "budget": budget,
-              "notes": notes}
+    source = {**dict(chain.source), "link": "pcie3", "bandwidth_bytes_per_us": PCIE3, "budget": budget, "notes": notes}
     name = f"{chain.name.split('-b')[0]}-pcie3-b{round(100 * budget)}"
-    return Instance(name, two.fw, two.bw, two.x, two.xbar, two.ftmp, two.btmp, memory, "chain-offload",
-                    chain.time_unit, source, PCIE3, PCIE3, 0, "full")
+    return Instance(
+        name,
+        two.fw,
+        two.bw,
+        two.x,
+        two.xbar,
+        two.ftmp,
+        two.btmp,
+        memory,
+        "chain-offload",
+        chain.time_unit,
+        source,
+        PCIE3,
+        PCIE3,
+        0,
+        "full",
+    )
 
 
 def has_schedule(instance: Instance) -> bool:

@@ -28,7 +28,12 @@ ORION_MIXES = [
     ("orion-n200.json", 200, 5, "resnet50_32_fb1.csv,mobilenetv2_64_fb1.csv,bert_2_fwd.csv"),
 ]
 KINETO_MIXES = [("kineto-n20.json", 20, 1), ("kineto-n50.json", 50, 2)]
-GAVEL_MIXES = [("gavel-v100-n6.json", 6, 7), ("gavel-v100-n10.json", 10, 1), ("gavel-v100-n20.json", 20, 2), ("gavel-v100-n50.json", 50, 3)]
+GAVEL_MIXES = [
+    ("gavel-v100-n6.json", 6, 7),
+    ("gavel-v100-n10.json", 10, 1),
+    ("gavel-v100-n20.json", 20, 2),
+    ("gavel-v100-n50.json", 50, 3),
+]
 
 
 def main() -> None:
@@ -42,7 +47,9 @@ def main() -> None:
     for file, n, seed in KINETO_MIXES:
         write_instance(import_kineto(traces, n=n, seed=seed, name=file[:-5]), HERE / file)
     for file, n, seed in GAVEL_MIXES:
-        write_instance(import_gavel(data / "gavel" / "simulation_throughputs.json", n=n, seed=seed, name=file[:-5]), HERE / file)
+        write_instance(
+            import_gavel(data / "gavel" / "simulation_throughputs.json", n=n, seed=seed, name=file[:-5]), HERE / file
+        )
     print("wrote", len(ORION_MIXES) + len(KINETO_MIXES) + len(GAVEL_MIXES), "instances to", HERE)
 
 

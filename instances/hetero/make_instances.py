@@ -49,7 +49,8 @@ def generated():
     yield generate_heteroprio_trap(chain=10, acceleration=4, cpus=4, gpus=2)
     independent = generate_layered(seed=5, n=10, layers=1, cpus=1, gpus=1)
     yield independent.__class__(
-        "independent-n10-s5", independent.tasks, (), 1, 1, None, {**independent.source, "layers": 1})
+        "independent-n10-s5", independent.tasks, (), 1, 1, None, {**independent.source, "layers": 1}
+    )
 
 
 def instances(data: Path | None):

@@ -1,6 +1,6 @@
 """Write the shipped locality instances (seeded generators; rerun to reproduce).
 
-    PYTHONPATH=src python instances/locality/make_instances.py
+PYTHONPATH=src python instances/locality/make_instances.py
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ INSTANCES = {
     "pareto-rack-n40-m8-r3": lambda: generate_rack_aware(seed=5, n=40, m=8, r=3, rack_size=4, durations="pareto"),
     "comm-unit-n30-m6-r1": lambda: generate_uniform(seed=6, n=30, m=6, r=1, objective="communication"),
     "comm-unit-n600-m30-r2": lambda: generate_uniform(seed=8, n=600, m=30, r=2, objective="communication"),
-    "comm-lognormal-n8-m3-r1-c2": lambda: generate_uniform(seed=7, n=8, m=3, r=1, durations="lognormal",
-                                                           objective="communication", remote_cost=2),
+    "comm-lognormal-n8-m3-r1-c2": lambda: generate_uniform(
+        seed=7, n=8, m=3, r=1, durations="lognormal", objective="communication", remote_cost=2
+    ),
     "csv-example": lambda: import_csv(HERE / "example.csv"),
 }
 

@@ -46,8 +46,12 @@ def main() -> None:
     trace, budgets = KINETO
     for link in LINKS:
         for budget in budgets:
-            instance = import_kineto(Path(args.data) / "kineto" / trace, budget=budget, link=link,
-                                     name=f"resnet50-kineto-{link}-{int(round(100 * budget))}")
+            instance = import_kineto(
+                Path(args.data) / "kineto" / trace,
+                budget=budget,
+                link=link,
+                name=f"resnet50-kineto-{link}-{int(round(100 * budget))}",
+            )
             path = HERE / f"{instance.name}.json"
             write_instance(instance, path)
             print(path.name, instance.n_layers, "layers, M =", instance.memory)

@@ -47,8 +47,9 @@ def test_dp_sequence_is_valid_and_its_time(instance):
 
 
 def unit(length, memory_without_x0):
-    return Instance.create([1] * length, [1] * (length + 1), [1] * (length + 1), [None] + [1] * length,
-                           memory_without_x0 + 1)
+    return Instance.create(
+        [1] * length, [1] * (length + 1), [1] * (length + 1), [None] + [1] * length, memory_without_x0 + 1
+    )
 
 
 def test_persistent_optimum_exceeds_the_unrestricted_one_on_a_unit_chain():

@@ -66,9 +66,20 @@ def test_vgg16_is_a_chain_without_skip_edges(shared_data):
 
 def test_cli_import_prints_the_notes(shared_data, tmp_path):
     out = tmp_path / "vgg.json"
-    command = [sys.executable, "-m", "hpcsched.cli", "import", "pipedream",
-               str(shared_data / "pipedream" / "vgg16.graph.txt"), "--problem", "checkpoint", "-o", str(out),
-               "--option", "budget=0.8"]
+    command = [
+        sys.executable,
+        "-m",
+        "hpcsched.cli",
+        "import",
+        "pipedream",
+        str(shared_data / "pipedream" / "vgg16.graph.txt"),
+        "--problem",
+        "checkpoint",
+        "-o",
+        str(out),
+        "--option",
+        "budget=0.8",
+    ]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     if done.returncode != 0 and "ImportError" in done.stderr:
         pytest.skip(f"the hpcsched CLI does not import here: {done.stderr.strip().splitlines()[-1]}")

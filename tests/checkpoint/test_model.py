@@ -19,8 +19,16 @@ from hpcsched.checkpoint import (
 from hpcsched.core.errors import InvalidInstanceError, InvalidSolutionError
 from hpcsched.core.io import read_instance, read_solution, write_instance, write_solution
 
-GOOD = {"kind": "chain", "memory": 20, "fw": [1, 2], "bw": [1, 1, 1], "x": [1, 2, 3], "xbar": [None, 3, 4],
-        "ftmp": [0, 0], "btmp": [0, 0, 0]}
+GOOD = {
+    "kind": "chain",
+    "memory": 20,
+    "fw": [1, 2],
+    "bw": [1, 1, 1],
+    "x": [1, 2, 3],
+    "xbar": [None, 3, 4],
+    "ftmp": [0, 0],
+    "btmp": [0, 0, 0],
+}
 
 
 def data_with(key, value):
@@ -34,24 +42,27 @@ def data_with(key, value):
     return data
 
 
-@pytest.mark.parametrize(("key", "value", "field"), [
-    (("memory",), KeyError, "data.memory"),
-    (("memory",), -1, "data.memory"),
-    (("memory",), 2.5, "data.memory"),
-    (("memory",), 3, "data.memory"),  # below the smallest feasible budget
-    (("kind",), "tree", "data.kind"),
-    (("kind",), "chain-offload", "data.bandwidth_out"),  # the two-level kind needs its link
-    (("fw",), [], "data.fw"),
-    (("fw", 1), -2, "data.fw[1]"),
-    (("bw",), [1, 1], "data.bw"),
-    (("bw", 2), True, "data.bw[2]"),
-    (("x", 0), -1, "data.x[0]"),
-    (("xbar", 2), 2, "data.xbar[2]"),  # below x[2] = 3
-    (("xbar",), [None, 3], "data.xbar"),
-    (("ftmp", 0), float("nan"), "data.ftmp[0]"),
-    (("btmp",), [0], "data.btmp"),
-    (("extra",), 1, "data.extra"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "field"),
+    [
+        (("memory",), KeyError, "data.memory"),
+        (("memory",), -1, "data.memory"),
+        (("memory",), 2.5, "data.memory"),
+        (("memory",), 3, "data.memory"),  # below the smallest feasible budget
+        (("kind",), "tree", "data.kind"),
+        (("kind",), "chain-offload", "data.bandwidth_out"),  # the two-level kind needs its link
+        (("fw",), [], "data.fw"),
+        (("fw", 1), -2, "data.fw[1]"),
+        (("bw",), [1, 1], "data.bw"),
+        (("bw", 2), True, "data.bw[2]"),
+        (("x", 0), -1, "data.x[0]"),
+        (("xbar", 2), 2, "data.xbar[2]"),  # below x[2] = 3
+        (("xbar",), [None, 3], "data.xbar"),
+        (("ftmp", 0), float("nan"), "data.ftmp[0]"),
+        (("btmp",), [0], "data.btmp"),
+        (("extra",), 1, "data.extra"),
+    ],
+)
 def test_bad_data_names_the_field(key, value, field):
     with pytest.raises(InvalidInstanceError) as error:
         Instance.from_data(data_with(key, value), name="bad")

@@ -36,10 +36,21 @@ def random_two_level(seed: int) -> Instance:
     bw = [rng.randint(1, 9) for _ in range(L + 1)]
     x = [rng.randint(1, 9) for _ in range(L + 1)]
     xbar = [None] + [x[i] + rng.randint(0, 4) for i in range(1, L + 1)]
-    probe = Instance.create(fw, bw, x, xbar, 10**6, ftmp=[rng.randint(0, 2) for _ in range(L)],
-                            btmp=[rng.randint(0, 2) for _ in range(L + 1)])
-    probe = probe.with_link(bandwidth_out=rng.choice([None, 1, 3]), bandwidth_in=rng.choice([None, 1, 3]),
-                            latency=rng.randint(0, 2), duplex=rng.choice(["full", "half"]))
+    probe = Instance.create(
+        fw,
+        bw,
+        x,
+        xbar,
+        10**6,
+        ftmp=[rng.randint(0, 2) for _ in range(L)],
+        btmp=[rng.randint(0, 2) for _ in range(L + 1)],
+    )
+    probe = probe.with_link(
+        bandwidth_out=rng.choice([None, 1, 3]),
+        bandwidth_in=rng.choice([None, 1, 3]),
+        latency=rng.randint(0, 2),
+        duplex=rng.choice(["full", "half"]),
+    )
     low, high = offload_memory_lower_bound_with_reason(probe)[0], store_all_peak(probe)
     return probe.with_memory(rng.randint(low, max(low, high)), name=f"random-two-level-{seed}")
 

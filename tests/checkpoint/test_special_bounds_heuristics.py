@@ -16,12 +16,15 @@ from .checkpoint_strategies import small_chains
 
 def unit(length, memory_without_x0):
     """rotor's unit chain; rotor's memory does not count x_0, this model's M does: M = rotor's + 1."""
-    return Instance.create([1] * length, [1] * (length + 1), [1] * (length + 1), [None] + [1] * length,
-                           memory_without_x0 + 1)
+    return Instance.create(
+        [1] * length, [1] * (length + 1), [1] * (length + 1), [None] + [1] * length, memory_without_x0 + 1
+    )
 
 
-@pytest.mark.parametrize(("steps", "checkpoints", "extra"),
-                         [(10, 2, 20), (10, 3, 15), (20, 3, 45), (50, 5, 122), (100, 10, 222), (1000, 10, 3636)])
+@pytest.mark.parametrize(
+    ("steps", "checkpoints", "extra"),
+    [(10, 2, 20), (10, 3, 15), (20, 3, 45), (50, 5, 122), (100, 10, 222), (1000, 10, 3636)],
+)
 def test_revolve_closed_form_and_its_sequence(steps, checkpoints, extra):
     assert revolve_extra_forwards(steps, checkpoints) == extra
     sequence = revolve_sequence(steps, checkpoints)
@@ -33,10 +36,13 @@ def test_revolve_closed_form_and_its_sequence(steps, checkpoints, extra):
     assert evaluate(instance, solution)["recomputation_time"] == extra
 
 
-@pytest.mark.parametrize(("length", "table"), [
-    (5, {4: 20, 5: 14, 6: 13, 7: 11, 9: 11}),
-    (10, {4: 65, 5: 37, 6: 30, 7: 28, 8: 26, 9: 25, 10: 24, 11: 23, 12: 21, 15: 21}),
-])
+@pytest.mark.parametrize(
+    ("length", "table"),
+    [
+        (5, {4: 20, 5: 14, 6: 13, 7: 11, 9: 11}),
+        (10, {4: 65, 5: 37, 6: 30, 7: 28, 8: 26, 9: 25, 10: 24, 11: 23, 12: 21, 15: 21}),
+    ],
+)
 def test_rotor_unit_chain_table(length, table):
     for memory, total in table.items():
         result = hpcsched.solve(unit(length, memory), "dp", time_limit=60)

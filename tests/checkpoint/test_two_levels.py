@@ -23,9 +23,15 @@ PROOF = {"deterministic_time": 60.0, "workers": 1}
 
 
 def positive_times(instance: Instance) -> Instance:
-    return Instance.create([max(1, v) for v in instance.fw], [max(1, v) for v in instance.bw], list(instance.x),
-                           [None, *instance.xbar[1:]], instance.memory, ftmp=list(instance.ftmp),
-                           btmp=list(instance.btmp))
+    return Instance.create(
+        [max(1, v) for v in instance.fw],
+        [max(1, v) for v in instance.bw],
+        list(instance.x),
+        [None, *instance.xbar[1:]],
+        instance.memory,
+        ftmp=list(instance.ftmp),
+        btmp=list(instance.btmp),
+    )
 
 
 def link(instance: Instance, latency: int = 0, bandwidth: float | None = 2) -> Instance:
@@ -67,8 +73,9 @@ def test_mutations_of_an_optimal_two_level_schedule_are_refused(seed, data):
         return
     seq, start = list(result.solution.sequence), list(result.solution.start)
     assert validate(instance, result.solution) == []
-    kind = data.draw(st.sampled_from(["budget", "compute-overlap", "drop-host-writers", "drop-offs", "no-start",
-                                      "drop-backward"]))
+    kind = data.draw(
+        st.sampled_from(["budget", "compute-overlap", "drop-host-writers", "drop-offs", "no-start", "drop-backward"])
+    )
     target = instance
     if kind == "budget":
         peak = max(h for _, h in memory_over_time(instance, result.solution))
@@ -120,12 +127,16 @@ def test_without_recomputation_the_offload_package_optimum_matches(seed):
     rng = random.Random(seed)
     L = rng.randint(1, 3)
     x = [rng.randint(1, 4) for _ in range(L + 1)]
-    probe = link(Instance.create([rng.randint(1, 4) for _ in range(L)], [rng.randint(1, 4) for _ in range(L + 1)],
-                                 x, [None, *x[1:]], 10**6))  # xbar = x: the mapping's class
+    probe = link(
+        Instance.create(
+            [rng.randint(1, 4) for _ in range(L)], [rng.randint(1, 4) for _ in range(L + 1)], x, [None, *x[1:]], 10**6
+        )
+    )  # xbar = x: the mapping's class
     low, high = offload_memory_lower_bound_with_reason(probe)[0], store_all_peak(probe)
     instance = probe.with_memory(rng.randint(low, max(low, high)))
-    ours = hpcsched.solve(instance, "cpsat-offload", allow_recomputation=False, horizon=60, max_horizon=60,
-                          time_limit=600, **PROOF)
+    ours = hpcsched.solve(
+        instance, "cpsat-offload", allow_recomputation=False, horizon=60, max_horizon=60, time_limit=600, **PROOF
+    )
     theirs = hpcsched.solve(to_offload_instance(instance), "cpsat", time_limit=600)
     assert theirs.status is Status.OPTIMAL
     assert "optimal within the restricted class / horizon only" in ours.notes

@@ -26,8 +26,18 @@ def test_mutations_are_refused(case, data):
         return
     assert validate(instance, Solution(sequence)) == []
     L = instance.length
-    kind = data.draw(st.sampled_from(["drop-backward", "swap-backwards", "drop-all-fall", "drop-forwards-of-0",
-                                      "tighter-budget", "duplicate-backward"]))
+    kind = data.draw(
+        st.sampled_from(
+            [
+                "drop-backward",
+                "swap-backwards",
+                "drop-all-fall",
+                "drop-forwards-of-0",
+                "tighter-budget",
+                "duplicate-backward",
+            ]
+        )
+    )
     seq = list(sequence)
     if kind == "drop-backward":
         stage = data.draw(st.integers(0, L))
@@ -51,8 +61,17 @@ def test_mutations_are_refused(case, data):
         target = instance
     else:
         peak = max(memory_profile(instance, Solution(sequence)))
-        target = instance.__class__(instance.name, instance.fw, instance.bw, instance.x, instance.xbar,
-                                    instance.ftmp, instance.btmp, instance.memory, instance.kind)
+        target = instance.__class__(
+            instance.name,
+            instance.fw,
+            instance.bw,
+            instance.x,
+            instance.xbar,
+            instance.ftmp,
+            instance.btmp,
+            instance.memory,
+            instance.kind,
+        )
         # a budget one byte below the sequence's peak (built without the constructor's floor check)
         object.__setattr__(target, "memory", peak - 1)
     assert validate(target, Solution(tuple(seq))) != [], (kind, seq)

@@ -20,6 +20,7 @@ from hpcsched.core.params import at_least
 from hpcsched.core.registry import Problem, register_problem
 from hpcsched.core.violation import Violation
 
+
 # --8<-- [start:model]
 @dataclass(frozen=True)
 class Instance:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from .experiments_helpers import toy_instance
 
 

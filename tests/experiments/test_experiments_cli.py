@@ -6,11 +6,12 @@ import csv
 
 import pytest
 import typer
-from .experiments_helpers import TOY, toy_instance
 from typer.testing import CliRunner
 
 from hpcsched.core.io import write_instance
 from hpcsched.experiments.cli import register
+
+from .experiments_helpers import TOY, toy_instance
 
 app = typer.Typer()
 register(app)

@@ -7,7 +7,6 @@ import time
 import warnings
 
 import pytest
-from .experiments_helpers import TOY, stable, toy_instance
 
 from hpcsched.experiments import (
     COLUMNS,
@@ -20,6 +19,8 @@ from hpcsched.experiments import (
     run_tasks,
 )
 from hpcsched.experiments.runs import canonical_options, run_key
+
+from .experiments_helpers import TOY, stable, toy_instance
 
 
 def tasks_for(instances, methods, *, time_limit=5.0, seeds=(0,), grace=0.5, options=None):

@@ -8,10 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
-from .experiments_helpers import PYTHON, TOY, stable, subprocess_env, toy_instance
 
 from hpcsched.core.io import write_instance
 from hpcsched.experiments import StudyFileError, load_study, read_rows, run_study
+
+from .experiments_helpers import PYTHON, TOY, stable, subprocess_env, toy_instance
 
 HERE = Path(__file__).resolve().parent
 SQUARE = HERE / "plugin_square.py"

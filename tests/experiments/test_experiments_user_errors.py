@@ -12,7 +12,6 @@ import math
 
 import pytest
 import typer
-from .experiments_helpers import TOY, toy_instance
 from typer.testing import CliRunner
 
 from hpcsched.core.io import write_instance
@@ -21,6 +20,8 @@ from hpcsched.experiments.cli import register
 from hpcsched.experiments.report import performance_ratios, profile_coverage, report
 from hpcsched.experiments.runs import COLUMNS
 from hpcsched.experiments.store import write_csv
+
+from .experiments_helpers import TOY, toy_instance
 
 app = typer.Typer()
 register(app)

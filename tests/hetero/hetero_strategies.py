@@ -8,8 +8,18 @@ from hpcsched.hetero import Instance
 
 
 @st.composite
-def small_instances(draw, min_n: int = 1, max_n: int = 5, max_time: int = 9, edges: bool = True,
-                    comm: bool = True, max_machines: int = 2, forbid: bool = True, cpus=None, gpus=None) -> Instance:
+def small_instances(
+    draw,
+    min_n: int = 1,
+    max_n: int = 5,
+    max_time: int = 9,
+    edges: bool = True,
+    comm: bool = True,
+    max_machines: int = 2,
+    forbid: bool = True,
+    cpus=None,
+    gpus=None,
+) -> Instance:
     """Random small instances in which every task can run on an available type."""
     n = draw(st.integers(min_n, max_n))
     m = draw(st.integers(0, max_machines)) if cpus is None else cpus

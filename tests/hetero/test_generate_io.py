@@ -31,14 +31,17 @@ def test_import_a_small_file(tmp_path):
     assert any("milliseconds" in note for note in instance.source["notes"])
 
 
-@pytest.mark.parametrize("text, where", [
-    ("1 2.5\n", ":1:"),
-    ("1 x 2\n", ":1:"),
-    ("1 1 1\n1 2 2\n", "duplicate"),
-    ("1 1 1 7\n", "predecessor '7'"),
-    ("1 -3 1\n", "cpu time"),
-    ("", "no task"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("1 2.5\n", ":1:"),
+        ("1 x 2\n", ":1:"),
+        ("1 1 1\n1 2 2\n", "duplicate"),
+        ("1 1 1 7\n", "predecessor '7'"),
+        ("1 -3 1\n", "cpu time"),
+        ("", "no task"),
+    ],
+)
 def test_bad_files_end_in_one_error_naming_the_line(tmp_path, text, where):
     path = tmp_path / "bad.txt"
     path.write_text(text)
@@ -55,7 +58,9 @@ def test_a_cycle_in_a_file_names_the_file(tmp_path):
 
 def test_the_real_spotrf_960_5_is_optimal_at_85_40_ms_on_8_cpus_and_2_gpus(shared_data):
     """The issue's claim: CP-SAT found spotrf-960-5 optimal at 85.40 with m = 8, k = 2."""
-    instance = import_swf(shared_data / "hetero_swf" / "formatedTasks_2" / "spotrf" / "spotrf-960-5.txt", cpus=8, gpus=2)
+    instance = import_swf(
+        shared_data / "hetero_swf" / "formatedTasks_2" / "spotrf" / "spotrf-960-5.txt", cpus=8, gpus=2
+    )
     assert instance.n == 35
     result = run_method(instance, "cpsat", time_limit=120, deterministic_time=30.0, workers=1)
     assert result.status is Status.OPTIMAL and result.objective == 85403  # microseconds
@@ -70,9 +75,12 @@ def test_every_real_file_imports(shared_data):
 
 
 def test_generators_are_seeded_and_round_trip(tmp_path):
-    for make in (lambda s: generate_layered(seed=s, n=20), lambda s: generate_fork_join(seed=s, phases=2, width=4),
-                 lambda s: generate_cholesky(seed=s, tiles=4, noise=0.1),
-                 lambda s: generate_heteroprio_trap(seed=s, chain=4)):
+    for make in (
+        lambda s: generate_layered(seed=s, n=20),
+        lambda s: generate_fork_join(seed=s, phases=2, width=4),
+        lambda s: generate_cholesky(seed=s, tiles=4, noise=0.1),
+        lambda s: generate_heteroprio_trap(seed=s, chain=4),
+    ):
         first, again, other = make(1), make(1), make(2)
         assert first == again
         assert first.to_data() != other.to_data() or first.source.get("generator") == "heteroprio-trap"
@@ -86,13 +94,16 @@ def test_cholesky_shape():
     assert bounds.critical_path(instance) > 0
 
 
-@pytest.mark.parametrize("call, field", [
-    (lambda: generate_layered(n=0), "n"),
-    (lambda: generate_layered(n=5, edge_probability=2), "edge_probability"),
-    (lambda: generate_cholesky(tiles=0), "tiles"),
-    (lambda: generate_heteroprio_trap(chain=0), "chain"),
-    (lambda: generate_fork_join(width=True), "width"),
-])
+@pytest.mark.parametrize(
+    "call, field",
+    [
+        (lambda: generate_layered(n=0), "n"),
+        (lambda: generate_layered(n=5, edge_probability=2), "edge_probability"),
+        (lambda: generate_cholesky(tiles=0), "tiles"),
+        (lambda: generate_heteroprio_trap(chain=0), "chain"),
+        (lambda: generate_fork_join(width=True), "width"),
+    ],
+)
 def test_bad_generator_parameters_name_the_field(call, field):
     with pytest.raises(InvalidInstanceError) as error:
         call()
@@ -108,8 +119,9 @@ def test_cli_solve_and_generate(tmp_path):
     out = tmp_path / "g.json"
     generated = runner.invoke(app, ["generate", "hetero", "-f", "layered", "--seed", "3", "-o", str(out)])
     assert generated.exit_code == 0, generated.output
-    solved = runner.invoke(app, ["solve", str(out), "--method", "heteroprio", "--time-limit", "10",
-                                 "--plot", str(tmp_path / "g.png")])
+    solved = runner.invoke(
+        app, ["solve", str(out), "--method", "heteroprio", "--time-limit", "10", "--plot", str(tmp_path / "g.png")]
+    )
     assert solved.exit_code == 0, solved.output
     assert (tmp_path / "g.png").stat().st_size > 0
     assert json.loads(out.read_text())["problem"] == "hetero"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,9 +14,16 @@ from hpcsched.hetero import Instance, Solution, evaluate, validate
 
 from .hetero_strategies import small_instances
 
-DATA = {"cpus": 1, "gpus": 1,
-        "tasks": [{"name": "a", "cpu": 4, "gpu": 1}, {"name": "b", "cpu": 2, "gpu": None}, {"name": "c", "cpu": 3, "gpu": 3}],
-        "edges": [["a", "b", 2], ["a", "c"]]}
+DATA = {
+    "cpus": 1,
+    "gpus": 1,
+    "tasks": [
+        {"name": "a", "cpu": 4, "gpu": 1},
+        {"name": "b", "cpu": 2, "gpu": None},
+        {"name": "c", "cpu": 3, "gpu": 3},
+    ],
+    "edges": [["a", "b", 2], ["a", "c"]],
+}
 
 
 def test_round_trip():
@@ -27,20 +32,23 @@ def test_round_trip():
     assert instance.edges[0].delay == 2 and instance.edges[1].delay == 0
 
 
-@pytest.mark.parametrize("change, field", [
-    (lambda d: d["tasks"].append({"name": "a", "cpu": 1, "gpu": 1}), "data.tasks[3].name"),
-    (lambda d: d["tasks"][0].update(cpu=None, gpu=None), "data.tasks[0]"),
-    (lambda d: d["tasks"][0].update(cpu=-1), "data.tasks[0].cpu"),
-    (lambda d: d["tasks"][0].update(speed=2), "data.tasks[0].speed"),
-    (lambda d: d["edges"].append(["a", "zz"]), "data.edges[2][1]"),
-    (lambda d: d["edges"].append(["c", "a"]), "data.edges"),
-    (lambda d: d["edges"].append(["a", "b"]), "data.edges[2]"),
-    (lambda d: d["edges"].append(["a", "a"]), "data.edges[2]"),
-    (lambda d: d["edges"].append(["a", "c", -1]), "data.edges[2][2]"),
-    (lambda d: d.update(cpus=0, gpus=0), "data.cpus"),
-    (lambda d: d.update(gpus=True), "data.gpus"),
-    (lambda d: d.update(links=3), "data.links"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (lambda d: d["tasks"].append({"name": "a", "cpu": 1, "gpu": 1}), "data.tasks[3].name"),
+        (lambda d: d["tasks"][0].update(cpu=None, gpu=None), "data.tasks[0]"),
+        (lambda d: d["tasks"][0].update(cpu=-1), "data.tasks[0].cpu"),
+        (lambda d: d["tasks"][0].update(speed=2), "data.tasks[0].speed"),
+        (lambda d: d["edges"].append(["a", "zz"]), "data.edges[2][1]"),
+        (lambda d: d["edges"].append(["c", "a"]), "data.edges"),
+        (lambda d: d["edges"].append(["a", "b"]), "data.edges[2]"),
+        (lambda d: d["edges"].append(["a", "a"]), "data.edges[2]"),
+        (lambda d: d["edges"].append(["a", "c", -1]), "data.edges[2][2]"),
+        (lambda d: d.update(cpus=0, gpus=0), "data.cpus"),
+        (lambda d: d.update(gpus=True), "data.gpus"),
+        (lambda d: d.update(links=3), "data.links"),
+    ],
+)
 def test_bad_data_names_the_field(change, field):
     data = {**DATA, "tasks": [dict(t) for t in DATA["tasks"]], "edges": [list(e) for e in DATA["edges"]]}
     change(data)
@@ -96,13 +104,21 @@ def test_mutated_schedules_are_refused(instance, data):
     elif mutation == "start":
         starts[j] = -1 - data.draw(st.integers(0, 5))
     elif mutation == "precedence":
-        edges = [e for e in instance.edges
-                 if instance.tasks[e.u].time(solution.type[e.u]) + (e.delay if solution.type[e.u] != solution.type[e.v] else 0) > 0]
+        edges = [
+            e
+            for e in instance.edges
+            if instance.tasks[e.u].time(solution.type[e.u])
+            + (e.delay if solution.type[e.u] != solution.type[e.v] else 0)
+            > 0
+        ]
         if not edges:
             return
         e = data.draw(st.sampled_from(edges))
-        ready = solution.start[e.u] + instance.tasks[e.u].time(solution.type[e.u]) + (
-            e.delay if solution.type[e.u] != solution.type[e.v] else 0)
+        ready = (
+            solution.start[e.u]
+            + instance.tasks[e.u].time(solution.type[e.u])
+            + (e.delay if solution.type[e.u] != solution.type[e.v] else 0)
+        )
         starts[e.v] = ready - 1
         if starts[e.v] < 0:
             return
@@ -125,12 +141,15 @@ def test_solution_file_errors_name_the_field():
     assert error.value.field == "type[2]"
     with pytest.raises(InvalidInstanceError):
         Solution.from_data({"type": ["gpu", "cpu"], "machine": [0, 0, 0], "start": [0, 3, 5]}, instance=instance)
-    solution = Solution.from_data({"type": ["gpu", "cpu", "cpu"], "machine": [0, 0, 0], "start": [0, 3, 5]},
-                                  instance=instance)
+    solution = Solution.from_data(
+        {"type": ["gpu", "cpu", "cpu"], "machine": [0, 0, 0], "start": [0, 3, 5]}, instance=instance
+    )
     assert solution.to_data()["start"] == [0, 3, 5]
 
 
 def test_solve_through_the_public_door():
     instance = Instance.from_data(DATA, name="x")
     result = hpcsched.solve(instance, "cpsat", time_limit=10)
-    assert result.status is Status.OPTIMAL and result.objective == 5  # a GPU [0,1), c GPU [1,4), b CPU [3,5): 1 + comm 2
+    assert (
+        result.status is Status.OPTIMAL and result.objective == 5
+    )  # a GPU [0,1), c GPU [1,4), b CPU [3,5): 1 + comm 2

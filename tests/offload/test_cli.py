@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from .offload_helpers import INSTANCES
 from typer.testing import CliRunner
 
 from hpcsched import solve
@@ -13,6 +12,8 @@ from hpcsched.cli import app
 from hpcsched.core.io import read_instance
 from hpcsched.offload import plot_solution
 from hpcsched.plotting import new_axes, save_axes
+
+from .offload_helpers import INSTANCES
 
 runner = CliRunner()
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from .offload_helpers import INSTANCES
 
 from hpcsched import solve
 from hpcsched.core.errors import FormatError, InvalidInstanceError
@@ -15,6 +14,8 @@ from hpcsched.core.result import Status
 from hpcsched.core.solved import SOLVED_FILE, read_solved
 from hpcsched.offload import import_pipedream, no_offload_peak
 from hpcsched.offload.generate import LINKS
+
+from .offload_helpers import INSTANCES
 
 SHIPPED = sorted(p for p in INSTANCES.glob("*.json") if p.name != SOLVED_FILE)
 SOLVED = read_solved(INSTANCES / SOLVED_FILE)

@@ -6,13 +6,14 @@ import itertools
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from .offload_helpers import chains, rough_chains, small_instance
 
 from hpcsched import solve, validate
 from hpcsched.core.result import Status
 from hpcsched.offload import bounds, simulate
 from hpcsched.offload.formulations import exact_timing, offload_set_search
 from hpcsched.offload.model import canonical_schedule, exchange_pairs, identical_classes
+
+from .offload_helpers import chains, rough_chains, small_instance
 
 
 @st.composite

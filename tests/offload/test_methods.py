@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
-from .offload_helpers import chains, rough_chains, small_instance
 
 from hpcsched import solve
 from hpcsched.core.registry import methods
 from hpcsched.core.result import Status
 from hpcsched.offload import bounds, generate_random
 from hpcsched.offload.heuristics import dp_offload_set
+
+from .offload_helpers import chains, rough_chains, small_instance
 
 HEURISTICS = [m.name for m in methods("offload") if m.kind in ("heuristic", "baseline")]
 

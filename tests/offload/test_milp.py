@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from .offload_helpers import small_instance
 
 from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.offload import Instance, bounds, generate_random, simulate
 from hpcsched.offload.formulations import build_cpsat, follows_fixed_orders
 from hpcsched.solvers.cpsat import solve_cpsat
+
+from .offload_helpers import small_instance
 
 FAST = {"workers": 1, "heuristic_time": 0.05}
 

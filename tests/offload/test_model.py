@@ -7,13 +7,14 @@ import json
 import math
 
 import pytest
-from .offload_helpers import small_instance
 
 from hpcsched import evaluate, validate
 from hpcsched.core.errors import FormatError, InvalidInstanceError, InvalidSolutionError
 from hpcsched.core.io import read_instance, write_instance
 from hpcsched.offload import Instance, Solution, simulate
 from hpcsched.offload.model import memory_profile
+
+from .offload_helpers import small_instance
 
 DATA = {
     "forward": [2, 3, 4],

@@ -8,13 +8,14 @@ import time
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from .offload_helpers import chains, rough_chains
 
 from hpcsched import solve, validate
 from hpcsched.core.result import Status
 from hpcsched.offload import Instance, bounds, simulate
 from hpcsched.offload.formulations import offload_set_search
 from hpcsched.offload.heuristics import channel_orders, improve_orders, ordered_local_search
+
+from .offload_helpers import chains, rough_chains
 
 
 @settings(max_examples=40, deadline=None)

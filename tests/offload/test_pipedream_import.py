@@ -13,10 +13,11 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from .offload_helpers import shared_data
 
 from hpcsched.core.errors import FormatError
 from hpcsched.offload import import_pipedream
+
+from .offload_helpers import shared_data
 
 
 def node_line(node_id: str, operator: str, forward: float, backward: float, size: float | str) -> str:

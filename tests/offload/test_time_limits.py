@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from .offload_helpers import INSTANCES, small_instance
 
 import hpcsched.solvers.cpsat as cpsat_adapter
 import hpcsched.solvers.milp as milp_adapter
@@ -20,6 +19,8 @@ from hpcsched.offload.formulations import build_cpsat, build_milp_fixed_order, o
 from hpcsched.offload.formulations import cpsat_model as cpsat_model_module
 from hpcsched.offload.formulations import plain as cpsat_plain_module
 from hpcsched.offload.formulations import portfolio as cpsat_module
+
+from .offload_helpers import INSTANCES, small_instance
 
 #: The modules that call the CP-SAT adapter (each imported ``solve_cpsat`` by name).
 CPSAT_CALLERS = (instant_module, cpsat_module, cpsat_model_module, cpsat_plain_module)

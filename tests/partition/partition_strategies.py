@@ -8,8 +8,16 @@ from hpcsched.partition import Instance
 
 
 @st.composite
-def small_instances(draw, min_n: int = 1, max_n: int = 6, max_gpus: int = 3, memory_model: str | None = "static",
-                    groups: bool = True, pins: bool = True, max_time: int = 6) -> Instance:
+def small_instances(
+    draw,
+    min_n: int = 1,
+    max_n: int = 6,
+    max_gpus: int = 3,
+    memory_model: str | None = "static",
+    groups: bool = True,
+    pins: bool = True,
+    max_time: int = 6,
+) -> Instance:
     """Random small DAGs with memory from tight to loose, optional colocation pairs and pins."""
     n = draw(st.integers(min_n, max_n))
     gpus = draw(st.integers(1, max_gpus))
@@ -26,5 +34,15 @@ def small_instances(draw, min_n: int = 1, max_n: int = 6, max_gpus: int = 3, mem
         pin[draw(st.integers(0, n - 1))] = draw(st.integers(0, gpus - 1))
     total = sum(persistent) + sum(output)
     memory = draw(st.integers(max(persistent[v] + output[v] for v in range(n)), max(1, total)))
-    return Instance.create(time, edges, gpus=gpus, memory=memory, persistent=persistent, output=output,
-                           group=group, pin=pin, memory_model=model, name="hypothesis")
+    return Instance.create(
+        time,
+        edges,
+        gpus=gpus,
+        memory=memory,
+        persistent=persistent,
+        output=output,
+        group=group,
+        pin=pin,
+        memory_model=model,
+        name="hypothesis",
+    )

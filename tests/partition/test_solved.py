@@ -34,9 +34,7 @@ def test_heuristics_respect_the_recorded_bound(name):
             assert result.objective >= entry.bound, method
 
 
-@pytest.mark.parametrize(
-    "name", [n for n, e in sorted(SOLVED.items()) if e.status == "OPTIMAL" and e.runtime_s < 5]
-)
+@pytest.mark.parametrize("name", [n for n, e in sorted(SOLVED.items()) if e.status == "OPTIMAL" and e.runtime_s < 5])
 def test_small_optima_are_reproduced_with_a_deterministic_budget(name):
     entry = SOLVED[name]
     instance = read_instance(FOLDER / name)

@@ -6,12 +6,13 @@ import pulp
 import pyomo.environ as pyo
 import pytest
 
-from .hard_models import golomb_cpsat, golomb_pulp, golomb_pyomo
 from hpcsched.core.errors import SolverUnavailableError
 from hpcsched.core.result import Status
 from hpcsched.solvers.cpsat import new_model, solve_cpsat
 from hpcsched.solvers.milp import solve_pulp
 from hpcsched.solvers.pyomo import solve_pyomo
+
+from .hard_models import golomb_cpsat, golomb_pulp, golomb_pyomo
 
 # Known optima of the Golomb rulers in hard_models (Golomb ruler tables).
 OPTIMUM_9_MARKS, OPTIMUM_11_MARKS = 44, 72

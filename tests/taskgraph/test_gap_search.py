@@ -107,10 +107,15 @@ def dags(draw):
     machines = {"gpu": draw(st.integers(0, 3)), "cpu": draw(st.integers(1, 4))}
     floats = draw(st.booleans())
     value = st.floats(0, 20, allow_nan=False) if floats else st.integers(0, 12)
-    durations = [{c: draw(st.one_of(st.none(), value)) if c == "gpu" else draw(value) for c in machines}
-                 for _ in range(n)]
-    edges = [Edge(u, v, draw(st.integers(0, 3))) for v in range(n) for u in range(max(0, v - 6), v)
-             if draw(st.integers(0, 3)) == 0]
+    durations = [
+        {c: draw(st.one_of(st.none(), value)) if c == "gpu" else draw(value) for c in machines} for _ in range(n)
+    ]
+    edges = [
+        Edge(u, v, draw(st.integers(0, 3)))
+        for v in range(n)
+        for u in range(max(0, v - 6), v)
+        if draw(st.integers(0, 3)) == 0
+    ]
     priority = list(draw(st.permutations(range(n))))
     rule = draw(st.sampled_from(["class", "machine"]))
     return n, edges, machines, durations, priority, rule

@@ -89,8 +89,11 @@ def test_mutated_schedules_are_refused(case, data):
             return
         edge = data.draw(st.sampled_from(positive))
         first, second = placements[edge.u], placements[edge.v]
-        apart = first.machine_class != second.machine_class if rule == "class" else (
-            (first.machine_class, first.machine) != (second.machine_class, second.machine))
+        apart = (
+            first.machine_class != second.machine_class
+            if rule == "class"
+            else ((first.machine_class, first.machine) != (second.machine_class, second.machine))
+        )
         ready = first.end + (edge.delay if apart else 0)
         if ready == 0:
             return
@@ -100,8 +103,12 @@ def test_mutated_schedules_are_refused(case, data):
         if placed.duration == 0 or not busy:
             return
         other = placements[data.draw(st.sampled_from(busy))]
-        mutated[j] = dataclasses.replace(placed, machine_class=other.machine_class, machine=other.machine,
-                                         start=other.start + min(other.duration, placed.duration) / 2)
+        mutated[j] = dataclasses.replace(
+            placed,
+            machine_class=other.machine_class,
+            machine=other.machine,
+            start=other.start + min(other.duration, placed.duration) / 2,
+        )
     assert validate_machine_schedule(mutated, machines, edges, rule=rule) != []
 
 
@@ -142,8 +149,9 @@ def test_fits_hook_skips_refused_machines():
 
 def test_a_task_that_can_run_nowhere_is_named():
     with pytest.raises(NoPlacementError, match="task 1"):
-        list_schedule(2, [], {"cpu": 1, "gpu": 0}, lambda j, c: None if j == 1 and c == "cpu" else 1, [0, 1],
-                      rule="class")
+        list_schedule(
+            2, [], {"cpu": 1, "gpu": 0}, lambda j, c: None if j == 1 and c == "cpu" else 1, [0, 1], rule="class"
+        )
 
 
 def test_cycles_are_refused():
@@ -201,8 +209,9 @@ def test_on_place_reports_every_commit_so_a_stateful_fits_can_reserve_memory():
         committed.append(task)
         reserved[placement.machine] += 1
 
-    placements = list_schedule(4, [], {"gpu": 2}, lambda j, c: 1, [0, 1, 2, 3], rule="machine", fits=fits,
-                               on_place=on_place)
+    placements = list_schedule(
+        4, [], {"gpu": 2}, lambda j, c: 1, [0, 1, 2, 3], rule="machine", fits=fits, on_place=on_place
+    )
     assert committed == [0, 1, 2, 3]
     assert sorted(p.machine for p in placements) == [0, 0, 1, 1]
 
@@ -213,8 +222,7 @@ def _naive_list_schedule(n, edges, machines, durations, priority, rule):
     free = {(c, i): 0 for c, count in machines.items() for i in range(count)}
     order = list(machines)
     while any(p is None for p in placed):
-        ready = [j for j in range(n) if placed[j] is None
-                 and all(placed[e.u] is not None for e in edges if e.v == j)]
+        ready = [j for j in range(n) if placed[j] is None and all(placed[e.u] is not None for e in edges if e.v == j)]
         task = min(ready, key=lambda j: (priority[j], j))
         best = None
         for (c, i), free_at in free.items():
@@ -232,7 +240,9 @@ def _naive_list_schedule(n, edges, machines, durations, priority, rule):
             if best is None or key < best[0]:
                 best = (key, Placement(c, i, start, length))
         placed[task] = best[1]
-        free[(best[1].machine_class, best[1].machine)] = max(free[(best[1].machine_class, best[1].machine)], best[1].end)
+        free[(best[1].machine_class, best[1].machine)] = max(
+            free[(best[1].machine_class, best[1].machine)], best[1].end
+        )
     return placed
 
 

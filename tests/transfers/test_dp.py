@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
-from .transfers_strategies import small_instances
 
 from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.transfers import Instance, bounds, generate_correlated, generate_uniform
+
+from .transfers_strategies import small_instances
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,11 +6,12 @@ import itertools
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from .transfers_strategies import small_instances
 
 from hpcsched import evaluate, solve, validate
 from hpcsched.core.result import Status
 from hpcsched.transfers import Instance, Simulator, Solution, generate_uniform
+
+from .transfers_strategies import small_instances
 
 SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -7,7 +7,6 @@ import itertools
 import networkx as nx
 import pytest
 from hypothesis import given, settings
-from .transfers_strategies import small_instances
 
 from hpcsched import solve
 from hpcsched.core.deadline import Deadline
@@ -16,6 +15,8 @@ from hpcsched.core.result import Status
 from hpcsched.transfers import HEURISTIC_METHODS, Instance, Simulator, bounds, generate_uniform
 from hpcsched.transfers.heuristics import DYNAMIC_METHODS, dynamic_order, dynamic_priorities
 from hpcsched.transfers.heuristics.search import _best_insertion
+
+from .transfers_strategies import small_instances
 
 
 @settings(max_examples=40, deadline=None)

@@ -77,7 +77,8 @@ def test_parallel_question_needs_p_m_and_positive_times():
     assert error_field(data([node("a")], [], question="parallel", processors=2))[0] == "data.memory"
     assert error_field(data([node("a")], [], question="parallel", processors=0, memory=5))[0] == "data.processors"
     assert error_field(data([node("a", time=0)], [], question="parallel", processors=1, memory=5))[0] == (
-        "data.graph.nodes[0].time")
+        "data.graph.nodes[0].time"
+    )
 
 
 def test_solution_reading():
@@ -92,10 +93,12 @@ def test_solution_reading():
 
 def test_memory_semantics_by_hand():
     # a (f=5) and b (n=2, f=3) feed c (n=4, f=0); d (f=7) is an isolated sink.
-    instance = read(data(
-        [node("a", output=5), node("b", exec_=2, output=3), node("c", exec_=4, output=0), node("d", output=7)],
-        [["a", "c"], ["b", "c"]],
-    ))
+    instance = read(
+        data(
+            [node("a", output=5), node("b", exec_=2, output=3), node("c", exec_=4, output=0), node("d", output=7)],
+            [["a", "c"], ["b", "c"]],
+        )
+    )
     # a: 0+5; b: 5 held + 2 + 3; c: 5 + 3 + 4 + 0 (then a, b freed); d: sink, 7 during its step only
     assert memory_profile(instance, [0, 1, 2, 3]) == [5, 10, 12, 7]
     # d first: its output is freed at its own end (the sink convention)

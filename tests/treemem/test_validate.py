@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import itertools
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hpcsched.treemem import Solution, validate
 from hpcsched.treemem.simulate import Graph, topological_order
+
 from .treemem_strategies import dags
 
 SETTINGS = settings(max_examples=60, deadline=None)

@@ -105,8 +105,9 @@ def _remat_only(method):
 
 PROBLEM.add_method("dp", _remat_only(formulations.dp), kind="exact", params=formulations.DpParams)
 PROBLEM.add_method("cpsat", _remat_only(formulations.cpsat), kind="exact", params=formulations.CpsatParams)
-PROBLEM.add_method("brute-force", _remat_only(formulations.brute_force), kind="brute-force",
-                   params=formulations.BruteForceParams)
+PROBLEM.add_method(
+    "brute-force", _remat_only(formulations.brute_force), kind="brute-force", params=formulations.BruteForceParams
+)
 PROBLEM.add_method("store-all", _remat_only(special_cases.store_all), kind="special")
 PROBLEM.add_method("revolve", _remat_only(special_cases.revolve), kind="special")
 PROBLEM.add_method("recompute-all", _remat_only(heuristics.recompute_all), kind="baseline")
@@ -116,10 +117,10 @@ PROBLEM.add_method("revolve-repaired", _remat_only(heuristics.revolve_repaired),
 PROBLEM.add_method("greedy", _remat_only(heuristics.greedy), kind="heuristic")
 PROBLEM.add_method("dp-coarse", _remat_only(heuristics.dp_coarse), kind="heuristic", params=heuristics.CoarseDpParams)
 
-PROBLEM.add_method("cpsat-offload", formulations.cpsat_offload, kind="exact",
-                   params=formulations.CpsatOffloadParams)
-PROBLEM.add_method("offload-greedy", offload_greedy.offload_greedy, kind="heuristic",
-                   params=offload_greedy.OffloadGreedyParams)
+PROBLEM.add_method("cpsat-offload", formulations.cpsat_offload, kind="exact", params=formulations.CpsatOffloadParams)
+PROBLEM.add_method(
+    "offload-greedy", offload_greedy.offload_greedy, kind="heuristic", params=offload_greedy.OffloadGreedyParams
+)
 
 #: Method names by role (tests and benchmarks).
 EXACT_METHODS = ("dp", "cpsat", "brute-force")

@@ -48,8 +48,20 @@ def _check_budget(budget: float) -> float:
     return require_number(budget, "budget", minimum=0.0, maximum=1e6, strictly_positive=True)
 
 
-def with_budget(fw, bw, x, xbar, *, budget: float, name: str, source: dict[str, Any], time_unit: str | None = None,
-                memory: int | None = None, ftmp=None, btmp=None) -> Instance:
+def with_budget(
+    fw,
+    bw,
+    x,
+    xbar,
+    *,
+    budget: float,
+    name: str,
+    source: dict[str, Any],
+    time_unit: str | None = None,
+    memory: int | None = None,
+    ftmp=None,
+    btmp=None,
+) -> Instance:
     """The chain with M = budget × store-all peak (raised to the recompute-all peak if below it)."""
     source = dict(source)
     notes = list(source.get("notes", []))
@@ -59,22 +71,32 @@ def with_budget(fw, bw, x, xbar, *, budget: float, name: str, source: dict[str, 
     if memory is None:
         memory = round(budget * peak)
         if memory < floor:
-            notes.append(f"budget {budget:g} × store-all peak {peak} = {memory} bytes is below the recompute-all "
-                         f"peak; raised to {floor} bytes ({floor / peak:.3f} of the peak)")
+            notes.append(
+                f"budget {budget:g} × store-all peak {peak} = {memory} bytes is below the recompute-all "
+                f"peak; raised to {floor} bytes ({floor / peak:.3f} of the peak)"
+            )
             memory = floor
     source.update({"store_all_peak": peak, "recompute_all_peak": floor, "notes": notes})
-    return Instance.create(fw, bw, x, xbar, memory, ftmp=ftmp, btmp=btmp, name=name, time_unit=time_unit,
-                           source=source)
+    return Instance.create(fw, bw, x, xbar, memory, ftmp=ftmp, btmp=btmp, name=name, time_unit=time_unit, source=source)
 
 
 def generate_homogeneous(*, seed: int = 0, n: int = 10, budget: float = 0.5, size: int = 1, time: int = 1) -> Instance:
     """Revolve's class: L = n stages, fw = bw = ``time``, x = xbar = ``size``, no transients."""
     n = require_int(n, "n", minimum=1)
     size, time = require_int(size, "size", minimum=1), require_int(time, "time", minimum=0)
-    return with_budget([time] * n, [time] * (n + 1), [size] * (n + 1), [None] + [size] * n,
-                       budget=_check_budget(budget), name=f"homogeneous-n{n}-b{budget:g}",
-                       source={"generator": "homogeneous", "seed": seed,
-                               "parameters": {"n": n, "budget": budget, "size": size, "time": time}})
+    return with_budget(
+        [time] * n,
+        [time] * (n + 1),
+        [size] * (n + 1),
+        [None] + [size] * n,
+        budget=_check_budget(budget),
+        name=f"homogeneous-n{n}-b{budget:g}",
+        source={
+            "generator": "homogeneous",
+            "seed": seed,
+            "parameters": {"n": n, "budget": budget, "size": size, "time": time},
+        },
+    )
 
 
 def generate_random(*, seed: int = 0, n: int = 10, budget: float = 0.5) -> Instance:
@@ -86,9 +108,15 @@ def generate_random(*, seed: int = 0, n: int = 10, budget: float = 0.5) -> Insta
     x = rng.integers(1, 101, n + 1)
     xbar = [None] + [int(x[i] * rng.uniform(1.0, 3.0)) for i in range(1, n + 1)]
     xbar = [None] + [max(v, int(x[i])) for i, v in enumerate(xbar) if i > 0]
-    return with_budget(fw.tolist(), [int(v) for v in bw], x.tolist(), xbar, budget=_check_budget(budget),
-                       name=f"random-n{n}-b{budget:g}-s{seed}",
-                       source={"generator": "random", "seed": seed, "parameters": {"n": n, "budget": budget}})
+    return with_budget(
+        fw.tolist(),
+        [int(v) for v in bw],
+        x.tolist(),
+        xbar,
+        budget=_check_budget(budget),
+        name=f"random-n{n}-b{budget:g}-s{seed}",
+        source={"generator": "random", "seed": seed, "parameters": {"n": n, "budget": budget}},
+    )
 
 
 def generate_transformer(*, seed: int = 0, n: int = 4, budget: float = 0.5) -> Instance:
@@ -114,8 +142,15 @@ def generate_transformer(*, seed: int = 0, n: int = 4, budget: float = 0.5) -> I
     fw = [max(1, round(f * j)) for f, j in zip(fw, jitter, strict=False)]
     bw = [2 * f for f in fw] + [1]
     xbar = [None] + [max(a, b) for a, b in zip(xbar[1:], x[1:], strict=False)]
-    return with_budget(fw, bw, x, xbar, budget=_check_budget(budget), name=f"transformer-n{n}-b{budget:g}-s{seed}",
-                       source={"generator": "transformer", "seed": seed, "parameters": {"n": n, "budget": budget}})
+    return with_budget(
+        fw,
+        bw,
+        x,
+        xbar,
+        budget=_check_budget(budget),
+        name=f"transformer-n{n}-b{budget:g}-s{seed}",
+        source={"generator": "transformer", "seed": seed, "parameters": {"n": n, "budget": budget}},
+    )
 
 
 _EXTRA_SAVED = {"MaxPool2d": 2.0, "MaxPool1d": 2.0, "MaxPool3d": 2.0, "Dropout": 0.25}
@@ -154,8 +189,16 @@ def chain_from_pipedream(path: str | Path) -> dict[str, Any]:
             stage_of[node_id] = len(stages) - 1
             continue
         extra = _EXTRA_SAVED.get(operator_name(node.operator), 0.0)
-        stages.append({"name": f"{node_id}:{operator_name(node.operator)}", "fw": node.forward_ms,
-                       "bw": node.backward_ms, "out": node.activation_bytes, "extra": extra, "nodes": [node_id]})
+        stages.append(
+            {
+                "name": f"{node_id}:{operator_name(node.operator)}",
+                "fw": node.forward_ms,
+                "bw": node.backward_ms,
+                "out": node.activation_bytes,
+                "extra": extra,
+                "nodes": [node_id],
+            }
+        )
         stage_of[node_id] = len(stages) - 1
     if not stages:
         raise FormatError(f"{path}: no layer besides the inputs")
@@ -172,8 +215,9 @@ def chain_from_pipedream(path: str | Path) -> dict[str, Any]:
     }
 
 
-def import_pipedream(path: str | Path, *, budget: float = 0.6, memory: int | None = None,
-                     name: str | None = None) -> Instance:
+def import_pipedream(
+    path: str | Path, *, budget: float = 0.6, memory: int | None = None, name: str | None = None
+) -> Instance:
     """A chain Instance from a PipeDream ``graph.txt`` (see the module docstring for every approximation)."""
     budget = _check_budget(budget)
     if memory is not None:
@@ -188,19 +232,40 @@ def import_pipedream(path: str | Path, *, budget: float = 0.6, memory: int | Non
         f"{chain['skip_edges']} skip edges ignored: a tensor read by a later stage is not kept alive (optimistic)",
         "times ms rounded to integer us; the loss backward bw[L] is 0 (not profiled); transients 0",
     ]
-    source = {"importer": "pipedream", "file": path.name, "sha256": file_sha256(path),
-              "options": {"budget": budget, "memory": memory}, "layers": chain["layers"],
-              "skip_edges": chain["skip_edges"], "notes": notes}
+    source = {
+        "importer": "pipedream",
+        "file": path.name,
+        "sha256": file_sha256(path),
+        "options": {"budget": budget, "memory": memory},
+        "layers": chain["layers"],
+        "skip_edges": chain["skip_edges"],
+        "notes": notes,
+    }
     default = f"{network}-b{round(100 * budget)}" if memory is None else f"{network}-m{memory}"
     try:
-        return with_budget(chain["fw"], chain["bw"], chain["x"], chain["xbar"], budget=budget, name=name or default,
-                           source=source, time_unit="us", memory=memory)
+        return with_budget(
+            chain["fw"],
+            chain["bw"],
+            chain["x"],
+            chain["xbar"],
+            budget=budget,
+            name=name or default,
+            source=source,
+            time_unit="us",
+            memory=memory,
+        )
     except InvalidInstanceError as error:
         raise error.in_file(str(path)) from None
 
 
-def import_kineto(path: str | Path, *, budget: float = 0.6, memory: int | None = None, iteration: int | None = None,
-                  name: str | None = None) -> Instance:
+def import_kineto(
+    path: str | Path,
+    *,
+    budget: float = 0.6,
+    memory: int | None = None,
+    iteration: int | None = None,
+    name: str | None = None,
+) -> Instance:
     """A chain Instance from a PyTorch (Kineto) training trace: the ResNet-50 layer table.
 
     Layers, kernel times (µs) and float32 input sizes come from
@@ -241,16 +306,28 @@ def import_kineto(path: str | Path, *, budget: float = 0.6, memory: int | None =
         "xbar = stage output (+2x for max_pool2d int64 indices); sizes float32 from Input Dims",
         "skip connections ignored (optimistic); loss backward bw[L] = 0; kernel us rounded to integers",
     ]
-    source = {"importer": "kineto", "file": path.name, "sha256": file_sha256(path),
-              "options": {"budget": budget, "memory": memory, "iteration": iteration},
-              "layers": [f"{k}:{stage['operator'].replace('aten::', '')}" for k, stage in enumerate(stages)],
-              "notes": notes}
+    source = {
+        "importer": "kineto",
+        "file": path.name,
+        "sha256": file_sha256(path),
+        "options": {"budget": budget, "memory": memory, "iteration": iteration},
+        "layers": [f"{k}:{stage['operator'].replace('aten::', '')}" for k, stage in enumerate(stages)],
+        "notes": notes,
+    }
     network = path.name.split(".")[0]
     default = f"{network}-b{round(100 * budget)}" if memory is None else f"{network}-m{memory}"
     try:
-        return with_budget([round(stage["fw"]) for stage in stages],
-                           [round(stage["bw"]) for stage in stages] + [0], x, xbar, budget=budget,
-                           name=name or default, source=source, time_unit="us", memory=memory)
+        return with_budget(
+            [round(stage["fw"]) for stage in stages],
+            [round(stage["bw"]) for stage in stages] + [0],
+            x,
+            xbar,
+            budget=budget,
+            name=name or default,
+            source=source,
+            time_unit="us",
+            memory=memory,
+        )
     except InvalidInstanceError as error:
         raise error.in_file(str(path)) from None
 

@@ -43,8 +43,9 @@ def _time(instance: Instance, sequence) -> int:
 def _answer(instance: Instance, sequence, notes: tuple[str, ...] = ()) -> Result:
     peak = _peak(instance, sequence)
     if peak > instance.memory:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"its sequence needs {peak} bytes > M = {instance.memory}", *notes))
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=(f"its sequence needs {peak} bytes > M = {instance.memory}", *notes)
+        )
     bound = bounds.best(instance)
     status = Status.OPTIMAL if _time(instance, sequence) <= bound else Status.FEASIBLE
     return Result(status=status, solution=Solution(tuple(sequence)), bound=float(bound), notes=notes)
@@ -157,8 +158,10 @@ def revolve_repaired(instance: Instance, /, *, time_limit: float, seed: int, par
         else:
             high = middle - 1
     if best is None:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=("cannot be repaired: Revolve with one checkpoint (x_0) exceeds M on the real sizes",))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=("cannot be repaired: Revolve with one checkpoint (x_0) exceeds M on the real sizes",),
+        )
     return _answer(instance, best[1], (f"c = {best[0]} checkpoints on the homogenized chain",))
 
 
@@ -194,8 +197,10 @@ def dp_coarse(instance: Instance, /, *, time_limit: float, seed: int, params: Co
     params = params or CoarseDpParams()
     plan, extra = best_persistent(instance, params.slots, Deadline.after(time_limit))
     if plan.time is None:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"no persistent sequence fits {plan.slots} slots of {plan.slot} bytes",))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(f"no persistent sequence fits {plan.slots} slots of {plan.slot} bytes",),
+        )
     return _answer(instance, plan.sequence, (f"slot = {plan.slot} bytes, {plan.slots} slots", *extra))
 
 
@@ -208,6 +213,18 @@ HEURISTICS = {
     "dp-coarse": dp_coarse,
 }
 
-__all__ = ["HEURISTICS", "CoarseDpParams", "checkpoint_sequential", "chen", "dp_coarse", "greedy",
-           "kept_sequence", "pytorch_boundaries", "recompute_all", "recompute_all_sequence", "revolve_repaired",
-           "segments_sequence", "store_all_sequence"]
+__all__ = [
+    "HEURISTICS",
+    "CoarseDpParams",
+    "checkpoint_sequential",
+    "chen",
+    "dp_coarse",
+    "greedy",
+    "kept_sequence",
+    "pytorch_boundaries",
+    "recompute_all",
+    "recompute_all_sequence",
+    "revolve_repaired",
+    "segments_sequence",
+    "store_all_sequence",
+]

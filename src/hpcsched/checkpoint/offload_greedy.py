@@ -145,8 +145,9 @@ def _link_time(instance: Instance, value: tuple[str, int], direction: str) -> in
     return instance.transfer_time(size, direction)
 
 
-def _timed(instance: Instance, sequence, copies: list[_Copy], bridges: list[_Bridge],
-           early: bool = True) -> tuple[Solution, dict[_Bridge, tuple[int, int]]]:
+def _timed(
+    instance: Instance, sequence, copies: list[_Copy], bridges: list[_Bridge], early: bool = True
+) -> tuple[Solution, dict[_Bridge, tuple[int, int]]]:
     """The explicit schedule of ``sequence`` with ``bridges`` (module docstring, step 2).
 
     The prefetches are planned as late as possible against compute start
@@ -172,8 +173,9 @@ def _timed(instance: Instance, sequence, copies: list[_Copy], bridges: list[_Bri
     return best[1], best[2]
 
 
-def _timed_once(instance: Instance, sequence, copies: list[_Copy], bridges: list[_Bridge],
-                planned: list[int], early: bool) -> tuple[Solution, list[int], dict[_Bridge, tuple[int, int]]]:
+def _timed_once(
+    instance: Instance, sequence, copies: list[_Copy], bridges: list[_Bridge], planned: list[int], early: bool
+) -> tuple[Solution, list[int], dict[_Bridge, tuple[int, int]]]:
     """One timing of `_timed` against ``planned`` compute starts; also the compute starts it got and each
     prefetch's interval."""
     dur = _durations(instance, sequence)
@@ -405,12 +407,15 @@ def _reassign_offloads(bridges: list[_Bridge], copies: list[_Copy]) -> list[_Bri
     first: dict[int, int] = {}
     for b in bridges:
         first[b.copy] = min(first.get(b.copy, b.opens), b.opens)
-    return [_Bridge(b.copy, b.opens, b.closes, copies[b.copy].value[0] == "xbar" or b.opens == first[b.copy],
-                    b.serial) for b in bridges]
+    return [
+        _Bridge(b.copy, b.opens, b.closes, copies[b.copy].value[0] == "xbar" or b.opens == first[b.copy], b.serial)
+        for b in bridges
+    ]
 
 
-def remat_candidates(instance: Instance, count: int, slots: int, deadline: Deadline,
-                     recompute: bool = True) -> list[tuple[str, tuple]]:
+def remat_candidates(
+    instance: Instance, count: int, slots: int, deadline: Deadline, recompute: bool = True
+) -> list[tuple[str, tuple]]:
     """(label, remat sequence) for store-all and the persistent DP at ``count`` budgets between M and the peak."""
     from .formulations.dp import persistent_dp
     from .model import validate as validate_chain
@@ -431,8 +436,9 @@ def remat_candidates(instance: Instance, count: int, slots: int, deadline: Deadl
     return found
 
 
-def offload_greedy(instance: Instance, /, *, time_limit: float, seed: int,
-                   params: OffloadGreedyParams | None) -> Result:
+def offload_greedy(
+    instance: Instance, /, *, time_limit: float, seed: int, params: OffloadGreedyParams | None
+) -> Result:
     """Remat sequences (store-all, persistent DP at several budgets) plus greedy offloads that fit M."""
     params = params or OffloadGreedyParams()
     if instance.kind != "chain-offload":
@@ -461,13 +467,20 @@ def offload_greedy(instance: Instance, /, *, time_limit: float, seed: int,
             raise
     bound = float(bounds.best(instance))
     if best is None:
-        return Result(status=Status.NOT_APPLICABLE, bound=bound,
-                      notes=(f"none of {tried} tries (remat sequence × offload timing) could be made to fit M",))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            bound=bound,
+            notes=(f"none of {tried} tries (remat sequence × offload timing) could be made to fit M",),
+        )
     makespan, solution, label = best
     transfers = sum(1 for name, _ in solution.sequence if name in ("Off", "Pre", "Offall", "Preall"))
     status = Status.OPTIMAL if makespan <= bound else Status.FEASIBLE
-    return Result(status=status, solution=solution, bound=bound,
-                  notes=(f"best of {tried} tries (remat sequence × offload timing): {label}, {transfers} transfers",))
+    return Result(
+        status=status,
+        solution=solution,
+        bound=bound,
+        notes=(f"best of {tried} tries (remat sequence × offload timing): {label}, {transfers} transfers",),
+    )
 
 
 __all__ = ["OffloadGreedyParams", "offload_greedy", "offload_sequence", "remat_candidates"]

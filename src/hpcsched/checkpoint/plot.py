@@ -32,8 +32,11 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None) -> Any
     ax.axhline(instance.memory, color="black", linestyle="--", linewidth=1, label=f"M = {instance.memory}")
     from matplotlib.patches import Patch
 
-    handles = [Patch(color="tab:blue", label="forward"), Patch(color="tab:orange", label=f"recomputed ({recomputed})"),
-               Patch(color="tab:green", label="backward")]
+    handles = [
+        Patch(color="tab:blue", label="forward"),
+        Patch(color="tab:orange", label=f"recomputed ({recomputed})"),
+        Patch(color="tab:green", label="backward"),
+    ]
     ax.legend(handles=[*handles, ax.get_lines()[0]], loc="upper right", fontsize=8)
     ax.set_xlabel("operation")
     ax.set_ylabel("bytes held")
@@ -49,8 +52,15 @@ def _plot_two_levels(instance: Instance, solution: Solution, ax: Any) -> Any:
 
     start = solution.start if solution.start is not None else default_start(instance, solution.sequence)
     rows = {"compute": 2, "out": 1, "in": 0} if instance.duplex == "full" else {"compute": 1, "out": 0, "in": 0}
-    colour = {"F": "tab:orange", "Fall": "tab:blue", "B": "tab:green", "Off": "tab:purple", "Offall": "tab:purple",
-              "Pre": "tab:red", "Preall": "tab:red"}
+    colour = {
+        "F": "tab:orange",
+        "Fall": "tab:blue",
+        "B": "tab:green",
+        "Off": "tab:purple",
+        "Offall": "tab:purple",
+        "Pre": "tab:red",
+        "Preall": "tab:red",
+    }
     seen: set[int] = set()
     for (name, stage), t in zip(solution.sequence, start, strict=True):
         stream = "out" if name in ("Off", "Offall") else "in" if name in ("Pre", "Preall") else "compute"
@@ -59,8 +69,9 @@ def _plot_two_levels(instance: Instance, solution: Solution, ax: Any) -> Any:
         if name in ("F", "Fall"):
             fill = "tab:orange" if stage in seen else "tab:blue"
             seen.add(stage)
-        ax.broken_barh([(t, duration(instance, name, stage))], (row - 0.4, 0.8), facecolors=fill,
-                       edgecolor="white", linewidth=0.3)
+        ax.broken_barh(
+            [(t, duration(instance, name, stage))], (row - 0.4, 0.8), facecolors=fill, edgecolor="white", linewidth=0.3
+        )
     labels = ["compute", "to host", "from host"] if instance.duplex == "full" else ["compute", "link"]
     ax.set_yticks(sorted(set(rows.values()), reverse=True), labels)
     ax.set_xlabel(f"time ({instance.time_unit or 'units'})")
@@ -72,12 +83,17 @@ def _plot_two_levels(instance: Instance, solution: Solution, ax: Any) -> Any:
     memory_axis.axhline(instance.memory, color="black", linestyle="--", linewidth=1)
     memory_axis.set_ylim(0, 1.05 * max([instance.memory, *(held for _, held in profile)]))
     memory_axis.set_ylabel("bytes held (line); M dashed")
-    handles = [Patch(color="tab:blue", label="forward"), Patch(color="tab:orange", label="recomputed"),
-               Patch(color="tab:green", label="backward"), Patch(color="tab:purple", label="offload"),
-               Patch(color="tab:red", label="prefetch")]
+    handles = [
+        Patch(color="tab:blue", label="forward"),
+        Patch(color="tab:orange", label="recomputed"),
+        Patch(color="tab:green", label="backward"),
+        Patch(color="tab:purple", label="offload"),
+        Patch(color="tab:red", label="prefetch"),
+    ]
     ax.legend(handles=handles, loc="upper left", fontsize=7, ncol=5)
     ax.set_ylim(-0.6, max(rows.values()) + 1.2)
-    makespan = max((t + duration(instance, n, s) for (n, s), t in zip(solution.sequence, start, strict=True)),
-                   default=0)
+    makespan = max(
+        (t + duration(instance, n, s) for (n, s), t in zip(solution.sequence, start, strict=True)), default=0
+    )
     ax.set_title(f"{instance.name}: L = {instance.length}, makespan {makespan}")
     return ax

@@ -79,8 +79,16 @@ def _detached(value: Any, requires_grad: bool) -> Any:
     return value
 
 
-def profile_chain(stages: Sequence[Any], sample_input: Any, *, budget: float = 0.6, memory: int | None = None,
-                  repeats: int = 3, loss: Callable[[Any], Any] | None = None, name: str = "profiled") -> Instance:
+def profile_chain(
+    stages: Sequence[Any],
+    sample_input: Any,
+    *,
+    budget: float = 0.6,
+    memory: int | None = None,
+    repeats: int = 3,
+    loss: Callable[[Any], Any] | None = None,
+    name: str = "profiled",
+) -> Instance:
     """A chain Instance measured on ``stages`` with ``sample_input`` (see the module docstring).
 
     Parameters
@@ -142,8 +150,11 @@ def profile_chain(stages: Sequence[Any], sample_input: Any, *, budget: float = 0
         recording_input = _detached(current, True)
         with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
             recorded = stage(recording_input)
-        excluded = parameters | {_storage_key(t) for t in _tensors(recording_input)} \
+        excluded = (
+            parameters
+            | {_storage_key(t) for t in _tensors(recording_input)}
             | {_storage_key(t) for t in _tensors(recorded)}
+        )
         extra = sum(size for key, size in saved.items() if key not in excluded)
         out_bytes = _bytes(output)
 
@@ -167,6 +178,7 @@ def profile_chain(stages: Sequence[Any], sample_input: Any, *, budget: float = 0
         current = _detached(output, False)
     loss_time = 0.0
     if loss is not None:
+
         def prepare_loss():
             return loss(_detached(current, True))
 
@@ -181,7 +193,13 @@ def profile_chain(stages: Sequence[Any], sample_input: Any, *, budget: float = 0
         "transients from torch.cuda.max_memory_allocated" if cuda else "transients 0 (no memory counter on CPU)",
         "bw[L] = loss backward" if loss is not None else "bw[L] = 0 (no loss given)",
     ]
-    source = {"importer": "torch-profile", "device": "cuda" if cuda else "cpu", "torch": torch.__version__,
-              "layers": [type(stage).__name__ for stage in stages], "notes": notes}
-    return with_budget(fw, bw, x, xbar, budget=budget, name=name, source=source, time_unit="us", memory=memory,
-                       ftmp=ftmp, btmp=btmp)
+    source = {
+        "importer": "torch-profile",
+        "device": "cuda" if cuda else "cpu",
+        "torch": torch.__version__,
+        "layers": [type(stage).__name__ for stage in stages],
+        "notes": notes,
+    }
+    return with_budget(
+        fw, bw, x, xbar, budget=budget, name=name, source=source, time_unit="us", memory=memory, ftmp=ftmp, btmp=btmp
+    )

@@ -31,10 +31,15 @@ def store_all(instance: Instance, /, *, time_limit: float, seed: int, params: No
     """Store every activation (Fall for every stage): OPTIMAL when the store-all peak fits."""
     peak = store_all_peak(instance)
     if peak > instance.memory:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"the store-all peak is {peak} bytes > M = {instance.memory}",))
-    return Result(status=Status.OPTIMAL, solution=Solution(store_all_sequence(instance.length)),
-                  bound=float(bounds.compute_time(instance)), notes=("every operation runs once",))
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=(f"the store-all peak is {peak} bytes > M = {instance.memory}",)
+        )
+    return Result(
+        status=Status.OPTIMAL,
+        solution=Solution(store_all_sequence(instance.length)),
+        bound=float(bounds.compute_time(instance)),
+        notes=("every operation runs once",),
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -154,6 +159,12 @@ def revolve(instance: Instance, /, *, time_limit: float, seed: int, params: None
     bound = bounds.best(instance)
     total = sum(instance.fw[i] for name, i in sequence if name != "B") + sum(instance.bw)
     status = Status.OPTIMAL if total <= bound else Status.FEASIBLE
-    return Result(status=status, solution=Solution(sequence), bound=float(bound),
-                  notes=(f"c = {c} checkpoints (x_0 counted), t(L, c) = {revolve_extra_forwards(instance.length, c)} "
-                         "extra forwards; optimal in Griewank's model, not proven here (dp may beat it)",))
+    return Result(
+        status=status,
+        solution=Solution(sequence),
+        bound=float(bound),
+        notes=(
+            f"c = {c} checkpoints (x_0 counted), t(L, c) = {revolve_extra_forwards(instance.length, c)} "
+            "extra forwards; optimal in Griewank's model, not proven here (dp may beat it)",
+        ),
+    )

@@ -9,15 +9,17 @@ benchmarks); every schedule is checked by the validator in the registry.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Literal
+from typing import Literal
 
 from ..core.deadline import Deadline
 from ..core.result import Result, Status
 from ..taskgraph import ListScheduler, Placement, list_schedule, upward_ranks
 from . import bounds
 from .model import Instance, Solution, require_runnable
-from .simulate import acceleration, average_cost, heteroprio as simulate_heteroprio, is_uniform_acceleration
+from .simulate import acceleration, average_cost, is_uniform_acceleration
+from .simulate import heteroprio as simulate_heteroprio
 
 
 def _feasible(placements, *notes: str) -> Result:
@@ -41,8 +43,14 @@ def _heft(instance: Instance, time_limit: float, insertion: bool) -> Result:
     rank = heft_ranks(instance)
     deadline.check("computing HEFT's ranks")
     placements = list_schedule(
-        instance.n, instance.edges, instance.machines, instance.time, [-r for r in rank], rule="class",
-        insertion=insertion, names=[t.name for t in instance.tasks],
+        instance.n,
+        instance.edges,
+        instance.machines,
+        instance.time,
+        [-r for r in rank],
+        rule="class",
+        insertion=insertion,
+        names=[t.name for t in instance.tasks],
     )
     return _feasible(placements)
 
@@ -78,7 +86,9 @@ def _heteroprio(instance: Instance, time_limit: float, spoliation: str) -> Resul
     deadline.check("running HeteroPrio")
     notes = [f"spoliation rule: {spoliation}; {run.spoliations} spoliations, aborted work {run.aborted_work}"]
     if is_uniform_acceleration(instance):
-        notes.append("uniform acceleration (Q|prec|Cmax with two speeds): HeteroPrio's ordering degenerates to ties by rank")
+        notes.append(
+            "uniform acceleration (Q|prec|Cmax with two speeds): HeteroPrio's ordering degenerates to ties by rank"
+        )
     return _feasible(run.placements, *notes)
 
 
@@ -102,8 +112,12 @@ def hlp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params:
     times = [instance.time(j, kind[j]) for j in range(instance.n)]
     rank = upward_ranks(instance.n, instance.edges, times)
     placements = list_schedule(
-        instance.n, instance.edges, instance.machines, _duration(instance, lambda j, k: k == kind[j]),
-        [-r for r in rank], rule="class",
+        instance.n,
+        instance.edges,
+        instance.machines,
+        _duration(instance, lambda j, k: k == kind[j]),
+        [-r for r in rank],
+        rule="class",
     )
     result = _feasible(placements, f"HLP value {value:.6g}; {kind.count('gpu')} tasks rounded to GPUs")
     return result.replace(bound=bounds.hlp(instance))
@@ -181,8 +195,14 @@ def _one_type(instance: Instance, kind: str, time_limit: float) -> Result:
     times = [instance.time(j, kind) for j in range(instance.n)]
     rank = upward_ranks(instance.n, instance.edges, times)
     deadline.check("ranking")
-    placements = list_schedule(instance.n, instance.edges, instance.machines, _duration(instance, lambda j, k: k == kind),
-                               [-r for r in rank], rule="class")
+    placements = list_schedule(
+        instance.n,
+        instance.edges,
+        instance.machines,
+        _duration(instance, lambda j, k: k == kind),
+        [-r for r in rank],
+        rule="class",
+    )
     return _feasible(placements, f"every task on {kind.upper()}s, critical-path list scheduling")
 
 
@@ -199,8 +219,14 @@ def all_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None
 def _schedule_assignment(instance: Instance, kind: list[str]) -> tuple[Placement, ...]:
     """Independent tasks with fixed types: LPT list scheduling on each type."""
     times = [instance.time(j, kind[j]) for j in range(instance.n)]
-    return list_schedule(instance.n, (), instance.machines, _duration(instance, lambda j, k: k == kind[j]),
-                         [-t for t in times], rule="class")
+    return list_schedule(
+        instance.n,
+        (),
+        instance.machines,
+        _duration(instance, lambda j, k: k == kind[j]),
+        [-t for t in times],
+        rule="class",
+    )
 
 
 def _independent_only(instance: Instance) -> Result | None:
@@ -276,8 +302,16 @@ def clb2c(instance: Instance, /, *, time_limit: float, seed: int, params: None) 
     low, high = 0, instance.n - 1
     kind = [None] * instance.n
     while low <= high:
-        on_cpu = (min(cpu_loads) + instance.time(order[low], "cpu")) if cpu_loads and instance.time(order[low], "cpu") is not None else None
-        on_gpu = (min(gpu_loads) + instance.time(order[high], "gpu")) if gpu_loads and instance.time(order[high], "gpu") is not None else None
+        on_cpu = (
+            (min(cpu_loads) + instance.time(order[low], "cpu"))
+            if cpu_loads and instance.time(order[low], "cpu") is not None
+            else None
+        )
+        on_gpu = (
+            (min(gpu_loads) + instance.time(order[high], "gpu"))
+            if gpu_loads and instance.time(order[high], "gpu") is not None
+            else None
+        )
         if on_gpu is None or (on_cpu is not None and on_cpu <= on_gpu):
             if on_cpu is None:  # neither end fits its side: the low end is GPU-only, the high end CPU-only
                 j = order[low]

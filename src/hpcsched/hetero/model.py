@@ -28,8 +28,9 @@ Modelling choices where the specification leaves room
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..core.errors import InfeasibleError, InvalidInstanceError
 from ..core.fields import (
@@ -147,7 +148,9 @@ class Instance:
         index: dict[str, int] = {}
         for i, task in enumerate(checked):
             if task.name in index:
-                raise InvalidInstanceError(f"data.tasks[{i}].name", f"duplicate name '{task.name}' (also task {index[task.name]})")
+                raise InvalidInstanceError(
+                    f"data.tasks[{i}].name", f"duplicate name '{task.name}' (also task {index[task.name]})"
+                )
             index[task.name] = i
         cpus = require_int(self.cpus, "data.cpus", minimum=0)
         gpus = require_int(self.gpus, "data.gpus", minimum=0)
@@ -192,7 +195,7 @@ class Instance:
         name: str = "hetero",
         time_unit: str | None = None,
         source: Mapping[str, Any] | None = None,
-    ) -> "Instance":
+    ) -> Instance:
         """An instance from parallel lists and index edges (names default to ``t0, t1, ...``)."""
         if len(gpu) != len(cpu):
             raise InvalidInstanceError("data.tasks", f"gpu has {len(gpu)} entries, cpu has {len(cpu)}")
@@ -202,7 +205,7 @@ class Instance:
         return cls(name, tasks, edge_list, cpus, gpus, time_unit, dict(source or {}))
 
     @classmethod
-    def from_data(cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None) -> "Instance":
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None) -> Instance:
         """The instance described by the ``data`` section of a file."""
         data = require_dict(data, "data")
         require_known_keys(data, ("cpus", "gpus", "tasks", "edges"), "data", "hetero data")
@@ -213,7 +216,9 @@ class Instance:
         index = {}
         for i, task in enumerate(tasks):
             if task.name in index:
-                raise InvalidInstanceError(f"data.tasks[{i}].name", f"duplicate name '{task.name}' (also task {index[task.name]})")
+                raise InvalidInstanceError(
+                    f"data.tasks[{i}].name", f"duplicate name '{task.name}' (also task {index[task.name]})"
+                )
             index[task.name] = i
         edges = []
         for e, raw in enumerate(require_list(data.get("edges", []), "data.edges")):
@@ -229,8 +234,13 @@ class Instance:
             comm = require_int(raw[2], f"{path}[2]", minimum=0) if len(raw) == 3 else 0
             edges.append(Edge(ends[0], ends[1], comm))
         return cls(
-            name, tasks, tuple(edges), require_key(data, "cpus", "data"), require_key(data, "gpus", "data"),
-            time_unit, dict(source or {}),
+            name,
+            tasks,
+            tuple(edges),
+            require_key(data, "cpus", "data"),
+            require_key(data, "gpus", "data"),
+            time_unit,
+            dict(source or {}),
         )
 
     def to_data(self) -> dict[str, Any]:
@@ -273,7 +283,7 @@ class Instance:
     def has_communication(self) -> bool:
         return any(e.delay for e in self.edges)
 
-    def with_platform(self, cpus: int, gpus: int) -> "Instance":
+    def with_platform(self, cpus: int, gpus: int) -> Instance:
         """The same graph on another platform."""
         return Instance(self.name, self.tasks, self.edges, cpus, gpus, self.time_unit, self.source)
 
@@ -309,23 +319,27 @@ class Solution:
         object.__setattr__(self, "start", tuple(_as_int(x, f"start[{i}]") for i, x in enumerate(self.start)))
 
     @classmethod
-    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+    def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         data = require_dict(data, "solution")
         require_known_keys(data, ("type", "machine", "start"), "", "a hetero solution")
         n = instance.n
         types = require_list(require_key(data, "type", ""), "type", length=n)
         kinds = tuple(require_str(t, f"type[{i}]", choices=TYPES) for i, t in enumerate(types))
-        machine = tuple(require_int(x, f"machine[{i}]", minimum=0)
-                        for i, x in enumerate(require_list(require_key(data, "machine", ""), "machine", length=n)))
-        start = tuple(require_int(x, f"start[{i}]", minimum=0)
-                      for i, x in enumerate(require_list(require_key(data, "start", ""), "start", length=n)))
+        machine = tuple(
+            require_int(x, f"machine[{i}]", minimum=0)
+            for i, x in enumerate(require_list(require_key(data, "machine", ""), "machine", length=n))
+        )
+        start = tuple(
+            require_int(x, f"start[{i}]", minimum=0)
+            for i, x in enumerate(require_list(require_key(data, "start", ""), "start", length=n))
+        )
         return cls(kinds, machine, start)
 
     def to_data(self) -> dict[str, Any]:
         return {"type": list(self.type), "machine": list(self.machine), "start": list(self.start)}
 
     @classmethod
-    def from_placements(cls, placements: Sequence[Placement]) -> "Solution":
+    def from_placements(cls, placements: Sequence[Placement]) -> Solution:
         """The solution of an engine schedule (classes ``"cpu"``/``"gpu"``)."""
         return cls(
             tuple(str(p.machine_class) for p in placements),
@@ -347,8 +361,13 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     """
     n = instance.n
     if not (len(solution.type) == len(solution.machine) == len(solution.start) == n):
-        return [Violation("size", f"expected {n} types, machines and starts, got {len(solution.type)}, "
-                                  f"{len(solution.machine)} and {len(solution.start)}")]
+        return [
+            Violation(
+                "size",
+                f"expected {n} types, machines and starts, got {len(solution.type)}, "
+                f"{len(solution.machine)} and {len(solution.start)}",
+            )
+        ]
     violations = []
     placements = []
     for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start)):
@@ -363,12 +382,16 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
             duration = 0
         placements.append(Placement(kind, machine, start, duration))
     schedule_violations = validate_machine_schedule(
-        placements, {"cpu": instance.cpus, "gpu": instance.gpus, "invalid": 0}, instance.edges, rule="class",
+        placements,
+        {"cpu": instance.cpus, "gpu": instance.gpus, "invalid": 0},
+        instance.edges,
+        rule="class",
         names=[t.name for t in instance.tasks],
     )
     # A task of an invalid type was reported above; its "machine-index" on the dummy class is noise.
-    return violations + [v for v in schedule_violations
-                         if not (v.rule == "machine-index" and "runs on invalid" in v.message)]
+    return violations + [
+        v for v in schedule_violations if not (v.rule == "machine-index" and "runs on invalid" in v.message)
+    ]
 
 
 def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
@@ -403,5 +426,7 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
 
 def schedule_of(instance: Instance, solution: Solution) -> list[Placement]:
     """The placements of a (valid) solution, for plots and heuristics."""
-    return [Placement(kind, machine, start, instance.tasks[j].time(kind) or 0)
-            for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start))]
+    return [
+        Placement(kind, machine, start, instance.tasks[j].time(kind) or 0)
+        for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start))
+    ]

@@ -19,7 +19,7 @@ import numpy as np
 from ..core.deadline import Deadline
 from ..core.params import at_least
 from ..core.result import Result, Status
-from ..taskgraph import list_schedule, topological_order, upward_ranks, predecessors
+from ..taskgraph import list_schedule, predecessors, topological_order, upward_ranks
 from . import bounds
 from .model import Instance, Solution, evaluate, require_runnable
 
@@ -40,7 +40,9 @@ class IndependentDpParams:
         at_least("max_cells", self.max_cells, 1)
 
 
-def independent_dp(instance: Instance, /, *, time_limit: float, seed: int, params: IndependentDpParams | None) -> Result:
+def independent_dp(
+    instance: Instance, /, *, time_limit: float, seed: int, params: IndependentDpParams | None
+) -> Result:
     """Exact DP for independent tasks on at most one CPU and one GPU (R2||Cmax), O(n · Σ p̄).
 
     Theorem: G[L] = the least GPU load over assignments whose CPU load is
@@ -51,15 +53,18 @@ def independent_dp(instance: Instance, /, *, time_limit: float, seed: int, param
     """
     params = params or IndependentDpParams()
     if instance.edges or instance.cpus > 1 or instance.gpus > 1:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=("for independent tasks on at most one CPU and one GPU only",))
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=("for independent tasks on at most one CPU and one GPU only",)
+        )
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
     n = instance.n
     cpu_total = sum(instance.time(j, "cpu") or 0 for j in range(n))
     if n * (cpu_total + 1) > params.max_cells:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"table of {n * (cpu_total + 1)} cells exceeds options.max_cells = {params.max_cells}",))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(f"table of {n * (cpu_total + 1)} cells exceeds options.max_cells = {params.max_cells}",),
+        )
     infinity = np.iinfo(np.int64).max // 4
     gpu_load = np.full(cpu_total + 1, infinity, dtype=np.int64)
     gpu_load[0] = 0
@@ -112,8 +117,9 @@ def one_type(instance: Instance, /, *, time_limit: float, seed: int, params: Non
     require_runnable(instance)
     kind = _single_type(instance)
     if kind is None:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=("some task can run on both available types (not a one-type instance)",))
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=("some task can run on both available types (not a one-type instance)",)
+        )
     deadline = Deadline.after(time_limit)
     n = instance.n
     times = [instance.time(j, kind) for j in range(n)]

@@ -7,24 +7,44 @@ The schedule validator and the list-scheduling engine are the shared ones of
 """
 
 from ..core.registry import Problem, register_problem
-from . import bounds as bounds, formulations, heuristics, special_cases
+from . import bounds as bounds
+from . import formulations, heuristics, special_cases
 from .bounds import best as lower_bound
 from .generate import (
     generate_chain as generate_chain,
+)
+from .generate import (
     generate_random as generate_random,
+)
+from .generate import (
     generate_training as generate_training,
+)
+from .generate import (
     import_dnn as import_dnn,
+)
+from .generate import (
     import_pipedream as import_pipedream,
 )
 from .model import (
     DATA_SCHEMA as DATA_SCHEMA,
+)
+from .model import (
     Instance as Instance,
+)
+from .model import (
     Node as Node,
+)
+from .model import (
     Solution as Solution,
+)
+from .model import (
     evaluate as evaluate,
+)
+from .model import (
     validate as validate,
 )
-from .plot import plot_solution as plot_solution, save_plot as save_plot
+from .plot import plot_solution as plot_solution
+from .plot import save_plot as save_plot
 
 PROBLEM = register_problem(
     Problem(
@@ -64,7 +84,25 @@ LNS_METHODS = ("cpsat-lns",)
 BASELINE_METHODS = heuristics.BASELINE_METHODS
 
 __all__ = [
-    "BASELINE_METHODS", "DATA_SCHEMA", "EXACT_METHODS", "HEURISTIC_METHODS", "Instance", "LNS_METHODS", "Node", "PROBLEM",
-    "SPECIAL_METHODS", "Solution", "bounds", "evaluate", "generate_chain", "generate_random", "generate_training",
-    "import_dnn", "import_pipedream", "lower_bound", "plot_solution", "save_plot", "validate",
+    "BASELINE_METHODS",
+    "DATA_SCHEMA",
+    "EXACT_METHODS",
+    "HEURISTIC_METHODS",
+    "LNS_METHODS",
+    "PROBLEM",
+    "SPECIAL_METHODS",
+    "Instance",
+    "Node",
+    "Solution",
+    "bounds",
+    "evaluate",
+    "generate_chain",
+    "generate_random",
+    "generate_training",
+    "import_dnn",
+    "import_pipedream",
+    "lower_bound",
+    "plot_solution",
+    "save_plot",
+    "validate",
 ]

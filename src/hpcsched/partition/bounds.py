@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..core.errors import InfeasibleError
 from ..taskgraph import successors, topological_order
@@ -57,7 +57,8 @@ def unit_memory_floor(instance: Instance, members: Sequence[int], *, positive_ma
     if instance.memory_model == "static":
         return sum(nodes[v].persistent + nodes[v].output for v in members)
     return sum(nodes[v].persistent for v in members) + max(
-        (nodes[v].output for v in members if nodes[v].time > 0), default=0)
+        (nodes[v].output for v in members if nodes[v].time > 0), default=0
+    )
 
 
 def gpus_needed(instance: Instance) -> int:
@@ -103,15 +104,20 @@ def require_feasible(instance: Instance) -> None:
             raise InfeasibleError(f"{label} is pinned to GPUs {sorted(pins)} but must stay on one GPU")
         need = unit_memory_floor(instance, unit.members, positive_makespan=positive)
         if need > instance.memory:
-            raise InfeasibleError(f"{label} needs {need} bytes ({instance.memory_model} memory) but a GPU has {instance.memory}")
+            raise InfeasibleError(
+                f"{label} needs {need} bytes ({instance.memory_model} memory) but a GPU has {instance.memory}"
+            )
         if pins:
             pinned[pins.pop()].extend(unit.members)
     for gpu, members in sorted(pinned.items()):
         need = unit_memory_floor(instance, members, positive_makespan=positive)
         if need > instance.memory:
-            raise InfeasibleError(f"the nodes pinned to GPU {gpu} need {need} bytes together but it has {instance.memory}")
+            raise InfeasibleError(
+                f"the nodes pinned to GPU {gpu} need {need} bytes together but it has {instance.memory}"
+            )
     needed = gpus_needed(instance)
     if needed > instance.gpus:
         raise InfeasibleError(
             f"K is too small: the colocation units need at least {needed} GPUs of {instance.memory} bytes "
-            f"(bin-packing bound, {instance.memory_model} memory) but K = {instance.gpus}")
+            f"(bin-packing bound, {instance.memory_model} memory) but K = {instance.gpus}"
+        )

@@ -73,10 +73,14 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     next ready node and prunes by the best makespan found.
     """
     if instance.memory_model != "static":
-        return Result(status=Status.NOT_APPLICABLE, notes=("brute force is for static memory (see the module docstring)",))
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=("brute force is for static memory (see the module docstring)",)
+        )
     if instance.n > BRUTE_FORCE_MAX_NODES or instance.gpus > BRUTE_FORCE_MAX_GPUS:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"brute force is limited to n <= {BRUTE_FORCE_MAX_NODES} and K <= {BRUTE_FORCE_MAX_GPUS}",))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(f"brute force is limited to n <= {BRUTE_FORCE_MAX_NODES} and K <= {BRUTE_FORCE_MAX_GPUS}",),
+        )
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
     n = instance.n
@@ -103,7 +107,9 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
                 if starts[j] is not None or any(starts[e.u] is None for e in incoming[j]):
                     continue
                 g = gpu_of[j]
-                ready = max((starts[e.u] + times[e.u] + (e.delay if gpu_of[e.u] != g else 0) for e in incoming[j]), default=0)
+                ready = max(
+                    (starts[e.u] + times[e.u] + (e.delay if gpu_of[e.u] != g else 0) for e in incoming[j]), default=0
+                )
                 if times[j] == 0:
                     starts[j] = ready
                     search(placed + 1, max(makespan, ready))
@@ -122,8 +128,11 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
         from ..core.errors import InfeasibleError
 
         raise InfeasibleError("no assignment of the nodes respects pins, colocation and static memory (exhaustive)")
-    return Result(status=Status.OPTIMAL, solution=Solution(tuple(best["gpu"]), tuple(best["start"])),
-                  notes=(f"{counter[0]} search nodes",))
+    return Result(
+        status=Status.OPTIMAL,
+        solution=Solution(tuple(best["gpu"]), tuple(best["start"])),
+        notes=(f"{counter[0]} search nodes",),
+    )
 
 
 # --- CP-SAT ---------------------------------------------------------------------------------------
@@ -203,8 +212,13 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     if start_solution is not None:
         horizon = int(evaluate(instance, start_solution)["objective"])
         if params.stop_at_bound and lower >= horizon:
-            return Result(status=Status.OPTIMAL, solution=start_solution, bound=lower,
-                          notes=("the heuristic incumbent meets the lower bound",), solver=cpsat_backend.version())
+            return Result(
+                status=Status.OPTIMAL,
+                solution=start_solution,
+                bound=lower,
+                notes=("the heuristic incumbent meets the lower bound",),
+                solver=cpsat_backend.version(),
+            )
     else:
         horizon = sum(times) + sum(edge.delay for edge in instance.edges)
     model, x, start, _ = _build_model(instance, horizon, lower, deadline)
@@ -229,8 +243,9 @@ def _add_hint(instance: Instance, model, x, start, start_solution: Solution) -> 
             model.add_hint(x[v][g], hinted.gpu[v] == g)
 
 
-def _cpsat_result(instance: Instance, outcome, x, start, start_solution: Solution | None, lower: int,
-                  horizon: int) -> Result:
+def _cpsat_result(
+    instance: Instance, outcome, x, start, start_solution: Solution | None, lower: int, horizon: int
+) -> Result:
     """The method's result from the CP-SAT outcome: its schedule, else the incumbent, with the proven bound."""
     n, gpus = instance.n, instance.gpus
     bound = max(lower, math.floor(outcome.bound + 1e-9)) if outcome.bound is not None else lower
@@ -240,19 +255,28 @@ def _cpsat_result(instance: Instance, outcome, x, start, start_solution: Solutio
     if outcome.has_solution:
         gpu_of = [next(g for g in range(gpus) if outcome.value(x[v][g])) for v in range(n)]
         solution = Solution(tuple(gpu_of), tuple(int(outcome.value(start[v])) for v in range(n)))
-        if start_solution is not None and evaluate(instance, start_solution)["objective"] < evaluate(instance, solution)["objective"]:
+        if (
+            start_solution is not None
+            and evaluate(instance, start_solution)["objective"] < evaluate(instance, solution)["objective"]
+        ):
             solution = start_solution  # pragma: no cover - the hinted incumbent is never worse in practice
         return Result(status=outcome.status, solution=solution, bound=bound, solver=outcome.backend, notes=(note,))
     if outcome.status is Status.INFEASIBLE and start_solution is None:
         from ..core.errors import InfeasibleError
 
-        raise InfeasibleError(f"CP-SAT proved that no schedule respects pins, colocation and {instance.memory_model} "
-                              f"memory within Σp + Σc = {horizon}, which is no restriction (see cpsat's docstring)")
+        raise InfeasibleError(
+            f"CP-SAT proved that no schedule respects pins, colocation and {instance.memory_model} "
+            f"memory within Σp + Σc = {horizon}, which is no restriction (see cpsat's docstring)"
+        )
     if start_solution is not None:
-        return Result(status=Status.FEASIBLE, solution=start_solution, bound=bound, solver=outcome.backend,
-                      notes=(f"{note}: the heuristic incumbent is returned",))
+        return Result(
+            status=Status.FEASIBLE,
+            solution=start_solution,
+            bound=bound,
+            solver=outcome.backend,
+            notes=(f"{note}: the heuristic incumbent is returned",),
+        )
     return Result(status=Status.TIME_LIMIT_NO_SOLUTION, bound=None, solver=outcome.backend, notes=(note,))
-
 
 
 def canonical(instance: Instance, solution: Solution) -> Solution:
@@ -708,7 +732,7 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
     solver = cpsat_backend.version()
     while iterations < params.max_iterations and best_value > lower and deadline.remaining() > 0:
         first = int(rng.integers(0, instance.n - size + 1))
-        free = {u for v in order[first:first + size] for u in unit_list[owner[v]].members}
+        free = {u for v in order[first : first + size] for u in unit_list[owner[v]].members}
         fixed = {v: best.gpu[v] for v in range(instance.n) if v not in free}
         try:
             model, x, start, end = _build_model(instance, best_value, lower, deadline, fixed)
@@ -718,17 +742,27 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
             model.add_hint(start[v], best.start[v])
             for g in range(instance.gpus):
                 model.add_hint(x[v][g], best.gpu[v] == g)
-        outcome = cpsat_backend.solve_cpsat(model, time_limit=deadline.remaining(),
-                                            deterministic_time=params.iteration_deterministic_time,
-                                            workers=params.workers, seed=seed + iterations)
+        outcome = cpsat_backend.solve_cpsat(
+            model,
+            time_limit=deadline.remaining(),
+            deterministic_time=params.iteration_deterministic_time,
+            workers=params.workers,
+            seed=seed + iterations,
+        )
         iterations += 1
         if outcome.has_solution:
-            candidate = Solution(tuple(next(g for g in range(instance.gpus) if outcome.value(x[v][g]))
-                                       for v in range(instance.n)),
-                                 tuple(int(outcome.value(start[v])) for v in range(instance.n)))
+            candidate = Solution(
+                tuple(next(g for g in range(instance.gpus) if outcome.value(x[v][g])) for v in range(instance.n)),
+                tuple(int(outcome.value(start[v])) for v in range(instance.n)),
+            )
             value = int(evaluate(instance, candidate)["objective"])
             if value < best_value:
                 best, best_value, improvements = candidate, value, improvements + 1
     status = Status.OPTIMAL if best_value <= lower else Status.FEASIBLE
-    return Result(status=status, solution=best, bound=lower, solver=solver,
-                  notes=(f"{iterations} sub-solves of {size} free nodes, {improvements} improvements",))
+    return Result(
+        status=status,
+        solution=best,
+        bound=lower,
+        solver=solver,
+        notes=(f"{iterations} sub-solves of {size} free nodes, {improvements} improvements",),
+    )

@@ -64,7 +64,12 @@ MAX_GENERATED_NODES = 2_000_000
 
 
 def _int_option(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum or (maximum is not None and value > maximum):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or value < minimum
+        or (maximum is not None and value > maximum)
+    ):
         limit = f" and <= {maximum}" if maximum is not None else ""
         raise InvalidInstanceError(field, f"must be an integer >= {minimum}{limit}, got {value!r}")
     return value
@@ -82,8 +87,15 @@ def _model_option(value: Any) -> str:
     return value
 
 
-def import_dnn(path: str | Path, *, gpus: int = 2, memory: int | None = None, memory_fraction: float = 1.0,
-               time_scale: int = 1000, memory_model: str = "static") -> Instance:
+def import_dnn(
+    path: str | Path,
+    *,
+    gpus: int = 2,
+    memory: int | None = None,
+    memory_fraction: float = 1.0,
+    time_scale: int = 1000,
+    memory_model: str = "static",
+) -> Instance:
     """One graph of msr-fiddle/dnn-partitioning on ``gpus`` GPUs (module docstring for the mapping)."""
     path = Path(path)
     gpus = _int_option(gpus, "options.gpus", 1, 4096)
@@ -115,8 +127,15 @@ def import_dnn(path: str | Path, *, gpus: int = 2, memory: int | None = None, me
             name = f"{name}#{node_id}"
         names.add(name)
         index[node_id] = len(nodes)
-        nodes.append({"name": name, "time": int(round(latency * time_scale)), "persistent": int(round(size)),
-                      "output": 0, "group": record.get("colorClass")})
+        nodes.append(
+            {
+                "name": name,
+                "time": int(round(latency * time_scale)),
+                "persistent": int(round(size)),
+                "output": 0,
+                "group": record.get("colorClass"),
+            }
+        )
     edges = []
     for k, record in enumerate(raw["edges"]):
         try:
@@ -144,14 +163,29 @@ def import_dnn(path: str | Path, *, gpus: int = 2, memory: int | None = None, me
     stem = path.stem
     try:
         return Instance.from_data(
-            {"gpus": gpus, "memory": memory, "memory_model": memory_model,
-             "nodes": nodes,
-             "edges": [{"from": nodes[u]["name"], "to": nodes[v]["name"], "transfer": c} for u, v, c in edges]},
-            name=f"{stem}-K{gpus}", time_unit="us" if time_scale == 1000 else None,
-            source={"importer": "dnn", "file": path.name, "folder": path.parent.name, "sha256": file_sha256(path),
-                    "options": {"gpus": gpus, "memory": memory, "memory_fraction": memory_fraction,
-                                "time_scale": time_scale, "memory_model": memory_model},
-                    "notes": notes},
+            {
+                "gpus": gpus,
+                "memory": memory,
+                "memory_model": memory_model,
+                "nodes": nodes,
+                "edges": [{"from": nodes[u]["name"], "to": nodes[v]["name"], "transfer": c} for u, v, c in edges],
+            },
+            name=f"{stem}-K{gpus}",
+            time_unit="us" if time_scale == 1000 else None,
+            source={
+                "importer": "dnn",
+                "file": path.name,
+                "folder": path.parent.name,
+                "sha256": file_sha256(path),
+                "options": {
+                    "gpus": gpus,
+                    "memory": memory,
+                    "memory_fraction": memory_fraction,
+                    "time_scale": time_scale,
+                    "memory_model": memory_model,
+                },
+                "notes": notes,
+            },
         )
     except InvalidInstanceError as error:
         raise FormatError(f"{path}: {error}") from None
@@ -161,8 +195,17 @@ def _memory_for(total: int, gpus: int, slack: float) -> int:
     return max(1, int(math.ceil(slack * total / gpus)))
 
 
-def generate_training(*, seed: int = 0, n: int | None = None, nodes: int = 200, gpus: int = 4, max_width: int = 4,
-                      memory_slack: float = 1.3, memory_model: str = "static", colocate: bool = True) -> Instance:
+def generate_training(
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    nodes: int = 200,
+    gpus: int = 4,
+    max_width: int = 4,
+    memory_slack: float = 1.3,
+    memory_model: str = "static",
+    colocate: bool = True,
+) -> Instance:
     """A forward/backward training DAG of about ``nodes`` nodes (forward layers, a loss, mirrored backward).
 
     Forward: layers of 1..``max_width`` nodes, each node fed by 1-2 nodes of
@@ -221,18 +264,46 @@ def generate_training(*, seed: int = 0, n: int | None = None, nodes: int = 200, 
     edge_list = [(u, v, int(math.ceil(output[u] / 2**20))) for u, v in unique]
     total = sum(persistent) + sum(output)
     names = [f"fwd{v}" for v in range(f)] + ["loss"] + [f"bwd{v}" for v in range(f)]
-    return Instance.create(time, edge_list, gpus=gpus, memory=_memory_for(total, gpus, memory_slack),
-                           persistent=persistent, output=output, group=group, memory_model=memory_model, names=names,
-                           name=f"training-n{n}-K{gpus}-s{seed}", time_unit=None,
-                           source={"generator": "training", "seed": seed,
-                                   "parameters": {"nodes": nodes, "gpus": gpus, "max_width": max_width,
-                                                  "memory_slack": memory_slack, "memory_model": memory_model,
-                                                  "colocate": colocate}})
+    return Instance.create(
+        time,
+        edge_list,
+        gpus=gpus,
+        memory=_memory_for(total, gpus, memory_slack),
+        persistent=persistent,
+        output=output,
+        group=group,
+        memory_model=memory_model,
+        names=names,
+        name=f"training-n{n}-K{gpus}-s{seed}",
+        time_unit=None,
+        source={
+            "generator": "training",
+            "seed": seed,
+            "parameters": {
+                "nodes": nodes,
+                "gpus": gpus,
+                "max_width": max_width,
+                "memory_slack": memory_slack,
+                "memory_model": memory_model,
+                "colocate": colocate,
+            },
+        },
+    )
 
 
-def generate_random(*, seed: int = 0, n: int | None = None, nodes: int = 6, gpus: int = 2, edge_probability: float = 0.3,
-                    max_time: int = 9, max_transfer: int = 5, memory_slack: float = 1.5,
-                    memory_model: str = "static", groups: int = 0) -> Instance:
+def generate_random(
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    nodes: int = 6,
+    gpus: int = 2,
+    edge_probability: float = 0.3,
+    max_time: int = 9,
+    max_transfer: int = 5,
+    memory_slack: float = 1.5,
+    memory_model: str = "static",
+    groups: int = 0,
+) -> Instance:
     """A random DAG (edges u -> v with u < v, each with ``edge_probability``), small integer data.
 
     Memory sizes in 1..9 bytes (w) and 0..5 (s); M = ⌈``memory_slack`` x
@@ -245,23 +316,54 @@ def generate_random(*, seed: int = 0, n: int | None = None, nodes: int = 6, gpus
     time = [int(t) for t in rng.integers(0, max_time + 1, size=nodes)]
     persistent = [int(w) for w in rng.integers(1, 10, size=nodes)]
     output = [int(s) for s in rng.integers(0, 6, size=nodes)]
-    edges = [(u, v, int(rng.integers(0, max_transfer + 1))) for u in range(nodes) for v in range(u + 1, nodes)
-             if rng.random() < edge_probability]
+    edges = [
+        (u, v, int(rng.integers(0, max_transfer + 1)))
+        for u in range(nodes)
+        for v in range(u + 1, nodes)
+        if rng.random() < edge_probability
+    ]
     group = [f"g{i // 2}" if i < 2 * groups else None for i in range(nodes)]
     total = sum(persistent) + sum(output)
-    memory = max(max(w + s for w, s in zip(persistent, output)) * (2 if groups else 1),
-                 _memory_for(total, gpus, memory_slack))
-    return Instance.create(time, edges, gpus=gpus, memory=memory, persistent=persistent, output=output, group=group,
-                           memory_model=_model_option(memory_model), name=f"random-n{nodes}-K{gpus}-s{seed}",
-                           source={"generator": "random", "seed": seed,
-                                   "parameters": {"nodes": nodes, "gpus": gpus, "edge_probability": edge_probability,
-                                                  "max_time": max_time, "max_transfer": max_transfer,
-                                                  "memory_slack": memory_slack, "memory_model": memory_model,
-                                                  "groups": groups}})
+    memory = max(
+        max(w + s for w, s in zip(persistent, output)) * (2 if groups else 1), _memory_for(total, gpus, memory_slack)
+    )
+    return Instance.create(
+        time,
+        edges,
+        gpus=gpus,
+        memory=memory,
+        persistent=persistent,
+        output=output,
+        group=group,
+        memory_model=_model_option(memory_model),
+        name=f"random-n{nodes}-K{gpus}-s{seed}",
+        source={
+            "generator": "random",
+            "seed": seed,
+            "parameters": {
+                "nodes": nodes,
+                "gpus": gpus,
+                "edge_probability": edge_probability,
+                "max_time": max_time,
+                "max_transfer": max_transfer,
+                "memory_slack": memory_slack,
+                "memory_model": memory_model,
+                "groups": groups,
+            },
+        },
+    )
 
 
-def generate_chain(*, seed: int = 0, n: int | None = None, nodes: int = 12, gpus: int = 3, max_time: int = 20, max_transfer: int = 6,
-                   memory_slack: float = 1.2) -> Instance:
+def generate_chain(
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    nodes: int = 12,
+    gpus: int = 3,
+    max_time: int = 20,
+    max_transfer: int = 6,
+    memory_slack: float = 1.2,
+) -> Instance:
     """A layer chain v0 -> v1 -> ... with random times, weights and transfers (static memory)."""
     nodes = _int_option(nodes if n is None else n, "nodes", 1, MAX_GENERATED_NODES)
     gpus = _int_option(gpus, "gpus", 1, 4096)
@@ -270,15 +372,30 @@ def generate_chain(*, seed: int = 0, n: int | None = None, nodes: int = 12, gpus
     persistent = [int(w) for w in rng.integers(1, 20, size=nodes)]
     edges = [(v, v + 1, int(rng.integers(0, max_transfer + 1))) for v in range(nodes - 1)]
     memory = max(max(persistent), _memory_for(sum(persistent), gpus, memory_slack))
-    return Instance.create(time, edges, gpus=gpus, memory=memory, persistent=persistent,
-                           name=f"chain-n{nodes}-K{gpus}-s{seed}",
-                           source={"generator": "chain", "seed": seed,
-                                   "parameters": {"nodes": nodes, "gpus": gpus, "max_time": max_time,
-                                                  "max_transfer": max_transfer, "memory_slack": memory_slack}})
+    return Instance.create(
+        time,
+        edges,
+        gpus=gpus,
+        memory=memory,
+        persistent=persistent,
+        name=f"chain-n{nodes}-K{gpus}-s{seed}",
+        source={
+            "generator": "chain",
+            "seed": seed,
+            "parameters": {
+                "nodes": nodes,
+                "gpus": gpus,
+                "max_time": max_time,
+                "max_transfer": max_transfer,
+                "memory_slack": memory_slack,
+            },
+        },
+    )
 
 
-def import_pipedream(path: str | Path, *, gpus: int = 4, memory: int = 16 * 2**30, bandwidth: int = 10_000,
-                     memory_model: str = "static") -> Instance:
+def import_pipedream(
+    path: str | Path, *, gpus: int = 4, memory: int = 16 * 2**30, bandwidth: int = 10_000, memory_model: str = "static"
+) -> Instance:
     """A PipeDream layer profile as a forward/backward training DAG (module docstring for the mapping)."""
     import re
 
@@ -293,8 +410,10 @@ def import_pipedream(path: str | Path, *, gpus: int = 4, memory: int = 16 * 2**3
         raise FormatError(f"{path}: cannot read ({error.strerror})") from None
     except UnicodeDecodeError:
         raise FormatError(f"{path}: not a text file") from None
-    pattern = re.compile(r"forward_compute_time=([^,]+), backward_compute_time=([^,]+), "
-                         r"activation_size=(\[[^\]]*\]|[^,]+), parameter_size=(\S+)")
+    pattern = re.compile(
+        r"forward_compute_time=([^,]+), backward_compute_time=([^,]+), "
+        r"activation_size=(\[[^\]]*\]|[^,]+), parameter_size=(\S+)"
+    )
     layers: dict[str, dict] = {}
     links = []
     for number, line in enumerate(lines, start=1):
@@ -316,21 +435,38 @@ def import_pipedream(path: str | Path, *, gpus: int = 4, memory: int = 16 * 2**3
         if min(forward, backward, activation, parameters) < 0:
             raise FormatError(f"{path}:{number}: negative time or size")
         is_input = parts[1].startswith("Input")
-        layers[parts[0]] = {"op": parts[1].split("(")[0], "forward": 0 if is_input else forward,
-                            "backward": None if is_input else backward, "activation": activation,
-                            "parameters": parameters}
+        layers[parts[0]] = {
+            "op": parts[1].split("(")[0],
+            "forward": 0 if is_input else forward,
+            "backward": None if is_input else backward,
+            "activation": activation,
+            "parameters": parameters,
+        }
     for u, v, number in links:
         if u not in layers or v not in layers:
             raise FormatError(f"{path}:{number}: edge names an unknown layer")
     nodes, edges = [], []
     for name, layer in layers.items():
-        nodes.append({"name": f"{name}.fwd", "time": int(round(layer["forward"] * 1000)),
-                      "persistent": int(round(layer["parameters"])), "output": int(round(layer["activation"])),
-                      "group": name})
+        nodes.append(
+            {
+                "name": f"{name}.fwd",
+                "time": int(round(layer["forward"] * 1000)),
+                "persistent": int(round(layer["parameters"])),
+                "output": int(round(layer["activation"])),
+                "group": name,
+            }
+        )
     for name, layer in layers.items():
         if layer["backward"] is not None:
-            nodes.append({"name": f"{name}.bwd", "time": int(round(layer["backward"] * 1000)), "persistent": 0,
-                          "output": int(round(layer["activation"])), "group": name})
+            nodes.append(
+                {
+                    "name": f"{name}.bwd",
+                    "time": int(round(layer["backward"] * 1000)),
+                    "persistent": 0,
+                    "output": int(round(layer["activation"])),
+                    "group": name,
+                }
+            )
 
     def transfer(size: float) -> int:
         return int(math.ceil(size / bandwidth))
@@ -352,10 +488,15 @@ def import_pipedream(path: str | Path, *, gpus: int = 4, memory: int = 16 * 2**3
     try:
         return Instance.from_data(
             {"gpus": gpus, "memory": memory, "memory_model": memory_model, "nodes": nodes, "edges": edges},
-            name=f"{path.name.split('.')[0]}-K{gpus}", time_unit="us",
-            source={"importer": "pipedream", "file": path.name, "sha256": file_sha256(path),
-                    "options": {"gpus": gpus, "memory": memory, "bandwidth": bandwidth, "memory_model": memory_model},
-                    "notes": notes},
+            name=f"{path.name.split('.')[0]}-K{gpus}",
+            time_unit="us",
+            source={
+                "importer": "pipedream",
+                "file": path.name,
+                "sha256": file_sha256(path),
+                "options": {"gpus": gpus, "memory": memory, "bandwidth": bandwidth, "memory_model": memory_model},
+                "notes": notes,
+            },
         )
     except InvalidInstanceError as error:
         raise FormatError(f"{path}: {error}") from None

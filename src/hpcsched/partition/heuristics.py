@@ -9,7 +9,6 @@ nothing about the instance: the exact methods decide).
 
 from __future__ import annotations
 
-import bisect
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -34,11 +33,14 @@ from .simulate import (
 
 
 def _no_schedule(reason: str) -> Result:
-    return Result(status=Status.NOT_APPLICABLE, notes=(f"no schedule found: {reason} (this proves nothing about the instance)",))
+    return Result(
+        status=Status.NOT_APPLICABLE, notes=(f"no schedule found: {reason} (this proves nothing about the instance)",)
+    )
 
 
-def _finish(instance: Instance, gpu_of: list[int], deadline: Deadline, *notes: str, unit_list=None,
-            priority=None) -> Result:
+def _finish(
+    instance: Instance, gpu_of: list[int], deadline: Deadline, *notes: str, unit_list=None, priority=None
+) -> Result:
     """Repair memory overflows if any, then list-schedule the assignment (``unit_list``, ``priority``: precomputed)."""
     unit_list = unit_list if unit_list is not None else units(instance)
     gpu_of = enforce_units(instance, gpu_of, unit_list)
@@ -74,9 +76,17 @@ def heft(instance: Instance, /, *, time_limit: float, seed: int, params: None) -
     rank = ranks(instance)
     deadline.check("ranking")
     try:
-        placements = list_schedule(instance.n, instance.edges, instance.machines, lambda j, c: instance.nodes[j].time,
-                                   [-r for r in rank], rule="machine", fits=fits, on_place=on_place,
-                                   names=[node.name for node in instance.nodes])
+        placements = list_schedule(
+            instance.n,
+            instance.edges,
+            instance.machines,
+            lambda j, c: instance.nodes[j].time,
+            [-r for r in rank],
+            rule="machine",
+            fits=fits,
+            on_place=on_place,
+            names=[node.name for node in instance.nodes],
+        )
     except NoPlacementError as error:
         return _no_schedule(f"HEFT's memory reservations left no GPU for a node ({error})")
     return Result(status=Status.FEASIBLE, solution=Solution.from_placements(placements))
@@ -130,8 +140,9 @@ def etf(instance: Instance, /, *, time_limit: float, seed: int, params: None) ->
     fits, on_place = _memory_hooks(instance)
     rank = ranks(instance)
     n = instance.n
-    state = ListScheduler(n, instance.edges, instance.machines, lambda j, c: instance.nodes[j].time, rule="machine",
-                          fits=fits)
+    state = ListScheduler(
+        n, instance.edges, instance.machines, lambda j, c: instance.nodes[j].time, rule="machine", fits=fits
+    )
     waiting = [0] * n
     outgoing: list[list[int]] = [[] for _ in range(n)]
     for edge in instance.edges:
@@ -333,8 +344,10 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
                 for other, cost in incident[v]:
                     if gpu_of[other] >= 0:
                         shared[gpu_of[other]] += cost
-            target = min(range(gpus), key=lambda g: (work[g].prefix(high + 1) - work[g].prefix(low) - shared[g],
-                                                    work[g].prefix(buckets), g))
+            target = min(
+                range(gpus),
+                key=lambda g: (work[g].prefix(high + 1) - work[g].prefix(low) - shared[g], work[g].prefix(buckets), g),
+            )
         for v in path:
             gpu_of[v] = target
             work[target].add(bucket(top[v]), times[v])
@@ -347,13 +360,20 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
     candidates = [_finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; mapping only", **shared)]
     moves = _switch_nodes(instance, gpu_of, unit_list, incident, slack, params, deadline)
     if moves:
-        candidates.append(_finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; {moves} node switches",
-                                  **shared))
+        candidates.append(
+            _finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; {moves} node switches", **shared)
+        )
     balance_moves = _balance(instance, gpu_of, unit_list, incident, params, deadline)
     if balance_moves:
-        candidates.append(_finish(instance, gpu_of, deadline,
-                                  f"{len(paths)} clusters; {moves} node switches; {balance_moves} balancing moves",
-                                  **shared))
+        candidates.append(
+            _finish(
+                instance,
+                gpu_of,
+                deadline,
+                f"{len(paths)} clusters; {moves} node switches; {balance_moves} balancing moves",
+                **shared,
+            )
+        )
     found = [r for r in candidates if r.solution is not None]
     if not found:
         return candidates[-1]
@@ -361,8 +381,15 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
     return best.with_note(f"best of {len(found)} refinement stages by makespan")
 
 
-def _switch_nodes(instance: Instance, gpu_of: list[int], unit_list, incident, slack: list[int],
-                  params: ParDnnParams, deadline: Deadline) -> int:
+def _switch_nodes(
+    instance: Instance,
+    gpu_of: list[int],
+    unit_list,
+    incident,
+    slack: list[int],
+    params: ParDnnParams,
+    deadline: Deadline,
+) -> int:
     """Refinement by node (unit) switching, in place; returns the number of moves.
 
     A unit moves to the GPU it has the most communication with when that
@@ -416,8 +443,9 @@ def _switch_nodes(instance: Instance, gpu_of: list[int], unit_list, incident, sl
     return moves
 
 
-def _balance(instance: Instance, gpu_of: list[int], unit_list, incident, params: ParDnnParams,
-             deadline: Deadline) -> int:
+def _balance(
+    instance: Instance, gpu_of: list[int], unit_list, incident, params: ParDnnParams, deadline: Deadline
+) -> int:
     """Refinement by load balancing, in place: move units off the busiest GPU, least communication per time moved first.
 
     Colocation can pull most of the work onto the GPU of the critical path
@@ -537,8 +565,12 @@ def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params:
         left, right = set(nodes[:cut]), set(nodes[cut:])
         if left and right:
             left, right = nx.algorithms.community.kernighan_lin_bisection(
-                graph.subgraph(nodes), partition=(left, right), max_iter=params.max_iterations, weight="weight",
-                seed=seed)
+                graph.subgraph(nodes),
+                partition=(left, right),
+                max_iter=params.max_iterations,
+                weight="weight",
+                seed=seed,
+            )
         split(sorted(left), first_gpu, left_count)
         split(sorted(right), first_gpu + left_count, count - left_count)
 
@@ -575,8 +607,10 @@ def one_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None
     gpu_of = [0] * instance.n
     level = ledger(instance, gpu_of)[0]
     if level > instance.memory:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"all nodes on one GPU need Σ(persistent + output) = {level} bytes > M = {instance.memory}",))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(f"all nodes on one GPU need Σ(persistent + output) = {level} bytes > M = {instance.memory}",),
+        )
     deadline.check("checking memory")
     return Result(status=Status.FEASIBLE, solution=schedule_assignment(instance, gpu_of))
 

@@ -52,8 +52,9 @@ from __future__ import annotations
 
 import numbers
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..core.errors import InvalidInstanceError
 from ..core.fields import (
@@ -190,7 +191,9 @@ class Instance:
         index: dict[str, int] = {}
         for i, node in enumerate(checked):
             if node.name in index:
-                raise InvalidInstanceError(f"data.nodes[{i}].name", f"duplicate name '{node.name}' (also node {index[node.name]})")
+                raise InvalidInstanceError(
+                    f"data.nodes[{i}].name", f"duplicate name '{node.name}' (also node {index[node.name]})"
+                )
             index[node.name] = i
         edges, seen = [], set()
         for e, edge in enumerate(self.edges):
@@ -214,7 +217,9 @@ class Instance:
         # transfer); keep it an exact integer of a solution file.
         total = sum(node.time for node in checked) + sum(edge.delay for edge in edges)
         if total > LARGEST_INTEGER:
-            raise InvalidInstanceError("data.nodes", f"Σ time + Σ transfer = {total} exceeds 2^53: starts must stay exact")
+            raise InvalidInstanceError(
+                "data.nodes", f"Σ time + Σ transfer = {total} exceeds 2^53: starts must stay exact"
+            )
         object.__setattr__(self, "gpus", gpus)
         object.__setattr__(self, "memory", memory)
         object.__setattr__(self, "memory_model", model)
@@ -240,7 +245,7 @@ class Instance:
         name: str = "partition",
         time_unit: str | None = None,
         source: Mapping[str, Any] | None = None,
-    ) -> "Instance":
+    ) -> Instance:
         """An instance from parallel lists and index edges ``(u, v[, transfer])`` (names ``v0, v1, ...``)."""
         n = len(time)
         columns = {"persistent": persistent, "output": output, "group": group, "pin": pin}
@@ -250,7 +255,8 @@ class Instance:
         names = list(names) if names is not None else [f"v{i}" for i in range(n)]
         nodes = tuple(
             {
-                "name": names[i], "time": time[i],
+                "name": names[i],
+                "time": time[i],
                 "persistent": persistent[i] if persistent is not None else 0,
                 "output": output[i] if output is not None else 0,
                 "group": group[i] if group is not None else None,
@@ -262,7 +268,7 @@ class Instance:
         return cls(name, nodes, edge_list, gpus, memory, memory_model, time_unit, dict(source or {}))
 
     @classmethod
-    def from_data(cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None) -> "Instance":
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None) -> Instance:
         """The instance described by the ``data`` section of a file."""
         data = require_dict(data, "data")
         require_known_keys(data, ("gpus", "memory", "memory_model", "nodes", "edges"), "data", "partition data")
@@ -272,7 +278,9 @@ class Instance:
         index: dict[str, int] = {}
         for i, node in enumerate(nodes):
             if node.name in index:
-                raise InvalidInstanceError(f"data.nodes[{i}].name", f"duplicate name '{node.name}' (also node {index[node.name]})")
+                raise InvalidInstanceError(
+                    f"data.nodes[{i}].name", f"duplicate name '{node.name}' (also node {index[node.name]})"
+                )
             index[node.name] = i
         edges = []
         for e, raw in enumerate(require_list(data.get("edges", []), "data.edges")):
@@ -287,15 +295,28 @@ class Instance:
                 ends.append(index[node_name])
             transfer = require_int(record.get("transfer", 0), f"{path}.transfer", minimum=0)
             edges.append(Edge(ends[0], ends[1], transfer))
-        return cls(name, nodes, tuple(edges), gpus, require_key(data, "memory", "data"),
-                   require_key(data, "memory_model", "data"), time_unit, dict(source or {}))
+        return cls(
+            name,
+            nodes,
+            tuple(edges),
+            gpus,
+            require_key(data, "memory", "data"),
+            require_key(data, "memory_model", "data"),
+            time_unit,
+            dict(source or {}),
+        )
 
     def to_data(self) -> dict[str, Any]:
         """The ``data`` section of the instance file."""
         nodes = []
         for node in self.nodes:
-            record: dict[str, Any] = {"name": node.name, "time": node.time, "persistent": node.persistent,
-                                      "output": node.output, "group": node.group}
+            record: dict[str, Any] = {
+                "name": node.name,
+                "time": node.time,
+                "persistent": node.persistent,
+                "output": node.output,
+                "group": node.group,
+            }
             if node.pin is not None:
                 record["pin"] = node.pin
             nodes.append(record)
@@ -322,12 +343,20 @@ class Instance:
         """Machine class -> count, as the taskgraph engine takes it."""
         return {MACHINE_CLASS: self.gpus}
 
-    def with_platform(self, gpus: int | None = None, memory: int | None = None,
-                      memory_model: str | None = None) -> "Instance":
+    def with_platform(
+        self, gpus: int | None = None, memory: int | None = None, memory_model: str | None = None
+    ) -> Instance:
         """The same graph with another K, M or memory model (pins beyond the new K are refused)."""
-        return Instance(self.name, self.nodes, self.edges, gpus or self.gpus,
-                        self.memory if memory is None else memory, memory_model or self.memory_model,
-                        self.time_unit, self.source)
+        return Instance(
+            self.name,
+            self.nodes,
+            self.edges,
+            gpus or self.gpus,
+            self.memory if memory is None else memory,
+            memory_model or self.memory_model,
+            self.time_unit,
+            self.source,
+        )
 
 
 def _as_int(value: Any, field_name: str) -> int:
@@ -348,21 +377,25 @@ class Solution:
         object.__setattr__(self, "start", tuple(_as_int(x, f"start[{i}]") for i, x in enumerate(self.start)))
 
     @classmethod
-    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+    def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         data = require_dict(data, "solution")
         require_known_keys(data, ("gpu", "start"), "", "a partition solution")
         n = instance.n
-        gpu = tuple(require_int(x, f"gpu[{i}]", minimum=0)
-                    for i, x in enumerate(require_list(require_key(data, "gpu", ""), "gpu", length=n)))
-        start = tuple(require_int(x, f"start[{i}]", minimum=0)
-                      for i, x in enumerate(require_list(require_key(data, "start", ""), "start", length=n)))
+        gpu = tuple(
+            require_int(x, f"gpu[{i}]", minimum=0)
+            for i, x in enumerate(require_list(require_key(data, "gpu", ""), "gpu", length=n))
+        )
+        start = tuple(
+            require_int(x, f"start[{i}]", minimum=0)
+            for i, x in enumerate(require_list(require_key(data, "start", ""), "start", length=n))
+        )
         return cls(gpu, start)
 
     def to_data(self) -> dict[str, Any]:
         return {"gpu": list(self.gpu), "start": list(self.start)}
 
     @classmethod
-    def from_placements(cls, placements: Sequence[Placement]) -> "Solution":
+    def from_placements(cls, placements: Sequence[Placement]) -> Solution:
         """The solution of an engine schedule (class ``"gpu"``)."""
         return cls(tuple(int(p.machine) for p in placements), tuple(int(round(p.start)) for p in placements))
 
@@ -441,32 +474,47 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     if len(solution.gpu) != n or len(solution.start) != n:
         return [Violation("size", f"expected {n} GPUs and starts, got {len(solution.gpu)} and {len(solution.start)}")]
     names = [node.name for node in instance.nodes]
-    placements = [Placement(MACHINE_CLASS, g, s, node.time) for g, s, node in zip(solution.gpu, solution.start, instance.nodes)]
+    placements = [
+        Placement(MACHINE_CLASS, g, s, node.time) for g, s, node in zip(solution.gpu, solution.start, instance.nodes)
+    ]
     violations = validate_machine_schedule(placements, instance.machines, instance.edges, rule="machine", names=names)
     for v, node in enumerate(instance.nodes):
         if node.pin is not None and solution.gpu[v] != node.pin:
-            violations.append(Violation("pin", f"node {v} '{node.name}' is pinned to GPU {node.pin} but runs on GPU {solution.gpu[v]}"))
+            violations.append(
+                Violation(
+                    "pin", f"node {v} '{node.name}' is pinned to GPU {node.pin} but runs on GPU {solution.gpu[v]}"
+                )
+            )
     first_of_group: dict[Any, int] = {}
     for v, node in enumerate(instance.nodes):
         if node.group is None:
             continue
         first = first_of_group.setdefault(node.group, v)
         if solution.gpu[v] != solution.gpu[first]:
-            violations.append(Violation(
-                "colocation",
-                f"node {v} '{node.name}' runs on GPU {solution.gpu[v]} but node {first} '{names[first]}' of its group "
-                f"{node.group!r} runs on GPU {solution.gpu[first]}"))
+            violations.append(
+                Violation(
+                    "colocation",
+                    f"node {v} '{node.name}' runs on GPU {solution.gpu[v]} but node {first} '{names[first]}' of its group "
+                    f"{node.group!r} runs on GPU {solution.gpu[first]}",
+                )
+            )
     if any(v.rule in ("machine-index", "start") for v in violations):
         return violations  # memory per GPU is meaningless on a GPU that does not exist
     if instance.memory_model == "static":
         for gpu, level in enumerate(peak_memory(instance, solution)):
             if level > instance.memory:
-                violations.append(Violation("memory", f"GPU {gpu} holds Σ(persistent + output) = {level} bytes > M = {instance.memory}"))
+                violations.append(
+                    Violation(
+                        "memory", f"GPU {gpu} holds Σ(persistent + output) = {level} bytes > M = {instance.memory}"
+                    )
+                )
     else:
         for gpu, steps in sorted(memory_profile(instance, solution).items()):
             for time, level in steps:
                 if level > instance.memory:
-                    violations.append(Violation("memory", f"GPU {gpu} holds {level} bytes at time {time} > M = {instance.memory}"))
+                    violations.append(
+                        Violation("memory", f"GPU {gpu} holds {level} bytes at time {time} > M = {instance.memory}")
+                    )
                     break
     return violations
 

@@ -36,17 +36,30 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None, **opti
     if ax is None:
         import matplotlib.pyplot as plt
 
-        _, (ax, memory_ax) = plt.subplots(2, 1, figsize=options.get("figsize", (10, 0.4 * instance.gpus + 4)),
-                                          layout="constrained", height_ratios=(max(1, instance.gpus), 2))
+        _, (ax, memory_ax) = plt.subplots(
+            2,
+            1,
+            figsize=options.get("figsize", (10, 0.4 * instance.gpus + 4)),
+            layout="constrained",
+            height_ratios=(max(1, instance.gpus), 2),
+        )
     bars = [
         Bar(lane=gpu, start=start, length=node.time, colour=_COLOURS[gpu % len(_COLOURS)], label=node.name)
         for node, gpu, start in zip(instance.nodes, solution.gpu, solution.start)
     ]
-    gantt(ax, bars, [f"GPU {g}" for g in range(instance.gpus)], time_unit=instance.time_unit or "",
-          labels=options.get("labels", True))
+    gantt(
+        ax,
+        bars,
+        [f"GPU {g}" for g in range(instance.gpus)],
+        time_unit=instance.time_unit or "",
+        labels=options.get("labels", True),
+    )
     kpis = evaluate(instance, solution)
-    ax.set_title(options.get("title") or f"{instance.name}: makespan {kpis['makespan']:g}, "
-                 f"{kpis['cut_edges']:g} cut edges, peak memory {kpis['peak_memory_fraction']:.0%} of M")
+    ax.set_title(
+        options.get("title")
+        or f"{instance.name}: makespan {kpis['makespan']:g}, "
+        f"{kpis['cut_edges']:g} cut edges, peak memory {kpis['peak_memory_fraction']:.0%} of M"
+    )
     if memory_ax is not None:
         plot_memory(instance, solution, memory_ax)
     return ax

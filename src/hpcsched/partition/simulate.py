@@ -20,8 +20,8 @@ written from the definition.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..core.deadline import Deadline
 from ..taskgraph import list_schedule, upward_ranks
@@ -96,7 +96,12 @@ def schedule_assignment(instance: Instance, gpu_of: Sequence[int], priority: Seq
         priority = [-r for r in ranks(instance)]
     times = instance.times
     placements = list_schedule(
-        instance.n, instance.edges, instance.machines, lambda j, c: times[j], priority, rule="machine",
+        instance.n,
+        instance.edges,
+        instance.machines,
+        lambda j, c: times[j],
+        priority,
+        rule="machine",
         fits=lambda j, machine, start: machine[1] == gpu_of[j],
     )
     return Solution.from_placements(placements)
@@ -120,8 +125,9 @@ def retime(instance: Instance, gpu_of: Sequence[int], starts: Sequence[float]) -
     return schedule_assignment(instance, gpu_of, priority)
 
 
-def communication_to(instance: Instance, members: Sequence[int], gpu_of: Sequence[int],
-                     incident: Sequence[Sequence[tuple[int, int]]]) -> dict[int, int]:
+def communication_to(
+    instance: Instance, members: Sequence[int], gpu_of: Sequence[int], incident: Sequence[Sequence[tuple[int, int]]]
+) -> dict[int, int]:
     """Σ c over edges between ``members`` and nodes outside them, per GPU of the other end."""
     inside = set(members)
     total: dict[int, int] = defaultdict(int)
@@ -141,8 +147,14 @@ def incident_edges(instance: Instance) -> list[list[tuple[int, int]]]:
     return incident
 
 
-def move_delta(instance: Instance, members: Sequence[int], target: int, gpu_of: Sequence[int],
-               out_edges: Sequence[Sequence[int]], in_edges: Sequence[Sequence[int]]) -> dict[int, int]:
+def move_delta(
+    instance: Instance,
+    members: Sequence[int],
+    target: int,
+    gpu_of: Sequence[int],
+    out_edges: Sequence[Sequence[int]],
+    in_edges: Sequence[Sequence[int]],
+) -> dict[int, int]:
     """Change of every GPU's ledger if ``members`` (all on one GPU) move to ``target``."""
     source = gpu_of[members[0]]
     delta: dict[int, int] = defaultdict(int)
@@ -172,8 +184,9 @@ def move_delta(instance: Instance, members: Sequence[int], target: int, gpu_of: 
     return delta
 
 
-def repair_memory(instance: Instance, gpu_of: list[int], unit_list: Sequence[Unit],
-                  deadline: Deadline | None = None) -> tuple[list[int], int] | None:
+def repair_memory(
+    instance: Instance, gpu_of: list[int], unit_list: Sequence[Unit], deadline: Deadline | None = None
+) -> tuple[list[int], int] | None:
     """Greedy overflow repair: move units off over-full GPUs, best memory freed per communication added first.
 
     ParDNN's repair step (a knapsack per overflow, solved greedily): for an
@@ -280,6 +293,16 @@ def enforce_units(instance: Instance, gpu_of: Sequence[int], unit_list: Sequence
 
 
 __all__ = [
-    "MACHINE_CLASS", "Unit", "enforce_units", "fits_memory", "ledger", "move_delta", "ranks", "repair_memory",
-    "retime", "schedule_assignment", "unit_index", "units",
+    "MACHINE_CLASS",
+    "Unit",
+    "enforce_units",
+    "fits_memory",
+    "ledger",
+    "move_delta",
+    "ranks",
+    "repair_memory",
+    "retime",
+    "schedule_assignment",
+    "unit_index",
+    "units",
 ]

@@ -13,7 +13,7 @@ from ..core.result import Result, Status
 from ..taskgraph import topological_order
 from . import bounds
 from .model import Instance, Solution, peak_memory
-from .simulate import ranks, schedule_assignment
+from .simulate import schedule_assignment
 
 
 def single_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -36,8 +36,12 @@ def single_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: N
     if instance.memory_model == "dynamic":
         peak = peak_memory(instance, solution)[0]
         if peak > instance.memory:
-            return Result(status=Status.NOT_APPLICABLE,
-                          notes=(f"the upward-rank order peaks at {peak} bytes > M = {instance.memory}; another order might fit",))
+            return Result(
+                status=Status.NOT_APPLICABLE,
+                notes=(
+                    f"the upward-rank order peaks at {peak} bytes > M = {instance.memory}; another order might fit",
+                ),
+            )
     return Result(status=Status.OPTIMAL, solution=solution, bound=sum(instance.times), notes=("one GPU: makespan Σp",))
 
 
@@ -81,7 +85,9 @@ def _chain_schedule(instance: Instance, order: list[int], cuts: list[int]) -> So
     return Solution(tuple(gpu), tuple(start))
 
 
-def _cheapest_cuts(memory: list[int], cost: list[int], capacity: int, max_segments: int | None) -> tuple[float, list[int]]:
+def _cheapest_cuts(
+    memory: list[int], cost: list[int], capacity: int, max_segments: int | None
+) -> tuple[float, list[int]]:
     """Cheapest set of cuts splitting the chain into segments of memory <= capacity (at most ``max_segments``).
 
     ``cost[i]``: price of cutting between positions i - 1 and i (i >= 1).
@@ -108,7 +114,7 @@ def _cheapest_cuts(memory: list[int], cost: list[int], capacity: int, max_segmen
         for i in range(1, n + 1):
             # j = i - 1 enters the window (a segment j..i-1 ends at i)
             j = i - 1
-            value = (source[j] if source is not None else current[j] if j > 0 else 0.0)
+            value = source[j] if source is not None else current[j] if j > 0 else 0.0
             key = value + (cost[j] if j > 0 else 0)
             if key < infinity:
                 while window and window[-1][1] >= key:
@@ -176,12 +182,18 @@ def chain_cuts(instance: Instance, /, *, time_limit: float, seed: int, params: N
     deadline.check("splitting the chain")
     lower = sum(instance.times) + int(unlimited)
     if limited == math.inf:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"no split into <= {instance.gpus} contiguous segments fits M; segments sharing a GPU might",))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(f"no split into <= {instance.gpus} contiguous segments fits M; segments sharing a GPU might",),
+        )
     solution = _chain_schedule(instance, order, cuts)
     status = Status.OPTIMAL if limited == unlimited else Status.FEASIBLE
-    return Result(status=status, solution=solution, bound=lower,
-                  notes=(f"{len(cuts)} cuts costing {int(limited)}; cheapest cuts with no GPU limit cost {int(unlimited)}",))
+    return Result(
+        status=status,
+        solution=solution,
+        bound=lower,
+        notes=(f"{len(cuts)} cuts costing {int(limited)}; cheapest cuts with no GPU limit cost {int(unlimited)}",),
+    )
 
 
 def pipeline_split(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -222,7 +234,9 @@ def pipeline_split(instance: Instance, /, *, time_limit: float, seed: int, param
     low, high = max(times), sum(times)
     best = greedy(high)
     if best is None:
-        return Result(status=Status.NOT_APPLICABLE, notes=(f"no split into <= {instance.gpus} contiguous stages fits M",))
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=(f"no split into <= {instance.gpus} contiguous stages fits M",)
+        )
     while low < high:
         deadline.check("searching the bottleneck")
         middle = (low + high) // 2
@@ -231,6 +245,10 @@ def pipeline_split(instance: Instance, /, *, time_limit: float, seed: int, param
             low = middle + 1
         else:
             high, best = middle, cuts
-    return Result(status=Status.FEASIBLE, solution=_chain_schedule(instance, order, best),
-                  notes=(f"pipeline objective (largest stage time) = {high}, optimal for that objective; "
-                         f"{len(best) + 1} stages",))
+    return Result(
+        status=Status.FEASIBLE,
+        solution=_chain_schedule(instance, order, best),
+        notes=(
+            f"pipeline objective (largest stage time) = {high}, optimal for that objective; {len(best) + 1} stages",
+        ),
+    )

@@ -185,7 +185,7 @@ class BusyIntervals:
             leaves *= 2
         self.leaves = leaves
         tree = [-math.inf] * (2 * leaves)
-        tree[leaves:leaves + len(self.largest_gap)] = self.largest_gap
+        tree[leaves : leaves + len(self.largest_gap)] = self.largest_gap
         for node in range(leaves - 1, 0, -1):
             tree[node] = max(tree[2 * node], tree[2 * node + 1])
         self.tree = tree
@@ -244,9 +244,9 @@ class BusyIntervals:
         touched = 2  # this block, and the next one (the gap before its first interval may have changed)
         if len(block) > 2 * self.block:
             half = len(block) // 2
-            self.blocks[index:index + 1] = [block[:half], block[half:]]
-            self.firsts[index:index + 1] = [block[0], block[half]]
-            self.largest_gap[index:index + 1] = [-math.inf, -math.inf]
+            self.blocks[index : index + 1] = [block[:half], block[half:]]
+            self.firsts[index : index + 1] = [block[0], block[half]]
+            self.largest_gap[index : index + 1] = [-math.inf, -math.inf]
             self._rebuild()
             touched = 3
         for changed in range(index, min(index + touched, len(self.blocks))):
@@ -284,7 +284,7 @@ class BusyIntervals:
         if start + length <= begin:
             return start
         previous_end = end  # from here on every candidate is an interval's end
-        for begin, end in block[local + 1:]:
+        for begin, end in block[local + 1 :]:
             if previous_end + length <= begin:
                 return previous_end
             previous_end = end

@@ -7,30 +7,62 @@ are implemented.
 """
 
 from ..core.registry import Problem, register_problem
-from . import bounds as bounds, formulations, heuristics, special_cases
+from . import bounds as bounds
+from . import formulations, heuristics, special_cases
 from .bounds import best as lower_bound
 from .generate import (
     as_out_of_core as as_out_of_core,
+)
+from .generate import (
     as_parallel as as_parallel,
+)
+from .generate import (
     generate_assembly as generate_assembly,
-    generate_parallel_tree as generate_parallel_tree,
+)
+from .generate import (
     generate_harpoon as generate_harpoon,
+)
+from .generate import (
+    generate_parallel_tree as generate_parallel_tree,
+)
+from .generate import (
     generate_random_dag as generate_random_dag,
+)
+from .generate import (
     generate_random_tree as generate_random_tree,
+)
+from .generate import (
     import_dnn as import_dnn,
+)
+from .generate import (
     import_dot as import_dot,
+)
+from .generate import (
     import_memdag as import_memdag,
 )
 from .model import (
     DATA_SCHEMA as DATA_SCHEMA,
+)
+from .model import (
     Instance as Instance,
+)
+from .model import (
     Node as Node,
+)
+from .model import (
     Solution as Solution,
+)
+from .model import (
     evaluate as evaluate,
+)
+from .model import (
     memory_profile as memory_profile,
+)
+from .model import (
     validate as validate,
 )
-from .plot import plot_solution as plot_solution, save_plot as save_plot
+from .plot import plot_solution as plot_solution
+from .plot import save_plot as save_plot
 
 PROBLEM = register_problem(
     Problem(
@@ -95,22 +127,56 @@ def _choose(instance: Instance) -> str:
     return "dp" if instance.n <= 25 else "local-search"
 
 
-PROBLEM.add_dispatcher("auto", _choose, kind="exact",
-                       summary="liu-optimal on in-trees, dp up to 25 nodes, local search beyond; parallel: cpsat-parallel up to 30 "
-                       "nodes, else par-inner-first-capped; out-of-core: milp-io on in-forests up to 20 nodes, "
-                       "brute-force-io on DAGs up to 6, else io-belady")
+PROBLEM.add_dispatcher(
+    "auto",
+    _choose,
+    kind="exact",
+    summary="liu-optimal on in-trees, dp up to 25 nodes, local search beyond; parallel: cpsat-parallel up to 30 "
+    "nodes, else par-inner-first-capped; out-of-core: milp-io on in-forests up to 20 nodes, "
+    "brute-force-io on DAGs up to 6, else io-belady",
+)
 
 #: Method names by role (tests and benchmarks).
 EXACT_METHODS = ("dp", "milp", "cpsat", "brute-force")
 TREE_METHODS = ("liu-optimal", "best-postorder")
 HEURISTIC_METHODS = ("greedy", "forest-postorder", "local-search", "sp-ization", "dfs-postorder")
-PARALLEL_METHODS = ("par-subtrees", "par-subtrees-optim", "par-inner-first", "par-deepest-first",
-                    "par-inner-first-capped", "par-deepest-first-capped")
+PARALLEL_METHODS = (
+    "par-subtrees",
+    "par-subtrees-optim",
+    "par-inner-first",
+    "par-deepest-first",
+    "par-inner-first-capped",
+    "par-deepest-first-capped",
+)
 OUT_OF_CORE_EXACT = ("milp-io", "brute-force-io")
 OUT_OF_CORE_HEURISTICS = ("io-belady", "io-largest", "io-first-fit", "io-best-fit")
 
 __all__ = [
-    "DATA_SCHEMA", "EXACT_METHODS", "OUT_OF_CORE_EXACT", "OUT_OF_CORE_HEURISTICS", "PARALLEL_METHODS", "as_out_of_core", "as_parallel", "generate_parallel_tree", "HEURISTIC_METHODS", "Instance", "Node", "PROBLEM", "Solution", "TREE_METHODS",
-    "evaluate", "generate_assembly", "generate_harpoon", "generate_random_dag", "generate_random_tree",
-    "import_dnn", "import_dot", "import_memdag", "lower_bound", "memory_profile", "plot_solution", "save_plot", "validate",
+    "DATA_SCHEMA",
+    "EXACT_METHODS",
+    "HEURISTIC_METHODS",
+    "OUT_OF_CORE_EXACT",
+    "OUT_OF_CORE_HEURISTICS",
+    "PARALLEL_METHODS",
+    "PROBLEM",
+    "TREE_METHODS",
+    "Instance",
+    "Node",
+    "Solution",
+    "as_out_of_core",
+    "as_parallel",
+    "evaluate",
+    "generate_assembly",
+    "generate_harpoon",
+    "generate_parallel_tree",
+    "generate_random_dag",
+    "generate_random_tree",
+    "import_dnn",
+    "import_dot",
+    "import_memdag",
+    "lower_bound",
+    "memory_profile",
+    "plot_solution",
+    "save_plot",
+    "validate",
 ]

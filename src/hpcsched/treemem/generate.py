@@ -59,7 +59,10 @@ def generate_random_tree(
     execs = rng.integers(0, max_exec + 1, size=n).tolist()
     outputs = rng.integers(1, max_output + 1, size=n).tolist()
     return Instance.create(
-        execs, outputs, edges, name=f"random-tree-n{n}-s{seed}",
+        execs,
+        outputs,
+        edges,
+        name=f"random-tree-n{n}-s{seed}",
         source=_source("random-tree", seed, n=n, max_children=max_children, max_exec=max_exec, max_output=max_output),
     )
 
@@ -76,9 +79,13 @@ def generate_random_dag(
     execs = rng.integers(0, max_exec + 1, size=n).tolist()
     outputs = rng.integers(1, max_output + 1, size=n).tolist()
     return Instance.create(
-        execs, outputs, edges, name=f"random-dag-n{n}-p{edge_probability}-s{seed}",
-        source=_source("random-dag", seed, n=n, edge_probability=edge_probability, max_exec=max_exec,
-                       max_output=max_output),
+        execs,
+        outputs,
+        edges,
+        name=f"random-dag-n{n}-p{edge_probability}-s{seed}",
+        source=_source(
+            "random-dag", seed, n=n, edge_probability=edge_probability, max_exec=max_exec, max_output=max_output
+        ),
     )
 
 
@@ -96,12 +103,21 @@ def generate_harpoon(*, seed: int = 0, k: int = 4, big: int = 100, small: int = 
     execs = [0] + [0] * k + [big] * k
     outputs = [small] + [big // k] * k + [small] * k
     edges = [(1 + i, 0) for i in range(k)] + [(1 + k + i, 1 + i) for i in range(k)]
-    return Instance.create(execs, outputs, edges, names=names, name=f"harpoon-k{k}-M{big}",
-                           source=_source("harpoon", seed, k=k, big=big, small=small))
+    return Instance.create(
+        execs,
+        outputs,
+        edges,
+        names=names,
+        name=f"harpoon-k{k}-M{big}",
+        source=_source("harpoon", seed, k=k, big=big, small=small),
+    )
 
 
 def generate_assembly(
-    *, seed: int = 0, shape: tuple[int, ...] | list[int] = (8, 8), ordering: str = "nested-dissection",
+    *,
+    seed: int = 0,
+    shape: tuple[int, ...] | list[int] = (8, 8),
+    ordering: str = "nested-dissection",
     amalgamation: int = 0,
 ) -> Instance:
     """The multifrontal assembly tree of the grid Laplacian of ``shape`` (2D or 3D).
@@ -112,7 +128,10 @@ def generate_assembly(
     tree = assembly_tree(tuple(int(s) for s in shape), ordering=ordering, seed=seed, amalgamation=amalgamation)
     label = "x".join(str(s) for s in shape)
     return Instance.create(
-        tree.exec_sizes, tree.outputs, tree.edges, times=tree.times,
+        tree.exec_sizes,
+        tree.outputs,
+        tree.edges,
+        times=tree.times,
         name=f"assembly-{label}-{ordering}-a{amalgamation}-s{seed}",
         source=_source("assembly", seed, shape=list(shape), ordering=ordering, amalgamation=amalgamation),
     )
@@ -123,12 +142,14 @@ def as_parallel(instance: Instance, *, processors: int, memory: int, name: str |
     data = instance.to_data()
     data.update(question="parallel", processors=processors, memory=memory)
     source = {**instance.source, "question": {"processors": processors, "memory": memory}}
-    return Instance.from_data(data, name=name or f"{instance.name}-p{processors}-M{memory}",
-                              time_unit=instance.time_unit, source=source)
+    return Instance.from_data(
+        data, name=name or f"{instance.name}-p{processors}-M{memory}", time_unit=instance.time_unit, source=source
+    )
 
 
-def as_out_of_core(instance: Instance, *, memory: int | None = None, fraction: float | None = None,
-                   name: str | None = None) -> Instance:
+def as_out_of_core(
+    instance: Instance, *, memory: int | None = None, fraction: float | None = None, name: str | None = None
+) -> Instance:
     """The out-of-core question (MinIO) on the graph of ``instance`` with memory M.
 
     Give M directly, or ``fraction``: M = max(max MemReq, ⌊fraction × the
@@ -154,13 +175,21 @@ def as_out_of_core(instance: Instance, *, memory: int | None = None, fraction: f
     data.update(question="out-of-core", memory=int(memory))
     data.pop("processors", None)
     source = {**instance.source, "question": {"out-of-core": {"memory": int(memory), "fraction": fraction}}}
-    return Instance.from_data(data, name=name or f"{instance.name}-io-M{memory}", time_unit=instance.time_unit,
-                              source=source)
+    return Instance.from_data(
+        data, name=name or f"{instance.name}-io-M{memory}", time_unit=instance.time_unit, source=source
+    )
 
 
 def generate_parallel_tree(
-    *, seed: int, n: int = 12, processors: int = 2, memory_factor: float = 1.5, max_children: int | None = None,
-    max_time: int = 5, max_exec: int = 10, max_output: int = 10,
+    *,
+    seed: int,
+    n: int = 12,
+    processors: int = 2,
+    memory_factor: float = 1.5,
+    max_children: int | None = None,
+    max_time: int = 5,
+    max_exec: int = 10,
+    max_output: int = 10,
 ) -> Instance:
     """A random in-tree (as `generate_random_tree`, times uniform 1..max_time) for the parallel question.
 
@@ -179,11 +208,27 @@ def generate_parallel_tree(
     timed = Instance.from_data(data, name=tree.name)
     graph = Graph.of(timed)
     optimum = liu_optimal_order(graph, forest_parent(graph))[1]  # type: ignore[arg-type]
-    instance = as_parallel(timed, processors=processors, memory=int(np.ceil(memory_factor * optimum)),
-                           name=f"parallel-tree-n{n}-p{processors}-m{memory_factor}-s{seed}")
-    return Instance.from_data(instance.to_data(), name=instance.name, source=_source(
-        "parallel-tree", seed, n=n, processors=processors, memory_factor=memory_factor, max_children=max_children,
-        max_time=max_time, max_exec=max_exec, max_output=max_output))
+    instance = as_parallel(
+        timed,
+        processors=processors,
+        memory=int(np.ceil(memory_factor * optimum)),
+        name=f"parallel-tree-n{n}-p{processors}-m{memory_factor}-s{seed}",
+    )
+    return Instance.from_data(
+        instance.to_data(),
+        name=instance.name,
+        source=_source(
+            "parallel-tree",
+            seed,
+            n=n,
+            processors=processors,
+            memory_factor=memory_factor,
+            max_children=max_children,
+            max_time=max_time,
+            max_exec=max_exec,
+            max_output=max_output,
+        ),
+    )
 
 
 def _sha256(path: Path) -> str:
@@ -219,7 +264,12 @@ def import_memdag(path: str | Path) -> Instance:
         elif row[1] not in (0, -1):
             raise FormatError(f"{path}: node {row[0]} has unknown parent {row[1]}")
     instance = Instance.create(
-        [r[2] for r in rows], [r[3] for r in rows], edges, times=[r[4] for r in rows], names=names, name=path.stem,
+        [r[2] for r in rows],
+        [r[3] for r in rows],
+        edges,
+        times=[r[4] for r in rows],
+        names=names,
+        name=path.stem,
         source={"file": path.name, "sha256": _sha256(path), "importer": "memdag", "notes": []},
     )
     return instance
@@ -262,7 +312,11 @@ def import_dot(path: str | Path) -> Instance:
     edges: list[tuple[str, str, dict[str, str]]] = []
     for number, line in enumerate(path.read_text().splitlines(), start=1):
         stripped = line.strip()
-        if not stripped or stripped.startswith(("//", "#", "digraph", "}", "graph", "node [", "edge [")) or stripped == "{":
+        if (
+            not stripped
+            or stripped.startswith(("//", "#", "digraph", "}", "graph", "node [", "edge ["))
+            or stripped == "{"
+        ):
             continue
         edge = _DOT_EDGE.match(stripped)
         if edge:
@@ -296,8 +350,15 @@ def import_dot(path: str | Path) -> Instance:
     if from_edges:
         notes.append(f"{from_edges} node output(s) taken as the largest size on their out-edges")
     pairs = sorted({(index[u], index[v]) for u, v, _ in edges})
-    return Instance.create(execs, outputs, pairs, times=times, names=names, name=path.stem,
-                           source={"file": path.name, "sha256": _sha256(path), "importer": "dot", "notes": notes})
+    return Instance.create(
+        execs,
+        outputs,
+        pairs,
+        times=times,
+        names=names,
+        name=path.stem,
+        source={"file": path.name, "sha256": _sha256(path), "importer": "dot", "notes": notes},
+    )
 
 
 def import_dnn(path: str | Path) -> Instance:
@@ -316,12 +377,16 @@ def import_dnn(path: str | Path) -> Instance:
     if not isinstance(nodes, list):
         raise FormatError(f"{path}: no 'nodes' list")
     index = {node["id"]: k for k, node in enumerate(nodes)}
-    edges = sorted({(index[e["sourceId"]], index[e["destId"]]) for e in document.get("edges", [])
-                    if e["sourceId"] != e["destId"]})
+    edges = sorted(
+        {(index[e["sourceId"]], index[e["destId"]]) for e in document.get("edges", []) if e["sourceId"] != e["destId"]}
+    )
     notes = ["exec sizes are 0 (the files give no workspace sizes)", "times are fpgaLatency rounded"]
     return Instance.create(
-        [0] * len(nodes), [int(round(float(node.get("size", 0) or 0))) for node in nodes], edges,
+        [0] * len(nodes),
+        [int(round(float(node.get("size", 0) or 0))) for node in nodes],
+        edges,
         times=[int(round(float(node.get("fpgaLatency", 0) or 0))) for node in nodes],
-        names=[f"{node['id']}" for node in nodes], name=path.stem,
+        names=[f"{node['id']}" for node in nodes],
+        name=path.stem,
         source={"file": path.name, "sha256": _sha256(path), "importer": "dnn", "notes": notes},
     )

@@ -8,8 +8,8 @@ with done set S is ``R(S) + n_i + f_i``, where the resident memory
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from .model import Instance
 
@@ -40,7 +40,7 @@ class Graph:
     successors: tuple[tuple[int, ...], ...]
 
     @classmethod
-    def of(cls, instance: Instance) -> "Graph":
+    def of(cls, instance: Instance) -> Graph:
         nodes = instance.nodes
         return cls(
             n=len(nodes),

@@ -57,7 +57,7 @@ def grid_laplacian(shape: tuple[int, ...]) -> sp.csr_matrix:
 def nested_dissection(shape: tuple[int, ...]) -> np.ndarray:
     """Geometric nested dissection of a grid: the elimination order (a permutation of the points)."""
     order: list[int] = []
-    strides = [int(np.prod(shape[k + 1:])) for k in range(len(shape))]
+    strides = [int(np.prod(shape[k + 1 :])) for k in range(len(shape))]
 
     def number(box: list[tuple[int, int]]) -> None:
         sizes = [hi - lo for lo, hi in box]
@@ -69,9 +69,9 @@ def nested_dissection(shape: tuple[int, ...]) -> np.ndarray:
         axis = int(np.argmax(sizes))
         lo, hi = box[axis]
         middle = (lo + hi) // 2
-        number([*box[:axis], (lo, middle), *box[axis + 1:]])
-        number([*box[:axis], (middle + 1, hi), *box[axis + 1:]])
-        number([*box[:axis], (middle, middle + 1), *box[axis + 1:]])  # the separator last
+        number([*box[:axis], (lo, middle), *box[axis + 1 :]])
+        number([*box[:axis], (middle + 1, hi), *box[axis + 1 :]])
+        number([*box[:axis], (middle, middle + 1), *box[axis + 1 :]])  # the separator last
 
     number([(0, s) for s in shape])
     return np.array(order)
@@ -124,7 +124,7 @@ def elimination_tree(matrix: sp.spmatrix) -> np.ndarray:
     parent = np.full(n, -1, dtype=np.int64)
     ancestor = np.full(n, -1, dtype=np.int64)
     for j in range(n):
-        for i in csc.indices[csc.indptr[j]:csc.indptr[j + 1]]:
+        for i in csc.indices[csc.indptr[j] : csc.indptr[j + 1]]:
             r = int(i)
             while r < j:
                 following = ancestor[r]
@@ -150,7 +150,7 @@ def column_structures(matrix: sp.spmatrix, parent: np.ndarray) -> list[set[int]]
             children[int(parent[c])].append(c)
     structures: list[set[int]] = [set() for _ in range(n)]
     for j in range(n):  # children have smaller indices than their parent
-        rows = {int(i) for i in csc.indices[csc.indptr[j]:csc.indptr[j + 1]] if i >= j}
+        rows = {int(i) for i in csc.indices[csc.indptr[j] : csc.indptr[j + 1]] if i >= j}
         rows.add(j)
         for c in children[j]:
             rows |= structures[c] - {c}
@@ -169,8 +169,9 @@ class AssemblyTree:
     columns: tuple[int, ...]
 
 
-def assembly_tree(shape: tuple[int, ...], *, ordering: str = "nested-dissection", seed: int = 0,
-                  amalgamation: int = 0) -> AssemblyTree:
+def assembly_tree(
+    shape: tuple[int, ...], *, ordering: str = "nested-dissection", seed: int = 0, amalgamation: int = 0
+) -> AssemblyTree:
     """The assembly tree of the grid Laplacian of ``shape`` under ``ordering``.
 
     Fundamental supernodes: column j joins its parent j + 1 when it is j+1's
@@ -190,8 +191,7 @@ def assembly_tree(shape: tuple[int, ...], *, ordering: str = "nested-dissection"
     members: dict[int, list[int]] = {}
     for j in range(n):
         previous = j - 1
-        if (previous >= 0 and parent[previous] == j and child_count[j] == 1
-                and counts[previous] == counts[j] + 1):
+        if previous >= 0 and parent[previous] == j and child_count[j] == 1 and counts[previous] == counts[j] + 1:
             head[j] = head[previous]
         members.setdefault(head[j], []).append(j)
     supernodes = sorted(members)
@@ -227,6 +227,6 @@ def assembly_tree(shape: tuple[int, ...], *, ordering: str = "nested-dissection"
         e, m = eta[s], below[s]
         execs.append(e * e + 2 * e * m)
         outputs.append(m * m)
-        times.append(math.ceil(2 * e ** 3 / 3 + e * e * m + e * m * m))
+        times.append(math.ceil(2 * e**3 / 3 + e * e * m + e * m * m))
     edges = tuple((index[s], index[super_parent[s]]) for s in alive if super_parent[s] >= 0)
     return AssemblyTree(tuple(execs), tuple(outputs), tuple(times), edges, tuple(eta[s] for s in alive))

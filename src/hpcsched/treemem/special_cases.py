@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import gc
 import itertools
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..core.deadline import Deadline
 from ..core.result import Result, Status
@@ -70,7 +70,9 @@ def _children_and_bottom_up(parent: Sequence[int]) -> tuple[list[list[int]], lis
     return children, top_down[::-1], roots
 
 
-def best_postorder_order(graph: Graph, parent: Sequence[int], kept: Sequence[int] | None = None) -> tuple[list[int], int]:
+def best_postorder_order(
+    graph: Graph, parent: Sequence[int], kept: Sequence[int] | None = None
+) -> tuple[list[int], int]:
     """Liu 1986: the best post-order of the forest ``parent`` and its peak.
 
     ``kept`` (default ``graph.kept``) is what a finished subtree leaves resident.
@@ -229,4 +231,12 @@ def tree_optimum(instance: Instance) -> int | None:
     return liu_optimal_order(graph, forest_parent(graph))[1]  # type: ignore[arg-type]
 
 
-__all__ = ["best_postorder", "best_postorder_order", "forest_parent", "liu_optimal", "liu_optimal_order", "tree_optimum", "peak"]
+__all__ = [
+    "best_postorder",
+    "best_postorder_order",
+    "forest_parent",
+    "liu_optimal",
+    "liu_optimal_order",
+    "peak",
+    "tree_optimum",
+]

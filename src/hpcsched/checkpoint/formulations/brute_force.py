@@ -137,13 +137,17 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     """Exhaustive search over all valid sequences (Dijkstra over held-value states; L <= max_stages)."""
     params = params or BruteForceParams()
     if instance.length > params.max_stages:
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(f"L = {instance.length} > max_stages = {params.max_stages} (state space (L+2)·4^L)",))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(f"L = {instance.length} > max_stages = {params.max_stages} (state space (L+2)·4^L)",),
+        )
     deadline = Deadline.after(time_limit)
     found = shortest_sequence(instance, deadline)
     if found is None:
-        return Result(status=Status.INFEASIBLE, bound=None,
-                      notes=("no valid sequence fits the budget (exhaustive search)",))
+        return Result(
+            status=Status.INFEASIBLE, bound=None, notes=("no valid sequence fits the budget (exhaustive search)",)
+        )
     cost, sequence = found
-    return Result(status=Status.OPTIMAL, solution=Solution(sequence), bound=float(cost),
-                  notes=("exhaustive over all sequences",))
+    return Result(
+        status=Status.OPTIMAL, solution=Solution(sequence), bound=float(cost), notes=("exhaustive over all sequences",)
+    )

@@ -296,30 +296,45 @@ def best_persistent(instance: Instance, slots: int, deadline: Deadline) -> tuple
     notes: list[str] = []
     for rounding in ("nearest", "down"):
         other = persistent_dp(instance, slots, deadline, rounding=rounding)
-        if other.time is not None and (plan.time is None or other.time < plan.time) \
-                and simulated_peak(instance, other.sequence) <= instance.memory:
-            plan, notes = other, [f"sizes rounded {'to the nearest slot' if rounding == 'nearest' else 'down'}; "
-                                  "the sequence was checked to fit in bytes"]
+        if (
+            other.time is not None
+            and (plan.time is None or other.time < plan.time)
+            and simulated_peak(instance, other.sequence) <= instance.memory
+        ):
+            plan, notes = (
+                other,
+                [
+                    f"sizes rounded {'to the nearest slot' if rounding == 'nearest' else 'down'}; "
+                    "the sequence was checked to fit in bytes"
+                ],
+            )
     if plan.time is None and slots < 4000:
         # a tight budget lost to rounding: once more with four times finer slots
         finer, finer_notes = best_persistent(instance, 4 * slots, deadline)
         return finer, [*finer_notes, f"{slots} slots lost every sequence; {4 * slots} slots used"]
     return plan, notes
 
+
 def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams | None) -> Result:
     """rotor's persistent DP over memory slots, O(S·L³): optimal among persistent sequences."""
     params = params or DpParams()
     deadline = Deadline.after(time_limit)
     plan, extra = best_persistent(instance, params.slots, deadline)
-    rounding = (f"slot = {plan.slot} bytes, {plan.slots} slots: sizes are multiples of the slot, exact for "
-                "persistent sequences" if plan.exact else
-                f"slot = {plan.slot} bytes, {plan.slots} slots: sizes rounded to whole slots (feasible, "
-                "maybe suboptimal even among persistent sequences)")
+    rounding = (
+        f"slot = {plan.slot} bytes, {plan.slots} slots: sizes are multiples of the slot, exact for persistent sequences"
+        if plan.exact
+        else f"slot = {plan.slot} bytes, {plan.slots} slots: sizes rounded to whole slots (feasible, "
+        "maybe suboptimal even among persistent sequences)"
+    )
     if plan.time is None:
         # The restriction (persistent, rounded) proves nothing about the instance.
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=("no persistent sequence fits the rounded budget; this does not prove the instance "
-                             "infeasible", rounding))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(
+                "no persistent sequence fits the rounded budget; this does not prove the instance infeasible",
+                rounding,
+            ),
+        )
     bound = bounds.best(instance)
     status = Status.OPTIMAL if bound >= plan.time else Status.FEASIBLE
     notes = [rounding, *extra]

@@ -28,8 +28,9 @@ instance is infeasible and the methods raise `InfeasibleError`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 from ...core.deadline import Deadline
 from ...core.errors import InfeasibleError
@@ -64,8 +65,10 @@ def require_feasible(instance: Instance, graph: Graph) -> None:
     memory = instance.memory or 0
     worst = max(range(graph.n), key=graph.memreq)
     if graph.memreq(worst) > memory:
-        raise InfeasibleError(f"node '{instance.nodes[worst].name}' needs {graph.memreq(worst)} while it runs "
-                              f"(its inputs, exec and output must all be resident), memory is {memory}")
+        raise InfeasibleError(
+            f"node '{instance.nodes[worst].name}' needs {graph.memreq(worst)} while it runs "
+            f"(its inputs, exec and output must all be resident), memory is {memory}"
+        )
 
 
 def traversal_order(instance: Instance, graph: Graph, traversal: str, deadline: Deadline | None = None) -> list[int]:
@@ -95,8 +98,7 @@ def _pick(policy: str, candidates: list[Gap], missing: int) -> Gap:
     return min(fitting, key=lambda g: (g.size, g.after, g.node))  # best-fit
 
 
-def evict(graph: Graph, order: Sequence[int], memory: int, policy: str,
-          deadline: Deadline | None = None) -> list[Gap]:
+def evict(graph: Graph, order: Sequence[int], memory: int, policy: str, deadline: Deadline | None = None) -> list[Gap]:
     """The gaps the rule ``policy`` evicts on ``order`` (assumes M >= max MemReq)."""
     all_gaps = gaps(graph, order)
     spanning: list[list[Gap]] = [[] for _ in order]
@@ -128,8 +130,10 @@ def evict(graph: Graph, order: Sequence[int], memory: int, policy: str,
 def solution_of(instance: Instance, order: Sequence[int], chosen: Sequence[Gap]) -> Solution:
     """The out-of-core solution: ``order`` and the events of the evicted gaps."""
     names = [node.name for node in instance.nodes]
-    return Solution(tuple(names[i] for i in order),
-                    io=tuple((kind, names[node], position) for kind, node, position in io_events(chosen)))
+    return Solution(
+        tuple(names[i] for i in order),
+        io=tuple((kind, names[node], position) for kind, node, position in io_events(chosen)),
+    )
 
 
 def _eviction_method(policy: str):
@@ -139,8 +143,10 @@ def _eviction_method(policy: str):
             return refused
         params = params or EvictionParams()
         if params.traversal in ("liu-optimal", "best-postorder") and not instance.is_in_forest:
-            return Result(status=Status.NOT_APPLICABLE,
-                          notes=(f"traversal '{params.traversal}' needs an in-forest; use greedy or auto",))
+            return Result(
+                status=Status.NOT_APPLICABLE,
+                notes=(f"traversal '{params.traversal}' needs an in-forest; use greedy or auto",),
+            )
         deadline = Deadline.after(time_limit)
         graph = Graph.of(instance)
         require_feasible(instance, graph)
@@ -148,9 +154,12 @@ def _eviction_method(policy: str):
         chosen = evict(graph, order, instance.memory or 0, policy, deadline)
         written = sum(gap.size for gap in chosen)
         # 0 bytes is optimal; otherwise no bound is claimed here (see the exact methods)
-        return Result(status=Status.OPTIMAL if written == 0 else Status.FEASIBLE,
-                      solution=solution_of(instance, order, chosen), bound=0.0,
-                      notes=(f"{policy} evictions on the {params.traversal} traversal: {len(chosen)} outputs evicted",))
+        return Result(
+            status=Status.OPTIMAL if written == 0 else Status.FEASIBLE,
+            solution=solution_of(instance, order, chosen),
+            bound=0.0,
+            notes=(f"{policy} evictions on the {params.traversal} traversal: {len(chosen)} outputs evicted",),
+        )
 
     method.__name__ = f"io_{policy.replace('-', '_')}"
     method.__doc__ = f"Out-of-core: the {policy} eviction rule on a fixed traversal (heuristic)."

@@ -33,7 +33,7 @@ than M they return NOT_APPLICABLE saying how much (use a capped variant).
 from __future__ import annotations
 
 import heapq
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...core.errors import InfeasibleError
 from ...core.result import Result, Status
@@ -56,7 +56,9 @@ def require_memory(instance: Instance, graph: Graph) -> list[int] | None:
     memory = instance.memory or 0
     for i in range(graph.n):
         if graph.memreq(i) > memory:
-            raise InfeasibleError(f"node '{instance.nodes[i].name}' alone needs MemReq {graph.memreq(i)} > M = {memory}")
+            raise InfeasibleError(
+                f"node '{instance.nodes[i].name}' alone needs MemReq {graph.memreq(i)} > M = {memory}"
+            )
     parent = forest_parent(graph)
     if parent is None:
         return None
@@ -74,7 +76,9 @@ def bottom_levels(instance: Instance, graph: Graph) -> list[int]:
     return level
 
 
-def list_schedule(instance: Instance, graph: Graph, priority: Sequence, capped: bool) -> tuple[list[int], list[int]] | None:
+def list_schedule(
+    instance: Instance, graph: Graph, priority: Sequence, capped: bool
+) -> tuple[list[int], list[int]] | None:
     """Event-driven list scheduling on p processors; None when the capped run deadlocks."""
     p, memory = instance.processors or 1, instance.memory or 0
     times = [node.time for node in instance.nodes]
@@ -131,13 +135,18 @@ def _sequential_schedule(instance: Instance, order: Sequence[int]) -> tuple[list
 def _finish(instance: Instance, start: Sequence[int], processor: Sequence[int], *notes: str) -> Result:
     peak = max((held for _, held in memory_levels(instance, start)), default=0)
     if peak > (instance.memory or 0):
-        return Result(status=Status.NOT_APPLICABLE,
-                      notes=(*notes, f"the schedule needs memory {peak} > M = {instance.memory}; use a capped variant"))
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(*notes, f"the schedule needs memory {peak} > M = {instance.memory}; use a capped variant"),
+        )
     bound = parallel_lower_bound(instance)
     makespan = max(s + node.time for s, node in zip(start, instance.nodes))
-    return Result(status=Status.OPTIMAL if makespan <= bound else Status.FEASIBLE,
-                  solution=Solution.schedule(instance, start, processor), bound=float(bound),
-                  notes=(*notes, f"peak memory {peak} of M = {instance.memory}"))
+    return Result(
+        status=Status.OPTIMAL if makespan <= bound else Status.FEASIBLE,
+        solution=Solution.schedule(instance, start, processor),
+        bound=float(bound),
+        notes=(*notes, f"peak memory {peak} of M = {instance.memory}"),
+    )
 
 
 def _postorder_rank(graph: Graph) -> list[int]:
@@ -165,10 +174,15 @@ def _list_method(instance: Instance, rule: str, capped: bool) -> Result:
     name = f"par-{rule}{'-capped' if capped else ''}"
     if schedule is None:
         if fallback is None:
-            return Result(status=Status.TIME_LIMIT_NO_SOLUTION,
-                          notes=(f"{name} deadlocked under M and the graph is not a tree (no fallback order)",))
-        return _finish(instance, *_sequential_schedule(instance, fallback),
-                       f"{name} deadlocked under M: Liu's sequential order on one processor instead")
+            return Result(
+                status=Status.TIME_LIMIT_NO_SOLUTION,
+                notes=(f"{name} deadlocked under M and the graph is not a tree (no fallback order)",),
+            )
+        return _finish(
+            instance,
+            *_sequential_schedule(instance, fallback),
+            f"{name} deadlocked under M: Liu's sequential order on one processor instead",
+        )
     return _finish(instance, *schedule, name)
 
 
@@ -265,8 +279,12 @@ def _subtrees(instance: Instance, graph: Graph, optim: bool) -> Result:
             start[i], processor[i] = now, 0
             now += times[i]
     name = "par-subtrees-optim" if optim else "par-subtrees"
-    return _finish(instance, start, processor, f"{name}: {len(parallel_roots)} subtrees in parallel, "
-                                               f"{graph.n - len(in_parallel)} nodes after them")
+    return _finish(
+        instance,
+        start,
+        processor,
+        f"{name}: {len(parallel_roots)} subtrees in parallel, {graph.n - len(in_parallel)} nodes after them",
+    )
 
 
 def _members(graph: Graph, roots: Sequence[int]) -> dict[int, list[int]]:
@@ -285,11 +303,14 @@ def _subtree_order(graph: Graph, nodes: list[int]) -> list[int]:
     """Liu's optimal order of the subtree made of ``nodes`` (its root's output kept: it has a successor outside)."""
     local = {node: k for k, node in enumerate(nodes)}
     parent = [local.get(graph.successors[node][0], -1) if graph.successors[node] else -1 for node in nodes]
-    sub = Graph(len(nodes), tuple(graph.step[i] for i in nodes), tuple(graph.output[i] if parent[k] >= 0 else 0
-                                                                          for k, i in enumerate(nodes)),
-                tuple(graph.output[i] for i in nodes),
-                tuple(tuple(local[c] for c in graph.predecessors[i]) for i in nodes),
-                tuple((parent[k],) if parent[k] >= 0 else () for k in range(len(nodes))))
+    sub = Graph(
+        len(nodes),
+        tuple(graph.step[i] for i in nodes),
+        tuple(graph.output[i] if parent[k] >= 0 else 0 for k, i in enumerate(nodes)),
+        tuple(graph.output[i] for i in nodes),
+        tuple(tuple(local[c] for c in graph.predecessors[i]) for i in nodes),
+        tuple((parent[k],) if parent[k] >= 0 else () for k in range(len(nodes))),
+    )
     order, _ = liu_optimal_order(sub, parent)
     return [nodes[k] for k in order]
 

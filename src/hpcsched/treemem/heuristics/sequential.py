@@ -6,8 +6,9 @@ result is OPTIMAL only when the peak meets that bound.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -138,8 +139,14 @@ def forest_order(graph: Graph, traversal: str = "postorder") -> list[int]:
     # in the forest a node that keeps a successor leaves its output resident until that successor ends
     kept = [graph.output[i] if parent[i] >= 0 else 0 for i in range(graph.n)]
     if traversal == "liu":
-        forest_graph = Graph(graph.n, graph.step, tuple(kept), graph.output,
-                             _forest_predecessors(parent), tuple((p,) if p >= 0 else () for p in parent))
+        forest_graph = Graph(
+            graph.n,
+            graph.step,
+            tuple(kept),
+            graph.output,
+            _forest_predecessors(parent),
+            tuple((p,) if p >= 0 else () for p in parent),
+        )
         ranked, _ = liu_optimal_order(forest_graph, parent)
     else:
         ranked, _ = best_postorder_order(graph, parent, kept)
@@ -214,7 +221,7 @@ def improve(graph: Graph, order: list[int], *, max_iterations: int, seed: int, d
         b = int(rng.integers(low, high + 1))
         if b == a:
             continue
-        candidate = order[:a] + order[a + 1:]
+        candidate = order[:a] + order[a + 1 :]
         candidate.insert(b, node)
         score = _score(profile(graph, candidate))
         if score < current:

@@ -27,7 +27,7 @@ max MemReq. OPTIMAL only when the peak meets that bound.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ...core.deadline import Deadline
 from ...core.result import Result, Status
@@ -116,6 +116,9 @@ def sp_ization(instance: Instance, /, *, time_limit: float, seed: int, params: N
     graph = Graph.of(instance)
     order = sp_order(graph, topological_order(graph), deadline)
     value, bound = peak(graph, order), memreq(instance)
-    return Result(status=Status.OPTIMAL if value <= bound else Status.FEASIBLE,
-                  solution=Solution.from_indices(instance, order), bound=float(bound),
-                  notes=("series-parallel decomposition with forced series cuts + Liu 1987 merging (heuristic)",))
+    return Result(
+        status=Status.OPTIMAL if value <= bound else Status.FEASIBLE,
+        solution=Solution.from_indices(instance, order),
+        bound=float(bound),
+        notes=("series-parallel decomposition with forced series cuts + Liu 1987 merging (heuristic)",),
+    )

@@ -40,8 +40,9 @@ Modelling choices where the specification leaves room
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ...core.errors import InvalidInstanceError, InvalidSolutionError
 from ...core.fields import (
@@ -87,7 +88,11 @@ DATA_SCHEMA: dict[str, Any] = {
                         "properties": {
                             "name": {"type": "string", "minLength": 1},
                             "time": {"type": "integer", "minimum": 0, "description": "w_i in time_unit"},
-                            "exec": {"type": "integer", "minimum": 0, "description": "n_i, temporary memory while i runs"},
+                            "exec": {
+                                "type": "integer",
+                                "minimum": 0,
+                                "description": "n_i, temporary memory while i runs",
+                            },
                             "output": {"type": "integer", "minimum": 0, "description": "f_i, the output of i"},
                         },
                     },
@@ -244,8 +249,9 @@ class Instance:
                 raise InvalidInstanceError("data.memory", "is missing (the parallel question needs M)")
             for index, node in enumerate(checked):
                 if node.time < 1:
-                    raise InvalidInstanceError(f"data.graph.nodes[{index}].time",
-                                               f"must be >= 1 for the parallel question, got {node.time}")
+                    raise InvalidInstanceError(
+                        f"data.graph.nodes[{index}].time", f"must be >= 1 for the parallel question, got {node.time}"
+                    )
         if question == "out-of-core" and memory is None:
             raise InvalidInstanceError("data.memory", "is missing (the out-of-core question needs M)")
         object.__setattr__(self, "nodes", checked)
@@ -273,7 +279,7 @@ class Instance:
         question: str = "sequential",
         processors: int | None = None,
         memory: int | None = None,
-    ) -> "Instance":
+    ) -> Instance:
         """An instance from parallel lists and index edges (names default to ``v0, v1, ...``)."""
         n = len(exec_sizes)
         if len(outputs) != n:
@@ -297,9 +303,7 @@ class Instance:
         )
 
     @classmethod
-    def from_data(
-        cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None
-    ) -> "Instance":
+    def from_data(cls, data: dict, *, name: str, time_unit: str | None = None, source: dict | None = None) -> Instance:
         """The instance described by the ``data`` section of a file."""
         data = require_dict(data, "data")
         require_known_keys(data, ("question", "graph", "processors", "memory"), "data", "treemem data")
@@ -424,23 +428,32 @@ class Solution:
             raise InvalidSolutionError("solution", "needs an order, or a start and a processor per node")
 
     def __hash__(self) -> int:  # dict fields: hash what identifies the solution
-        return hash((self.order, self.io, None if self.start is None else tuple(sorted(self.start.items())),
-                     None if self.processor is None else tuple(sorted(self.processor.items()))))
+        return hash(
+            (
+                self.order,
+                self.io,
+                None if self.start is None else tuple(sorted(self.start.items())),
+                None if self.processor is None else tuple(sorted(self.processor.items())),
+            )
+        )
 
     @classmethod
-    def from_indices(cls, instance: Instance, indices: Sequence[int]) -> "Solution":
+    def from_indices(cls, instance: Instance, indices: Sequence[int]) -> Solution:
         """The traversal running ``instance.nodes[i]`` for i in ``indices`` in turn."""
         return cls(tuple(instance.nodes[int(i)].name for i in indices))
 
     @classmethod
-    def schedule(cls, instance: Instance, start: Sequence[int], processor: Sequence[int]) -> "Solution":
+    def schedule(cls, instance: Instance, start: Sequence[int], processor: Sequence[int]) -> Solution:
         """The parallel schedule with ``start[i]`` and ``processor[i]`` for node i."""
         names = [node.name for node in instance.nodes]
-        return cls(None, {names[i]: int(start[i]) for i in range(len(names))},
-                   {names[i]: int(processor[i]) for i in range(len(names))})
+        return cls(
+            None,
+            {names[i]: int(start[i]) for i in range(len(names))},
+            {names[i]: int(processor[i]) for i in range(len(names))},
+        )
 
     @classmethod
-    def from_data(cls, data: dict, *, instance: Instance) -> "Solution":
+    def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         """The solution described by the ``solution`` section of a file."""
         data = require_dict(data, "solution")
         known = {node.name for node in instance.nodes}
@@ -563,12 +576,21 @@ def _validate_schedule(instance: Instance, solution: Solution) -> list[Violation
         if start[i] < 0:
             violations.append(Violation("negative-start", f"'{name}' starts at {start[i]} < 0"))
         if not 0 <= processor[i] < (instance.processors or 0):
-            violations.append(Violation("processor", f"'{name}' runs on processor {processor[i]}, "
-                                                     f"valid: 0..{(instance.processors or 0) - 1}"))
+            violations.append(
+                Violation(
+                    "processor",
+                    f"'{name}' runs on processor {processor[i]}, valid: 0..{(instance.processors or 0) - 1}",
+                )
+            )
     for u, v in instance.edges:
         if start[v] < start[u] + nodes[u].time:
-            violations.append(Violation("precedence", f"'{names[v]}' starts at {start[v]} before its predecessor "
-                                                      f"'{names[u]}' ends at {start[u] + nodes[u].time}"))
+            violations.append(
+                Violation(
+                    "precedence",
+                    f"'{names[v]}' starts at {start[v]} before its predecessor "
+                    f"'{names[u]}' ends at {start[u] + nodes[u].time}",
+                )
+            )
     by_processor: dict[int, list[tuple[int, int, int]]] = {}
     for i in range(len(names)):
         by_processor.setdefault(processor[i], []).append((start[i], start[i] + nodes[i].time, i))
@@ -576,12 +598,21 @@ def _validate_schedule(instance: Instance, solution: Solution) -> list[Violation
         intervals.sort()
         for (s1, e1, i1), (s2, _, i2) in zip(intervals, intervals[1:]):
             if s2 < e1:
-                violations.append(Violation("overlap", f"'{names[i2]}' starts at {s2} on processor {proc} while "
-                                                       f"'{names[i1]}' runs until {e1}"))
+                violations.append(
+                    Violation(
+                        "overlap",
+                        f"'{names[i2]}' starts at {s2} on processor {proc} while '{names[i1]}' runs until {e1}",
+                    )
+                )
     for time, held in memory_levels(instance, start):
         if held > (instance.memory or 0):
-            violations.append(Violation("memory", f"{held} held from time {time} on, memory is {instance.memory} "
-                                                  f"(over by {held - (instance.memory or 0)})"))
+            violations.append(
+                Violation(
+                    "memory",
+                    f"{held} held from time {time} on, memory is {instance.memory} "
+                    f"(over by {held - (instance.memory or 0)})",
+                )
+            )
     return violations
 
 
@@ -608,8 +639,11 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     if checked and isinstance(checked[0], Violation):
         return checked  # type: ignore[return-value]
     if solution.io is not None and instance.question != "out-of-core":
-        return [Violation("kind", f"io events answer the out-of-core question; the instance asks the "
-                                  f"{instance.question} one")]
+        return [
+            Violation(
+                "kind", f"io events answer the out-of-core question; the instance asks the {instance.question} one"
+            )
+        ]
     position = {node: k for k, node in enumerate(checked)}
     violations = []
     for u, v in instance.edges:
@@ -678,11 +712,13 @@ def peak_of(instance: Instance, solution: Solution) -> int:
     return int(evaluate(instance, solution)["objective"])
 
 
-def other_question(instance: Instance, question: str) -> "Any":
+def other_question(instance: Instance, question: str) -> Any:
     """A NOT_APPLICABLE Result when ``instance`` asks another question than ``question``, else None."""
     if instance.question == question:
         return None
     from ...core.result import Result, Status
 
-    return Result(status=Status.NOT_APPLICABLE,
-                  notes=(f"this method answers the {question} question; the instance asks the {instance.question} one",))
+    return Result(
+        status=Status.NOT_APPLICABLE,
+        notes=(f"this method answers the {question} question; the instance asks the {instance.question} one",),
+    )

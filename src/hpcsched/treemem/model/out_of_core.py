@@ -45,7 +45,7 @@ IO_KINDS = ("evict", "reload")
 ABSENT, RESIDENT, ON_DISK = "absent", "resident", "on disk"
 
 
-def _io_events(instance: "Instance", solution: "Solution") -> tuple[dict[int, list[tuple[str, int]]], list[Violation]]:
+def _io_events(instance: Instance, solution: Solution) -> tuple[dict[int, list[tuple[str, int]]], list[Violation]]:
     """Events grouped by position (listed order kept), or the violations of their form."""
     index = {node.name: i for i, node in enumerate(instance.nodes)}
     n = len(instance.nodes)
@@ -63,7 +63,7 @@ def _io_events(instance: "Instance", solution: "Solution") -> tuple[dict[int, li
     return by_position, violations
 
 
-def replay(instance: "Instance", order: list[int], solution: "Solution") -> tuple[list[Violation], dict[str, Any]]:
+def replay(instance: Instance, order: list[int], solution: Solution) -> tuple[list[Violation], dict[str, Any]]:
     """Play the traversal and its events as the definition says; violations and totals.
 
     ``order`` is the solution's order as indices, already checked to be a
@@ -85,8 +85,11 @@ def replay(instance: "Instance", order: list[int], solution: "Solution") -> tupl
             name = nodes[x].name
             if kind == "evict":
                 if state[x] != RESIDENT:
-                    violations.append(Violation("evict-not-resident",
-                                                f"evict '{name}' at position {position}: its output is {state[x]}"))
+                    violations.append(
+                        Violation(
+                            "evict-not-resident", f"evict '{name}' at position {position}: its output is {state[x]}"
+                        )
+                    )
                     continue
                 state[x] = ON_DISK
                 held -= nodes[x].output
@@ -94,28 +97,43 @@ def replay(instance: "Instance", order: list[int], solution: "Solution") -> tupl
                 evictions += 1
             else:
                 if state[x] != ON_DISK:
-                    violations.append(Violation("reload-not-evicted",
-                                                f"reload '{name}' at position {position}: its output is {state[x]}"))
+                    violations.append(
+                        Violation(
+                            "reload-not-evicted", f"reload '{name}' at position {position}: its output is {state[x]}"
+                        )
+                    )
                     continue
                 state[x] = RESIDENT
                 held += nodes[x].output
                 read += nodes[x].output
                 if held > limit:
-                    violations.append(Violation("memory", f"{held} resident after reloading '{name}' at position "
-                                                          f"{position}, memory is {limit}"))
+                    violations.append(
+                        Violation(
+                            "memory",
+                            f"{held} resident after reloading '{name}' at position {position}, memory is {limit}",
+                        )
+                    )
             peak = max(peak, held)
         for p in predecessors[v]:
             if state[p] != RESIDENT:
-                violations.append(Violation(
-                    "input-not-resident",
-                    f"'{nodes[v].name}' (position {position}) runs while the output of "
-                    f"'{nodes[p].name}' is {state[p]}"))
+                violations.append(
+                    Violation(
+                        "input-not-resident",
+                        f"'{nodes[v].name}' (position {position}) runs while the output of "
+                        f"'{nodes[p].name}' is {state[p]}",
+                    )
+                )
         during = held + nodes[v].exec + nodes[v].output
         steps.append(during)
         peak = max(peak, during)
         if during > limit:
-            violations.append(Violation("memory", f"{during} held while '{nodes[v].name}' (position {position}) "
-                                                  f"runs, memory is {limit} (over by {during - limit})"))
+            violations.append(
+                Violation(
+                    "memory",
+                    f"{during} held while '{nodes[v].name}' (position {position}) "
+                    f"runs, memory is {limit} (over by {during - limit})",
+                )
+            )
         if successors[v]:
             state[v] = RESIDENT
             held += nodes[v].output
@@ -129,7 +147,7 @@ def replay(instance: "Instance", order: list[int], solution: "Solution") -> tupl
     return violations, totals
 
 
-def evaluate(instance: "Instance", order: list[int], solution: "Solution") -> dict[str, float]:
+def evaluate(instance: Instance, order: list[int], solution: Solution) -> dict[str, float]:
     """Bytes written (the objective) and KPIs of a valid out-of-core solution."""
     _, totals = replay(instance, order, solution)
     return {
