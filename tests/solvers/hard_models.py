@@ -31,7 +31,13 @@ def golomb_cpsat():
     model.add(marks[0] == 0)
     for a, b in zip(marks, marks[1:]):
         model.add(b >= a + 1)
-    model.add_all_different(marks[j] - marks[i] for i, j in itertools.combinations(range(CPSAT_MARKS), 2))
+    # one variable per difference: OR-Tools before 9.15 takes only affine expressions in all_different
+    differences = []
+    for i, j in itertools.combinations(range(CPSAT_MARKS), 2):
+        difference = model.new_int_var(1, _limit(CPSAT_MARKS), f"d{i}_{j}")
+        model.add(difference == marks[j] - marks[i])
+        differences.append(difference)
+    model.add_all_different(differences)
     model.minimize(marks[-1])
     return model, marks[-1]
 

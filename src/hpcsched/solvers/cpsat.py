@@ -124,5 +124,6 @@ def solve_cpsat(
         backend=version(),
         value=solver.value if solved else None,
         message=solver.status_name(code),
-        deterministic_time=float(solver.deterministic_time),
+        # read from the response: CpSolver.deterministic_time only exists from OR-Tools 9.15
+        deterministic_time=float(solver.response_proto.deterministic_time),
     )
