@@ -647,16 +647,16 @@ _register_experiments()
 
 
 def _click_exception_modules() -> list[Any]:
-    """The click exception modules typer may raise from: click's own, and the copy newer typers vendor."""
-    import click
+    """The click exception modules typer may raise from: click's own (older typers depend on
+    click) and the copy newer typers vendor (they do not install click at all)."""
+    import importlib
 
-    modules = [click.exceptions]
-    try:
-        from typer import _click  # typer >= 0.24 ships its own click
-
-        modules.append(_click.exceptions)
-    except ImportError:
-        pass
+    modules = []
+    for name in ("click.exceptions", "typer._click.exceptions"):
+        try:
+            modules.append(importlib.import_module(name))
+        except ImportError:
+            continue
     return modules
 
 

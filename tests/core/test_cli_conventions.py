@@ -298,3 +298,22 @@ def test_methods_are_listed_from_the_cache_without_importing_the_packages(tmp_pa
     default = first.stdout.split()[0]
     assert first.stdout.split() == [default, "True"]
     assert second.stdout.split() == [default, "False"]  # read from the cache
+
+
+def test_the_console_script_turns_a_usage_error_into_one_line(tmp_path):
+    """`main` (the installed `hpcsched`) prints click's usage errors as one line, exit 2."""
+    import subprocess
+    import sys
+
+    script = "import sys; from hpcsched.cli import main; sys.argv = ['hpcsched', *sys.argv[1:]]; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", script, "solve", "x.json", "--time-limt", "3"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "No such option: --time-limt" in lines[0]
+    version = subprocess.run([sys.executable, "-c", script, "--version"], capture_output=True, text=True)
+    assert version.returncode == 0 and version.stdout.startswith("hpcsched ")
