@@ -1,0 +1,75 @@
+"""Problem packages are layered as docs/architecture.md says: every import points down.
+
+model → simulate → bounds → special_cases / heuristics → formulations → __init__
+(generate and plot sit just above model). test_import_cycles.py checks that no
+package has an import cycle; this test checks the direction, for the packages
+whose every module has a layer below.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+BASE_LAYERS = {
+    "model": 0,
+    "simulate": 1,
+    "generate": 1,
+    "plot": 1,
+    "bounds": 2,
+    "special_cases": 3,
+    "heuristics": 3,
+    "formulations": 4,
+    "__init__": 5,
+}
+#: Package -> its layers (offload's generators time a schedule with the simulator: one layer above it).
+LAYERS = {
+    "transfers": BASE_LAYERS,
+    "offload": {**BASE_LAYERS, "generate": 2},
+}
+
+
+def _package_folder(name: str) -> Path:
+    return Path(importlib.import_module(f"hpcsched.{name}").__file__).parent
+
+
+def _unit(package: Path, path: Path) -> str:
+    """The top-level module or subpackage of ``path`` inside the package."""
+    return path.relative_to(package).parts[0].removesuffix(".py")
+
+
+def _imported_units(package: Path, path: Path) -> set[str]:
+    """Top-level modules of the package that ``path`` imports (relative imports only; the packages use those)."""
+    depth = len(path.relative_to(package).parts)  # 1 for model.py, 2 for formulations/cpsat.py
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == depth:
+            if node.module:
+                found.add(node.module.split(".")[0])
+            else:
+                found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == depth - 1 and depth == 2:
+            found.add(_unit(package, path))  # inside a subpackage: same unit
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_every_module_has_a_layer(name):
+    package, layers = _package_folder(name), LAYERS[name]
+    units = {_unit(package, path) for path in package.rglob("*.py")}
+    assert units <= set(layers), units - set(layers)
+
+
+@pytest.mark.parametrize("name", sorted(LAYERS))
+def test_imports_point_down(name):
+    package, layers = _package_folder(name), LAYERS[name]
+    wrong = []
+    for path in package.rglob("*.py"):
+        source = _unit(package, path)
+        for target in _imported_units(package, path) - {source}:
+            if target in layers and layers[target] >= layers[source]:
+                wrong.append(f"{path.relative_to(package)} imports {target}")
+    assert wrong == []
