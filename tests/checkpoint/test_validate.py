@@ -91,3 +91,15 @@ def test_simulator_and_definition_agree_on_memory(case):
     plan = persistent_dp(instance)
     if plan.time is not None:
         assert memory_levels(instance, plan.sequence) == memory_profile(instance, Solution(plan.sequence))
+
+
+def test_an_empty_sequence_is_refused_not_a_crash():
+    """An empty sequence breaks rule 4 (no backward): one violation, no IndexError."""
+    from hpcsched.checkpoint import Instance
+
+    instance = Instance.from_data(
+        {"kind": "chain", "memory": 100, "fw": [1, 1], "bw": [1, 1, 1], "x": [1, 1, 1], "xbar": [None, 1, 1]},
+        name="tiny",
+    )
+    violations = validate(instance, Solution(()))
+    assert [v.rule for v in violations] == ["backward-order"]

@@ -116,10 +116,12 @@ def _transient(instance: Instance, name: str, stage: int) -> int:
 def memory_profile(instance: Instance, solution: Solution) -> list[int]:
     """Bytes held during each operation, its transient included (rule 3's left-hand side)."""
     n = len(solution.sequence)
+    if n == 0:  # nothing runs, nothing is measured (validate reports the missing backwards)
+        return []
     delta = [0] * (n + 1)
     for start, end, size, _ in _trace(instance, solution.sequence).intervals:
         delta[start] += size
-        delta[end + 1] -= size
+        delta[min(end, n - 1) + 1] -= size
     profile, held = [], 0
     for t, (name, stage) in enumerate(solution.sequence):
         held += delta[t]
