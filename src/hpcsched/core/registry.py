@@ -228,8 +228,9 @@ class Problem:
 
 
 def _first_line(func: Callable[..., Any]) -> str:
+    """The summary of a docstring: its first paragraph, on one line (it may wrap in the source)."""
     doc = (func.__doc__ or "").strip()
-    return doc.splitlines()[0] if doc else ""
+    return " ".join(line.strip() for line in doc.split("\n\n")[0].splitlines())
 
 
 def _dispatch_error(instance: Any, /, **_: Any) -> Result:

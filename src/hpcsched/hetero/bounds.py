@@ -81,7 +81,7 @@ def area_lp_value(instance: Instance) -> float:
     rows[0, :n], rows[0, n] = cpu, -instance.cpus
     rows[1, :n], rows[1, n] = -gpu, -instance.gpus
     rhs = np.array([0.0, -gpu.sum()])
-    result = linprog(c, A_ub=rows, b_ub=rhs, bounds=_cpu_share_bounds(instance) + [(0, None)], method="highs")
+    result = linprog(c, A_ub=rows, b_ub=rhs, bounds=[*_cpu_share_bounds(instance), (0, None)], method="highs")
     if result.status != 0:  # pragma: no cover - the LP is always feasible and bounded
         raise RuntimeError(f"area LP failed: {result.message}")
     return float(result.fun)

@@ -56,7 +56,8 @@ def _heft(instance: Instance, time_limit: float, insertion: bool) -> Result:
 
 
 def heft(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """HEFT without insertion: by decreasing upward rank, each task where it finishes earliest (after the machine's last task)."""
+    """HEFT without insertion: by decreasing upward rank, each task where it finishes earliest (after the machine's
+    last task)."""
     return _heft(instance, time_limit, insertion=False)
 
 
@@ -93,7 +94,8 @@ def _heteroprio(instance: Instance, time_limit: float, spoliation: str) -> Resul
 
 
 def heteroprio(instance: Instance, /, *, time_limit: float, seed: int, params: HeteroPrioParams | None) -> Result:
-    """HeteroPrio with spoliation: idle GPUs take the most accelerated ready task, CPUs the least; idle resources spoliate."""
+    """HeteroPrio with spoliation: idle GPUs take the most accelerated ready task, CPUs the least; idle resources
+    spoliate."""
     return _heteroprio(instance, time_limit, (params or HeteroPrioParams()).spoliation)
 
 
@@ -103,7 +105,8 @@ def heteroprio_nospol(instance: Instance, /, *, time_limit: float, seed: int, pa
 
 
 def hlp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """HLP rounding: solve HLP, put task j on CPUs iff x_j >= 1/2, then list-schedule (HEFT order on the chosen times)."""
+    """HLP rounding: solve HLP, put task j on CPUs iff x_j >= 1/2, then list-schedule (HEFT order on the chosen
+    times)."""
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
     value, share = bounds.hlp_solution(instance)
@@ -292,7 +295,8 @@ def dualhp(instance: Instance, /, *, time_limit: float, seed: int, params: None)
 
 
 def clb2c(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """CLB2C (Cherière and Saule 2015, independent tasks): from both ends of the acceleration order, place the end with the earlier completion."""
+    """CLB2C (Cherière and Saule 2015, independent tasks): from both ends of the acceleration order, place the end
+    with the earlier completion."""
     refused = _independent_only(instance)
     if refused:
         return refused

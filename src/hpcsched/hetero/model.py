@@ -344,7 +344,7 @@ class Solution:
         return cls(
             tuple(str(p.machine_class) for p in placements),
             tuple(int(p.machine) for p in placements),
-            tuple(int(round(p.start)) if float(p.start).is_integer() else p.start for p in placements),
+            tuple(round(p.start) if float(p.start).is_integer() else p.start for p in placements),
         )
 
 
@@ -370,7 +370,7 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
         ]
     violations = []
     placements = []
-    for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start)):
+    for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start, strict=False)):
         task = instance.tasks[j]
         if kind not in TYPES:
             violations.append(Violation("type", f"task {j} '{task.name}' has type {kind!r} (must be cpu or gpu)"))
@@ -405,7 +405,7 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     """
     busy = {"cpu": 0, "gpu": 0}
     ends = []
-    for j, (kind, start) in enumerate(zip(solution.type, solution.start)):
+    for j, (kind, start) in enumerate(zip(solution.type, solution.start, strict=False)):
         duration = instance.tasks[j].time(kind) or 0
         busy[kind] += duration
         ends.append(start + duration)
@@ -428,5 +428,5 @@ def schedule_of(instance: Instance, solution: Solution) -> list[Placement]:
     """The placements of a (valid) solution, for plots and heuristics."""
     return [
         Placement(kind, machine, start, instance.tasks[j].time(kind) or 0)
-        for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start))
+        for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start, strict=False))
     ]

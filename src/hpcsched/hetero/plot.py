@@ -25,7 +25,7 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None, **opti
     for c in range(instance.cpus):
         lane["cpu", c] = instance.cpus - 1 - c
     colours = {"cpu": "tab:blue", "gpu": "tab:green"}
-    for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start)):
+    for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start, strict=False)):
         length = instance.tasks[j].time(kind) or 0
         y = lane[kind, machine]
         ax.broken_barh([(start, length)], (y - 0.4, 0.8), facecolors=colours[kind], edgecolor="black", linewidth=0.3)

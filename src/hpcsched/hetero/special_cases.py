@@ -108,7 +108,8 @@ def _single_type(instance: Instance) -> str | None:
 
 
 def one_type(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """One type only (P|prec|Cmax): ASAP when machines >= n (optimal), else critical-path list scheduling with the bound.
+    """One type only (P|prec|Cmax): ASAP when machines >= n (optimal), else critical-path list scheduling with the
+    bound.
 
     Theorem: with at least n machines of the type, starting every task at
     the end of its last predecessor (no communication within one type) gives

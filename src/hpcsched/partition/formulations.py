@@ -42,7 +42,8 @@ def _static_memory_ok(instance: Instance, gpu_of) -> bool:
 
 
 def _assignments(instance: Instance):
-    """Every node -> GPU map that respects pins, colocation and static memory; GPUs relabelled canonically without pins."""
+    """Every node -> GPU map that respects pins, colocation and static memory; GPUs relabelled canonically without
+    pins."""
     unit_list = units(instance)
     symmetric = all(unit.pin is None for unit in unit_list)
     for labels in itertools.product(range(instance.gpus), repeat=len(unit_list)):
@@ -94,7 +95,8 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
         starts: list[int | None] = [None] * n
         free = [0] * instance.gpus
 
-        def search(placed: int, makespan: int) -> None:
+        # this assignment's state, bound now (the closure runs inside this iteration only)
+        def search(placed: int, makespan: int, gpu_of=gpu_of, starts=starts, free=free) -> None:
             counter[0] += 1
             if counter[0] % 4096 == 0:
                 deadline.check("enumerating schedules (brute force)")
@@ -175,7 +177,8 @@ def incumbent(instance: Instance, time_limit: float) -> Solution | None:
 
 
 def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatParams | None) -> Result:
-    """CP-SAT: assignment literals, optional intervals per GPU with NoOverlap, a split literal per edge, memory rows or a Cumulative over lifetimes.
+    """CP-SAT: assignment literals, optional intervals per GPU with NoOverlap, a split literal per edge, memory rows
+    or a Cumulative over lifetimes.
 
     Model. x_vg (exactly one per node; fixed by pins; equal within a
     colocation group); S_v, E_v = S_v + p_v; an optional interval
@@ -280,7 +283,8 @@ def _cpsat_result(
 
 
 def canonical(instance: Instance, solution: Solution) -> Solution:
-    """The same schedule with GPUs relabelled by first use in node order (what the symmetry breaking keeps), unless pins forbid."""
+    """The same schedule with GPUs relabelled by first use in node order (what the symmetry breaking keeps), unless
+    pins forbid."""
     if any(node.pin is not None for node in instance.nodes):
         return solution
     label: dict[int, int] = {}
@@ -388,7 +392,8 @@ class _CpsatModel:
 
 
 def _build_model(instance: Instance, horizon: int, lower: int, deadline: Deadline, fixed: dict[int, int] | None = None):
-    """The CP-SAT model of `cpsat` (its docstring); ``fixed`` (node -> GPU) restricts it for the LNS (no symmetry breaking then)."""
+    """The CP-SAT model of `cpsat` (its docstring); ``fixed`` (node -> GPU) restricts it for the LNS (no symmetry
+    breaking then)."""
     built = _CpsatModel(instance, horizon, deadline, fixed).build(lower)
     return built.model, built.x, built.start, built.end
 
@@ -401,7 +406,7 @@ def _dynamic_memory(model, instance: Instance, x, start, end, split, horizon: in
     release = [model.new_int_var(0, horizon, f"O{u}") for u in range(n)]
     for u in range(n):
         model.add(release[u] >= end[u])
-    for edge, y in zip(instance.edges, split):
+    for edge, y in zip(instance.edges, split, strict=False):
         model.add(release[edge.u] >= end[edge.v]).only_enforce_if(~y)
     intervals: list[list] = [[] for _ in range(gpus)]
     demands: list[list] = [[] for _ in range(gpus)]
@@ -413,7 +418,7 @@ def _dynamic_memory(model, instance: Instance, x, start, end, split, horizon: in
             size = model.new_int_var(0, horizon, f"L{u}_{g}")
             intervals[g].append(model.new_optional_interval_var(start[u], size, release[u], x[u][g], f"out{u}_{g}"))
             demands[g].append(nodes[u].output)
-    for e, (edge, y) in enumerate(zip(instance.edges, split)):
+    for e, (edge, y) in enumerate(zip(instance.edges, split, strict=False)):
         size_bytes = nodes[edge.u].output
         if size_bytes == 0:
             continue
@@ -595,7 +600,8 @@ def _milp_bound(outcome, lower: int, horizon: int) -> int:
 
 
 def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpParams | None) -> Result:
-    """Big-M MILP (PuLP/HiGHS, static memory, small graphs): assignment, split and same-GPU variables, disjunctive order.
+    """Big-M MILP (PuLP/HiGHS, static memory, small graphs): assignment, split and same-GPU variables, disjunctive
+    order.
 
     Variables: x_vg binary (one per node; pins, colocation equalities);
     S_v >= 0; y_uv >= x_ug - x_vg (split); for each pair {i, j} with no
@@ -735,7 +741,7 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
         free = {u for v in order[first : first + size] for u in unit_list[owner[v]].members}
         fixed = {v: best.gpu[v] for v in range(instance.n) if v not in free}
         try:
-            model, x, start, end = _build_model(instance, best_value, lower, deadline, fixed)
+            model, x, start, _end = _build_model(instance, best_value, lower, deadline, fixed)
         except TimeLimitReached:  # the deadline while building: stop with the incumbent
             break
         for v in range(instance.n):

@@ -49,6 +49,7 @@ Generators (``numpy.random.default_rng(seed)`` only; ``n`` = ``nodes``, for ``hp
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -130,8 +131,8 @@ def import_dnn(
         nodes.append(
             {
                 "name": name,
-                "time": int(round(latency * time_scale)),
-                "persistent": int(round(size)),
+                "time": round(latency * time_scale),
+                "persistent": round(size),
                 "output": 0,
                 "group": record.get("colorClass"),
             }
@@ -144,12 +145,12 @@ def import_dnn(
             raise FormatError(f"{path}: edges[{k}] names an unknown node or lacks a cost ({error})") from None
         if not (math.isfinite(cost) and cost >= 0):
             raise FormatError(f"{path}: edges[{k}] has a negative or non-finite cost")
-        edges.append((u, v, int(round(cost * time_scale))))
+        edges.append((u, v, round(cost * time_scale)))
     cap = raw.get("maxSizePerFPGA")
     if memory is None:
         if not isinstance(cap, (int, float)) or not cap > 0:
             raise FormatError(f"{path}: no maxSizePerFPGA; give options.memory")
-        memory = int(math.floor(memory_fraction * float(cap)))
+        memory = math.floor(memory_fraction * float(cap))
     notes = [
         f"times: fpgaLatency x {time_scale} and edge cost x {time_scale}, rounded to the nearest integer "
         "(the files state no unit; milliseconds assumed, hence microseconds)",
@@ -192,7 +193,7 @@ def import_dnn(
 
 
 def _memory_for(total: int, gpus: int, slack: float) -> int:
-    return max(1, int(math.ceil(slack * total / gpus)))
+    return max(1, math.ceil(slack * total / gpus))
 
 
 def generate_training(
@@ -238,14 +239,14 @@ def generate_training(
     weights = np.where(rng.random(f) < 0.5, rng.integers(1, 64, size=f) * 2**20, 0)
     outputs = rng.integers(1, 32, size=f) * 2**20
     edges = []
-    for previous, layer in zip(layers, layers[1:]):
+    for previous, layer in itertools.pairwise(layers):
         for v in layer:
             parents = rng.choice(previous, size=min(len(previous), int(rng.integers(1, 3))), replace=False)
             for u in sorted(int(p) for p in parents):
                 edges.append((u, v))
     # every node of a layer but the last must feed something: link orphans to the next layer's first node
     has_child = set(u for u, _ in edges)
-    for previous, layer in zip(layers, layers[1:]):
+    for previous, layer in itertools.pairwise(layers):
         for u in previous:
             if u not in has_child:
                 edges.append((u, layer[0]))
@@ -261,7 +262,7 @@ def generate_training(
     output = [int(s) for s in outputs] + [2**20] + [int(s) for s in outputs]
     group = [f"L{v}" for v in range(f)] + [None] + [f"L{v}" for v in range(f)] if colocate else None
     unique = sorted(set(edges))
-    edge_list = [(u, v, int(math.ceil(output[u] / 2**20))) for u, v in unique]
+    edge_list = [(u, v, math.ceil(output[u] / 2**20)) for u, v in unique]
     total = sum(persistent) + sum(output)
     names = [f"fwd{v}" for v in range(f)] + ["loss"] + [f"bwd{v}" for v in range(f)]
     return Instance.create(
@@ -325,7 +326,8 @@ def generate_random(
     group = [f"g{i // 2}" if i < 2 * groups else None for i in range(nodes)]
     total = sum(persistent) + sum(output)
     memory = max(
-        max(w + s for w, s in zip(persistent, output)) * (2 if groups else 1), _memory_for(total, gpus, memory_slack)
+        max(w + s for w, s in zip(persistent, output, strict=False)) * (2 if groups else 1),
+        _memory_for(total, gpus, memory_slack),
     )
     return Instance.create(
         time,
@@ -450,9 +452,9 @@ def import_pipedream(
         nodes.append(
             {
                 "name": f"{name}.fwd",
-                "time": int(round(layer["forward"] * 1000)),
-                "persistent": int(round(layer["parameters"])),
-                "output": int(round(layer["activation"])),
+                "time": round(layer["forward"] * 1000),
+                "persistent": round(layer["parameters"]),
+                "output": round(layer["activation"]),
                 "group": name,
             }
         )
@@ -461,15 +463,15 @@ def import_pipedream(
             nodes.append(
                 {
                     "name": f"{name}.bwd",
-                    "time": int(round(layer["backward"] * 1000)),
+                    "time": round(layer["backward"] * 1000),
                     "persistent": 0,
-                    "output": int(round(layer["activation"])),
+                    "output": round(layer["activation"]),
                     "group": name,
                 }
             )
 
     def transfer(size: float) -> int:
-        return int(math.ceil(size / bandwidth))
+        return math.ceil(size / bandwidth)
 
     has_backward = {name for name, layer in layers.items() if layer["backward"] is not None}
     for u, v, _ in links:

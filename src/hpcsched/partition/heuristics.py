@@ -1,4 +1,5 @@
-"""Heuristics and baselines for partition: ParDNN-style, HEFT with a memory check, Kernighan–Lin partition, round-robin, one GPU.
+"""Heuristics and baselines for partition: ParDNN-style, HEFT with a memory check, Kernighan–Lin partition,
+round-robin, one GPU.
 
 Every schedule comes from the shared engine (`hpcsched.taskgraph`); memory
 is kept by the ledgers of `hpcsched.partition.simulate` (sufficient for
@@ -59,7 +60,8 @@ def _finish(
 
 
 def heft(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """HEFT with a memory check: by decreasing upward rank, each node on the GPU where it finishes earliest among those with room.
+    """HEFT with a memory check: by decreasing upward rank, each node on the GPU where it finishes earliest among
+    those with room.
 
     Memory goes through the engine's ``fits`` hook (and ``on_place`` to
     commit): the GPU g of a node reserves, when the node's colocation unit
@@ -127,7 +129,8 @@ def _memory_hooks(instance: Instance):
 
 
 def etf(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """ETF (earliest task first) with HEFT's memory check: among the ready nodes, the one that can start earliest, where it starts earliest.
+    """ETF (earliest task first) with HEFT's memory check: among the ready nodes, the one that can start earliest,
+    where it starts earliest.
 
     The engine's `ListScheduler` gives each ready node its best placement
     (with identical GPUs the earliest finish is the earliest start plus
@@ -282,12 +285,13 @@ def slice_paths(instance: Instance, top: list[int], bottom: list[int]) -> list[l
             sliced[best] = True
             forward.append(best)
             current = best
-        paths.append(backward[::-1] + [v] + forward)
+        paths.append([*backward[::-1], v, *forward])
     return paths
 
 
 def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDnnParams | None) -> Result:
-    """ParDNN-style: critical-path slicing, mapping by level span and communication, node switching, greedy overflow repair.
+    """ParDNN-style: critical-path slicing, mapping by level span and communication, node switching, greedy overflow
+    repair.
 
     Steps (after Qararyah et al., Parallel Computing 2021; ours, not their code):
 
@@ -582,7 +586,8 @@ def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params:
 
 
 def round_robin(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Baseline: colocation units in topological order of their first node go to GPUs 0, 1, ..., K-1, 0, ...; repair; schedule."""
+    """Baseline: colocation units in topological order of their first node go to GPUs 0, 1, ..., K-1, 0, ...; repair;
+    schedule."""
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
     unit_list = units(instance)
@@ -599,7 +604,8 @@ def round_robin(instance: Instance, /, *, time_limit: float, seed: int, params: 
 
 
 def one_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Baseline: every node on GPU 0 in upward-rank order (no communication); NOT_APPLICABLE when it does not fit or pins forbid."""
+    """Baseline: every node on GPU 0 in upward-rank order (no communication); NOT_APPLICABLE when it does not fit or
+    pins forbid."""
     deadline = Deadline.after(time_limit)
     pins = {node.pin for node in instance.nodes} - {None, 0}
     if pins:

@@ -397,7 +397,7 @@ class Solution:
     @classmethod
     def from_placements(cls, placements: Sequence[Placement]) -> Solution:
         """The solution of an engine schedule (class ``"gpu"``)."""
-        return cls(tuple(int(p.machine) for p in placements), tuple(int(round(p.start)) for p in placements))
+        return cls(tuple(int(p.machine) for p in placements), tuple(round(p.start) for p in placements))
 
 
 # --- memory per the definition (the validator's, shared with nothing) ---------------------------------
@@ -410,7 +410,7 @@ def memory_items(instance: Instance, solution: Solution) -> list[tuple[int, int,
     iteration); for a makespan of 0 nothing is ever held.
     """
     nodes = instance.nodes
-    ends = [s + node.time for s, node in zip(solution.start, nodes)]
+    ends = [s + node.time for s, node in zip(solution.start, nodes, strict=False)]
     horizon = max(ends, default=0)
     items = [(solution.gpu[v], 0, horizon, node.persistent) for v, node in enumerate(nodes) if node.persistent]
     last_local_end = list(ends)
@@ -475,7 +475,8 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
         return [Violation("size", f"expected {n} GPUs and starts, got {len(solution.gpu)} and {len(solution.start)}")]
     names = [node.name for node in instance.nodes]
     placements = [
-        Placement(MACHINE_CLASS, g, s, node.time) for g, s, node in zip(solution.gpu, solution.start, instance.nodes)
+        Placement(MACHINE_CLASS, g, s, node.time)
+        for g, s, node in zip(solution.gpu, solution.start, instance.nodes, strict=False)
     ]
     violations = validate_machine_schedule(placements, instance.machines, instance.edges, rule="machine", names=names)
     for v, node in enumerate(instance.nodes):
@@ -494,8 +495,8 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
             violations.append(
                 Violation(
                     "colocation",
-                    f"node {v} '{node.name}' runs on GPU {solution.gpu[v]} but node {first} '{names[first]}' of its group "
-                    f"{node.group!r} runs on GPU {solution.gpu[first]}",
+                    f"node {v} '{node.name}' runs on GPU {solution.gpu[v]} but node {first} '{names[first]}' "
+                    f"of its group {node.group!r} runs on GPU {solution.gpu[first]}",
                 )
             )
     if any(v.rule in ("machine-index", "start") for v in violations):
@@ -530,11 +531,11 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     over the mean, 1 = perfect); ``gpus_used``.
     """
     nodes = instance.nodes
-    ends = [s + node.time for s, node in zip(solution.start, nodes)]
+    ends = [s + node.time for s, node in zip(solution.start, nodes, strict=False)]
     makespan = max(ends, default=0)
     cut = [e for e in instance.edges if solution.gpu[e.u] != solution.gpu[e.v]]
     load = [0] * instance.gpus
-    for g, node in zip(solution.gpu, nodes):
+    for g, node in zip(solution.gpu, nodes, strict=False):
         if 0 <= g < instance.gpus:
             load[g] += node.time
     peaks = peak_memory(instance, solution)

@@ -11,7 +11,8 @@ _COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab
 
 
 def plot_memory(instance: Instance, solution: Solution, ax: Any = None) -> Any:
-    """Memory held per GPU over time (the dynamic model's sweep; with static memory also drawn, for information) and M."""
+    """Memory held per GPU over time (the dynamic model's sweep; with static memory also drawn, for information) and
+    M."""
     if ax is None:
         import matplotlib.pyplot as plt
 
@@ -45,7 +46,7 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None, **opti
         )
     bars = [
         Bar(lane=gpu, start=start, length=node.time, colour=_COLOURS[gpu % len(_COLOURS)], label=node.name)
-        for node, gpu, start in zip(instance.nodes, solution.gpu, solution.start)
+        for node, gpu, start in zip(instance.nodes, solution.gpu, solution.start, strict=False)
     ]
     gantt(
         ax,

@@ -151,7 +151,8 @@ def _cheapest_cuts(
 
 
 def chain_cuts(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Chains, static memory: the cheapest contiguous split into at most K GPUs that fits memory (fewest cuts when transfers are equal).
+    """Chains, static memory: the cheapest contiguous split into at most K GPUs that fits memory (fewest cuts when
+    transfers are equal).
 
     Theorem. On a chain v_0 -> ... -> v_{n-1}, in any schedule every node
     starts after its predecessor ends, plus c when the edge is cut, so the
@@ -221,7 +222,7 @@ def pipeline_split(instance: Instance, /, *, time_limit: float, seed: int, param
 
     def greedy(limit: int) -> list[int] | None:
         cuts, stage_time, stage_memory = [], 0, 0
-        for i, (t, m) in enumerate(zip(times, memory)):
+        for i, (t, m) in enumerate(zip(times, memory, strict=False)):
             if i > 0 and (stage_time + t > limit or stage_memory + m > instance.memory):
                 cuts.append(i)
                 stage_time, stage_memory = 0, 0

@@ -115,7 +115,8 @@ PROBLEM.add_method("io-best-fit", heuristics.io_best_fit, kind="heuristic", para
 
 
 def _choose(instance: Instance) -> str:
-    """Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Out-of-core: milp-io on in-forests up to 20 nodes, else Belady evictions. Sequential: liu-optimal on in-forests, dp up to 25 nodes, else local search."""
+    """Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Out-of-core: milp-io on in-forests up to 20 nodes,
+    else Belady evictions. Sequential: liu-optimal on in-forests, dp up to 25 nodes, else local search."""
     if instance.question == "parallel":
         return "cpsat-parallel" if instance.n <= 30 else "par-inner-first-capped"
     if instance.question == "out-of-core":

@@ -49,7 +49,7 @@ def parallel_lower_bound(instance: Instance) -> int:
         longest[i] = times[i] + max((longest[s] for s in graph.successors[i]), default=0)
     tree = all(len(s) <= 1 for s in graph.successors)
     held = [graph.memreq(i) if tree else graph.step[i] for i in range(graph.n)]
-    area = sum(h * w for h, w in zip(held, times))
+    area = sum(h * w for h, w in zip(held, times, strict=False))
     memory = instance.memory or 0
     by_memory = -(-area // memory) if memory > 0 else 0
     return max(-(-sum(times) // p), max(longest), by_memory)

@@ -203,7 +203,7 @@ def generate_parallel_tree(
     rng = np.random.default_rng(seed + 7919)
     times = rng.integers(1, max_time + 1, size=n).tolist()
     data = tree.to_data()
-    for node, time in zip(data["graph"]["nodes"], times):
+    for node, time in zip(data["graph"]["nodes"], times, strict=False):
         node["time"] = int(time)
     timed = Instance.from_data(data, name=tree.name)
     graph = Graph.of(timed)
@@ -291,7 +291,7 @@ def _dot_number(attributes: dict[str, str], keys: tuple[str, ...], where: str) -
     for key in keys:
         if key in attributes:
             try:
-                return int(round(float(attributes[key])))
+                return round(float(attributes[key]))
             except ValueError:
                 raise FormatError(f"{where}: attribute {key}={attributes[key]!r} is not a number") from None
     return None
@@ -383,9 +383,9 @@ def import_dnn(path: str | Path) -> Instance:
     notes = ["exec sizes are 0 (the files give no workspace sizes)", "times are fpgaLatency rounded"]
     return Instance.create(
         [0] * len(nodes),
-        [int(round(float(node.get("size", 0) or 0))) for node in nodes],
+        [round(float(node.get("size", 0) or 0)) for node in nodes],
         edges,
-        times=[int(round(float(node.get("fpgaLatency", 0) or 0))) for node in nodes],
+        times=[round(float(node.get("fpgaLatency", 0) or 0)) for node in nodes],
         names=[f"{node['id']}" for node in nodes],
         name=path.stem,
         source={"file": path.name, "sha256": _sha256(path), "importer": "dnn", "notes": notes},

@@ -8,6 +8,7 @@ with done set S is ``R(S) + n_i + f_i``, where the resident memory
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -137,7 +138,7 @@ def gaps(graph: Graph, order: Sequence[int]) -> list[Gap]:
         if not graph.successors[i] or graph.output[i] == 0:
             continue
         uses = sorted([position[i], *(position[s] for s in graph.successors[i])])
-        found.extend(Gap(i, a, b, graph.output[i]) for a, b in zip(uses, uses[1:]) if b > a + 1)
+        found.extend(Gap(i, a, b, graph.output[i]) for a, b in itertools.pairwise(uses) if b > a + 1)
     return found
 
 

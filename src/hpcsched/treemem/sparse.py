@@ -82,7 +82,7 @@ def minimum_degree(matrix: sp.spmatrix) -> np.ndarray:
     n = matrix.shape[0]
     coo = sp.coo_matrix(matrix)
     adjacency = [set() for _ in range(n)]
-    for i, j in zip(coo.row, coo.col):
+    for i, j in zip(coo.row, coo.col, strict=False):
         if i != j:
             adjacency[i].add(int(j))
     alive = set(range(n))

@@ -137,10 +137,14 @@ def liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline | 
             gc.enable()
 
 
+def segment_order(segment: Sequence[float]) -> float:
+    """Liu's merge order of (hill, valley, ...) segments: ascending = non-increasing hill - valley."""
+    return segment[1] - segment[0]
+
+
 def _liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline | None) -> tuple[list[int], int]:
     children, bottom_up, roots = _children_and_bottom_up(parent)
     segments: list[list | None] = [None] * graph.n
-    key = lambda segment: segment[1] - segment[0]  # ascending = non-increasing hill - valley
     for count, node in enumerate(bottom_up):
         if deadline is not None and count % 65536 == 0:
             deadline.check("merging segments (liu-optimal)")
@@ -152,7 +156,7 @@ def _liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline |
         else:
             merged = []
             # a stable sort of the concatenation = the stable merge of the children's sorted lists
-            for segment in sorted(itertools.chain.from_iterable(segments[c] for c in kids), key=key):  # type: ignore[arg-type]
+            for segment in sorted(itertools.chain.from_iterable(segments[c] for c in kids), key=segment_order):  # type: ignore[arg-type]
                 _push(merged, segment)
         below = sum(graph.kept[c] for c in kids)
         _push(merged, [graph.step[node], graph.kept[node] - below, node])
@@ -163,7 +167,7 @@ def _liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline |
         final = segments[roots[0]]
     else:
         final = []
-        for segment in sorted(itertools.chain.from_iterable(segments[r] for r in roots), key=key):  # type: ignore[arg-type]
+        for segment in sorted(itertools.chain.from_iterable(segments[r] for r in roots), key=segment_order):  # type: ignore[arg-type]
             _push(final, segment)
     order: list[int] = []
     for segment in final:  # type: ignore[union-attr]

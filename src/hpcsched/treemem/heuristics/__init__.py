@@ -1,4 +1,5 @@
-"""Heuristics: sequential traversals of any DAG (`sequential`), parallel schedules (`parallel`), evictions (`out_of_core`)."""
+"""Heuristics: sequential traversals of any DAG (`sequential`), parallel schedules (`parallel`), evictions
+(`out_of_core`)."""
 
 from .out_of_core import (
     EvictionParams as EvictionParams,

@@ -140,7 +140,7 @@ def _finish(instance: Instance, start: Sequence[int], processor: Sequence[int], 
             notes=(*notes, f"the schedule needs memory {peak} > M = {instance.memory}; use a capped variant"),
         )
     bound = parallel_lower_bound(instance)
-    makespan = max(s + node.time for s, node in zip(start, instance.nodes))
+    makespan = max(s + node.time for s, node in zip(start, instance.nodes, strict=False))
     return Result(
         status=Status.OPTIMAL if makespan <= bound else Status.FEASIBLE,
         solution=Solution.schedule(instance, start, processor),

@@ -34,7 +34,7 @@ from ...core.result import Result, Status
 from ..bounds import memreq
 from ..model import Instance, Solution, other_question
 from ..simulate import Graph, peak
-from ..special_cases import _flatten, _push
+from ..special_cases import _flatten, _push, segment_order
 
 
 def _components(graph: Graph, nodes: Sequence[int]) -> list[list[int]]:
@@ -80,7 +80,6 @@ def sp_order(graph: Graph, order: Sequence[int], deadline: Deadline | None = Non
     """The sp-ization traversal; ``order`` is any topological order (it fixes the tie-breaks)."""
     share = [graph.output[p] / len(graph.successors[p]) if graph.successors[p] else 0.0 for p in range(graph.n)]
     delta = [graph.kept[v] - sum(share[p] for p in graph.predecessors[v]) for v in range(graph.n)]
-    key = lambda segment: segment[1] - segment[0]  # ascending = non-increasing hill - valley
 
     def segments(nodes: list[int]) -> list:
         if deadline is not None:
@@ -91,7 +90,7 @@ def sp_order(graph: Graph, order: Sequence[int], deadline: Deadline | None = Non
         parts = _components(graph, nodes)
         merged: list = []
         if len(parts) > 1:  # parallel composition: Liu's merge of the branches
-            for segment in sorted((s for part in parts for s in segments(part)), key=key):
+            for segment in sorted((s for part in parts for s in segments(part)), key=segment_order):
                 _push(merged, segment)
             return merged
         first, second = _series_split(graph, nodes)  # series composition (forced where not SP)

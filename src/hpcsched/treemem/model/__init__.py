@@ -40,6 +40,7 @@ Modelling choices where the specification leaves room
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -596,7 +597,7 @@ def _validate_schedule(instance: Instance, solution: Solution) -> list[Violation
         by_processor.setdefault(processor[i], []).append((start[i], start[i] + nodes[i].time, i))
     for proc, intervals in by_processor.items():
         intervals.sort()
-        for (s1, e1, i1), (s2, _, i2) in zip(intervals, intervals[1:]):
+        for (_s1, e1, i1), (s2, _, i2) in itertools.pairwise(intervals):
             if s2 < e1:
                 violations.append(
                     Violation(
@@ -694,7 +695,7 @@ def _evaluate_schedule(instance: Instance, solution: Solution) -> dict[str, floa
     """Makespan (the objective), peak memory and utilisation of a valid parallel schedule."""
     names = [node.name for node in instance.nodes]
     start = [solution.start[name] for name in names]  # type: ignore[index]
-    makespan = max(s + node.time for s, node in zip(start, instance.nodes))
+    makespan = max(s + node.time for s, node in zip(start, instance.nodes, strict=False))
     peak = max((held for _, held in memory_levels(instance, start)), default=0)
     work = sum(node.time for node in instance.nodes)
     return {
