@@ -1,8 +1,9 @@
 """pick: choose k of n weighted items, minimize the heaviest item chosen.
 
-The worked example of the tutorial "Add a problem" (the toy problem of
-tests/architecture/test_add_a_problem.py, as one plugin file). Importing
-this file registers the problem ``pick`` and its methods.
+The worked example of the tutorial "Add a problem", as one plugin file; the
+tutorial's commands and tests/architecture/test_add_a_problem.py both run
+this one copy. Importing this file registers the problem ``pick`` and its
+methods.
 """
 
 from __future__ import annotations
