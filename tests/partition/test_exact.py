@@ -44,7 +44,7 @@ def _exhaustive_dynamic(instance: Instance) -> float | None:
     for gpus in itertools.product(range(instance.gpus), repeat=instance.n):
         for starts in itertools.product(range(horizon + 1), repeat=instance.n):
             solution = Solution(gpus, starts)
-            makespan = max(s + t for s, t in zip(starts, instance.times))
+            makespan = max(s + t for s, t in zip(starts, instance.times, strict=True))
             if (best is None or makespan < best) and not validate(instance, solution):
                 best = makespan
     return best

@@ -100,16 +100,16 @@ def test_half_open_lifetimes_release_before_allocating():
 def _mutations(instance: Instance, solution: Solution):
     n = instance.n
     for v in range(n):
-        yield "gpu out of range", Solution(solution.gpu[:v] + (instance.gpus,) + solution.gpu[v + 1 :], solution.start)
-        yield "negative start", Solution(solution.gpu, solution.start[:v] + (-1,) + solution.start[v + 1 :])
+        yield "gpu out of range", Solution((*solution.gpu[:v], instance.gpus, *solution.gpu[v + 1 :]), solution.start)
+        yield "negative start", Solution(solution.gpu, (*solution.start[:v], -1, *solution.start[v + 1 :]))
         if instance.nodes[v].time > 0 or any(e.u == v or e.v == v for e in instance.edges):
             yield (
                 "earlier",
-                Solution(solution.gpu, solution.start[:v] + (solution.start[v] - 1,) + solution.start[v + 1 :]),
+                Solution(solution.gpu, (*solution.start[:v], solution.start[v] - 1, *solution.start[v + 1 :])),
             )
         for g in range(instance.gpus):
             if g != solution.gpu[v]:
-                yield "other gpu", Solution(solution.gpu[:v] + (g,) + solution.gpu[v + 1 :], solution.start)
+                yield "other gpu", Solution((*solution.gpu[:v], g, *solution.gpu[v + 1 :]), solution.start)
 
 
 @settings(max_examples=60)
@@ -131,16 +131,16 @@ def _independent_check(instance: Instance, solution: Solution) -> bool:
     nodes, K, n = instance.nodes, instance.gpus, instance.n
     if any(not 0 <= g < K for g in solution.gpu) or any(s < 0 for s in solution.start):
         return True
-    end = [s + node.time for s, node in zip(solution.start, nodes)]
+    end = [s + node.time for s, node in zip(solution.start, nodes, strict=True)]
     for v, node in enumerate(nodes):
         if node.pin is not None and solution.gpu[v] != node.pin:
             return True
         for w in range(n):
             if node.group is not None and nodes[w].group == node.group and solution.gpu[w] != solution.gpu[v]:
                 return True
-            if w != v and solution.gpu[w] == solution.gpu[v] and node.time and nodes[w].time:
-                if solution.start[v] < end[w] and solution.start[w] < end[v]:
-                    return True
+            overlapping = solution.start[v] < end[w] and solution.start[w] < end[v]
+            if w != v and solution.gpu[w] == solution.gpu[v] and node.time and nodes[w].time and overlapping:
+                return True
     for e in instance.edges:
         if solution.start[e.v] < end[e.u] + (e.delay if solution.gpu[e.u] != solution.gpu[e.v] else 0):
             return True
@@ -157,7 +157,7 @@ def _independent_check(instance: Instance, solution: Solution) -> bool:
             held = sum(node.persistent for v, node in enumerate(nodes) if solution.gpu[v] == g and t < horizon)
             for u, node in enumerate(nodes):
                 local = [end[e.v] for e in instance.edges if e.u == u and solution.gpu[e.v] == solution.gpu[u]]
-                if solution.gpu[u] == g and solution.start[u] <= t < max([end[u]] + local):
+                if solution.gpu[u] == g and solution.start[u] <= t < max([end[u], *local]):
                     held += node.output
             for e in instance.edges:
                 if solution.gpu[e.v] == g and solution.gpu[e.u] != g and end[e.u] + e.delay <= t < end[e.v]:

@@ -100,7 +100,7 @@ def test_cheapest_cuts_dp_against_enumeration():
     for mask in itertools.product([0, 1], repeat=5):
         cuts = [i + 1 for i in range(5) if mask[i]]
         bounds_ = [0, *cuts, 6]
-        if all(sum(memory[a:b]) <= capacity for a, b in zip(bounds_, bounds_[1:])):
+        if all(sum(memory[a:b]) <= capacity for a, b in itertools.pairwise(bounds_)):
             k = len(cuts) + 1
             best[k] = min(best.get(k, 99), sum(cost[c] for c in cuts))
     for limit in (2, 3, 4, 6):
@@ -129,7 +129,7 @@ def test_pipeline_split_bottleneck_is_optimal_for_its_objective(instance):
         cuts = [0] + [i + 1 for i in range(n - 1) if mask[i]] + [n]
         if len(cuts) - 1 > instance.gpus:
             continue
-        stages = list(zip(cuts, cuts[1:]))
+        stages = list(itertools.pairwise(cuts))
         if all(sum(memory[a:b]) <= instance.memory for a, b in stages):
             value = max(sum(times[a:b]) for a, b in stages)
             best = value if best is None else min(best, value)
