@@ -22,9 +22,6 @@ from .errors import (
     UnknownMethodError as UnknownMethodError,
 )
 from .errors import (
-    UnknownOptionError as UnknownOptionError,
-)
-from .errors import (
     UnknownProblemError as UnknownProblemError,
 )
 from .registry import (

@@ -75,10 +75,6 @@ class UnknownMethodError(HpcschedError, KeyError):
         return str(self.args[0])
 
 
-class UnknownOptionError(HpcschedError, TypeError):
-    """A method was given an option it does not have."""
-
-
 class OptionError(HpcschedError, ValueError):
     """A method option is unknown, of the wrong type or out of range (the instance is fine).
 

@@ -30,7 +30,7 @@ PROBLEM = register_problem(
             "ccsd-like": generate_ccsd_like,
         },
         importers={"csv": import_csv},
-        plot=plot_solution,  # type: ignore[arg-type]  # core still types plot as (instance, solution, path) -> None
+        plot=plot_solution,
         lower_bound=lower_bound,
     )
 )

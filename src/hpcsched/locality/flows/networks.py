@@ -27,9 +27,10 @@ def equal_duration(instance: Instance) -> int | None:
 
 def maxflow_version() -> str:
     """The name and version of the max-flow backend, for `Result.solver`."""
-    import ortools
+    # The distribution's metadata: ortools' own type information omits ``__version__``.
+    from importlib.metadata import version as distribution_version
 
-    return f"ortools-maxflow {ortools.__version__}"
+    return f"ortools-maxflow {distribution_version('ortools')}"
 
 
 def padded_replicas(instance: Instance) -> np.ndarray:

@@ -329,6 +329,7 @@ def _min_cost_semi_matching(instance: Instance, target: int) -> tuple[np.ndarray
 
 def min_cost_flow_version() -> str:
     """The name and version of the min-cost flow backend, for `Result.solver`."""
-    import ortools
+    # The distribution's metadata: ortools' own type information omits ``__version__``.
+    from importlib.metadata import version as distribution_version
 
-    return f"ortools-mincostflow {ortools.__version__}"
+    return f"ortools-mincostflow {distribution_version('ortools')}"
