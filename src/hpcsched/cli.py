@@ -26,9 +26,11 @@ from rich.table import Table
 
 from . import __version__
 from .core.deadline import DEFAULT_TIME_LIMIT
-from .core.errors import FormatError, HpcschedError, InvalidInstanceError
+from .core.display import readable_number
+from .core.errors import FormatError, HpcschedError, InvalidInstanceError, UnknownMethodError
 from .core.fields import check_method_options, require_seed
 from .core.io import (
+    STDIN_NAME,
     atomic_output,
     check_output_path,
     instance_schema,
@@ -172,6 +174,15 @@ def _check_seed(seed: int) -> None:
     require_seed(seed, "--seed")
 
 
+def _known_method(problem: Problem, name: str, where: str) -> None:
+    """Refuse an unknown method in one line that says where it was asked for
+    (the instance file, or the option), with the problem's known methods."""
+    try:
+        problem.method(name)
+    except UnknownMethodError as error:
+        raise UnknownMethodError(f"{where}: {error}") from None
+
+
 def parse_assignments(pairs: list[str] | None, option: str) -> dict[str, Any]:
     """``["k=v", ...]`` into a dict; values parsed as JSON when they parse, else kept as strings."""
     parsed: dict[str, Any] = {}
@@ -184,12 +195,6 @@ def parse_assignments(pairs: list[str] | None, option: str) -> dict[str, Any]:
         except json.JSONDecodeError:
             parsed[key.replace("-", "_")] = text
     return parsed
-
-
-def _number(value: float | None, digits: int = 6) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.{digits}g}"
 
 
 def _percent(value: float | None) -> str:
@@ -208,8 +213,8 @@ def result_table(results: list[tuple[str, Result]]) -> Table:
             instance_name,
             result.method,
             result.status.value,
-            _number(result.objective),
-            _number(result.bound),
+            readable_number(result.objective),
+            readable_number(result.bound),
             _percent(result.gap),
             f"{result.runtime_s:.2f}",
         )
@@ -248,7 +253,7 @@ def solve(
     instance = read_instance(file)
     problem = problem_of(instance)
     name = method or problem.default_method
-    problem.method(name)  # unknown method: fail before any work
+    _known_method(problem, name, STDIN_NAME if is_stdio(file) else str(file))  # before any work
     if time_limit is None:
         time_limit = DEFAULT_TIME_LIMIT
     if not (time_limit > 0 and math.isfinite(time_limit)):
@@ -511,7 +516,7 @@ def solved(
     _check_seed(seed)
     names = method or [entry.default_method]
     for name in names:
-        entry.method(name)  # unknown method: fail before any work
+        _known_method(entry, name, "--method")  # before any work
     files = _shipped_files_of(entry, folder)
     wanted = _only_files(only, files, folder) if only else list(files)
     if Path(table).name != table or not table.startswith("solved") or not table.endswith(".json"):
@@ -626,8 +631,8 @@ def _write_solved_table(table_path: Path, kept: Mapping[str, SolvedEntry], wante
             table.add_row(
                 name,
                 item.status,
-                _number(item.objective),
-                _number(item.bound),
+                readable_number(item.objective),
+                readable_number(item.bound),
                 item.method or "-",
                 item.bound_method or "-",
                 f"{item.runtime_s:.2f}",

@@ -77,6 +77,33 @@ def test_bad_input_ends_in_one_line(toy_file, tmp_path, arguments, fragments):
     assert not out.exists()
 
 
+def test_a_mistyped_method_is_one_line_naming_the_file_and_the_closest_method(toy_file):
+    result = runner.invoke(app, ["solve", str(toy_file), "--method", "cheapst"])
+    _single_error_line(
+        result,
+        f"{toy_file}: unknown method 'cheapst' for problem 'pick'",
+        "did you mean 'cheapest'?",
+        "(known: cheapest, first, refuse, tuned)",
+    )
+    assert result.exit_code == 1
+
+
+def test_an_unknown_method_without_a_close_name_suggests_nothing(toy_file):
+    result = runner.invoke(app, ["solve", str(toy_file), "--method", "zzz"])
+    _single_error_line(result, "unknown method 'zzz'", "(known: cheapest, first, refuse, tuned)")
+    assert "did you mean" not in result.stderr
+
+
+def test_solve_table_prints_large_objectives_in_full_and_json_keeps_raw_numbers(tmp_path):
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"problem": "pick", "name": "big", "data": {"costs": [50000000, 40963912]}}))
+    table = runner.invoke(app, ["solve", str(big)])
+    assert table.exit_code == 0, table.output
+    assert "40,963,912" in table.stdout and "e+07" not in table.stdout
+    summary = runner.invoke(app, ["solve", str(big), "--json"])
+    assert json.loads(summary.stdout)["objective"] == 40963912
+
+
 def test_malformed_instance_names_file_and_field(tmp_path):
     path = tmp_path / "broken.json"
     path.write_text(json.dumps({"problem": "pick", "data": {"costs": [1, "two"]}}))

@@ -11,6 +11,7 @@ and recomputes the objective with the problem's ``evaluate``.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
@@ -220,11 +221,23 @@ class Problem:
         return entry if entry.choose is None else self.method(entry.choose(instance))
 
     def method(self, name: str) -> Method:
+        """The registered method ``name``.
+
+        Raises
+        ------
+        UnknownMethodError
+            Naming the problem, the closest known name when one is close
+            (``did you mean 'cpsat'?``, a typo's usual fix) and every known name.
+        """
         try:
             return self.methods[name]
         except KeyError:
             known = ", ".join(sorted(self.methods))
-            raise UnknownMethodError(f"unknown method '{name}' for problem '{self.name}' (known: {known})") from None
+            close = difflib.get_close_matches(name, list(self.methods), n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise UnknownMethodError(
+                f"unknown method '{name}' for problem '{self.name}'{hint} (known: {known})"
+            ) from None
 
 
 def _first_line(func: Callable[..., Any]) -> str:
