@@ -98,7 +98,7 @@ def require_feasible(instance: Instance) -> None:
     pinned: dict[int, list[int]] = defaultdict(list)
     positive = any(node.time > 0 for node in instance.nodes)
     for unit in units(instance):
-        pins = {instance.nodes[v].pin for v in unit.members} - {None}
+        pins = {pin for v in unit.members if (pin := instance.nodes[v].pin) is not None}
         label = f"group {unit.group!r}" if unit.group is not None else f"node '{instance.nodes[unit.members[0]].name}'"
         if len(pins) > 1:
             raise InfeasibleError(f"{label} is pinned to GPUs {sorted(pins)} but must stay on one GPU")

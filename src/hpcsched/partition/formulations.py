@@ -166,11 +166,12 @@ class CpSatParams:
         positive("deterministic_time", self.deterministic_time)
 
 
-def incumbent(instance: Instance, time_limit: float) -> Solution | None:
-    """The better of the ParDNN-style and HEFT schedules, or None when neither found one."""
+def incumbent(instance: Instance, time_limit: float | None) -> Solution | None:
+    """The better of the ParDNN-style and HEFT schedules, or None when neither found one (None: no time limit)."""
+    limit = math.inf if time_limit is None else time_limit
     found = []
     for method in (pardnn, heft):
-        result = method(instance, time_limit=time_limit, seed=0, params=None)
+        result = method(instance, time_limit=limit, seed=0, params=None)
         if result.solution is not None:
             found.append(result.solution)
     return min(found, key=lambda s: evaluate(instance, s)["objective"]) if found else None
@@ -223,7 +224,7 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
                 solver=cpsat_backend.version(),
             )
     else:
-        horizon = sum(times) + sum(edge.delay for edge in instance.edges)
+        horizon = sum(times) + sum(int(edge.delay) for edge in instance.edges)
     model, x, start, _ = _build_model(instance, horizon, lower, deadline)
     if params.hint and start_solution is not None:
         _add_hint(instance, model, x, start, start_solution)
@@ -345,8 +346,9 @@ class _CpsatModel:
                 self.deadline.check("building the CP-SAT model")
             model.add_exactly_one(x[v])
             model.add(start[v] + times[v] <= self.horizon)
-            if nodes[v].pin is not None:
-                model.add(x[v][nodes[v].pin] == 1)
+            pin = nodes[v].pin
+            if pin is not None:
+                model.add(x[v][pin] == 1)
             if fixed is not None and v in fixed:
                 model.add(x[v][fixed[v]] == 1)
             if symmetric:
@@ -630,7 +632,7 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     if start_solution:
         horizon = int(evaluate(instance, start_solution)["objective"])
     else:
-        horizon = sum(instance.times) + sum(e.delay for e in instance.edges)
+        horizon = sum(instance.times) + sum(int(e.delay) for e in instance.edges)
     if params.stop_at_bound and start_solution is not None and lower >= horizon:
         return Result(
             status=Status.OPTIMAL,
@@ -736,7 +738,7 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
     size = min(params.neighbourhood, instance.n)
     iterations = improvements = 0
     solver = cpsat_backend.version()
-    while iterations < params.max_iterations and best_value > lower and deadline.remaining() > 0:
+    while iterations < params.max_iterations and best_value > lower and not deadline.expired():
         first = int(rng.integers(0, instance.n - size + 1))
         free = {u for v in order[first : first + size] for u in unit_list[owner[v]].members}
         fixed = {v: best.gpu[v] for v in range(instance.n) if v not in free}
@@ -756,10 +758,11 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
             seed=seed + iterations,
         )
         iterations += 1
-        if outcome.has_solution:
+        read = outcome.value
+        if outcome.has_solution and read is not None:
             candidate = Solution(
-                tuple(next(g for g in range(instance.gpus) if outcome.value(x[v][g])) for v in range(instance.n)),
-                tuple(int(outcome.value(start[v])) for v in range(instance.n)),
+                tuple(next(g for g in range(instance.gpus) if read(x[v][g])) for v in range(instance.n)),
+                tuple(int(read(start[v])) for v in range(instance.n)),
             )
             value = int(evaluate(instance, candidate)["objective"])
             if value < best_value:

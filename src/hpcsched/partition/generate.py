@@ -113,7 +113,9 @@ def import_dnn(
         raise FormatError(f"{path}: not JSON ({error})") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("nodes"), list) or not isinstance(raw.get("edges"), list):
         raise FormatError(f"{path}: expected an object with 'nodes' and 'edges' lists (a dnn-partitioning graph)")
-    nodes, index, names = [], {}, set()
+    nodes: list[dict[str, Any]] = []
+    index: dict[Any, int] = {}
+    names: set[str] = set()
     for k, record in enumerate(raw["nodes"]):
         try:
             node_id, latency, size = record["id"], float(record["fpgaLatency"]), float(record["size"])
@@ -228,7 +230,7 @@ def generate_training(
     forward_count = (nodes - 1) // 2
     widths, placed = [], 0
     while placed < forward_count:
-        widths.append(int(min(rng.integers(1, max_width + 1), forward_count - placed)))
+        widths.append(min(int(rng.integers(1, max_width + 1)), forward_count - placed))
         placed += widths[-1]
     layers, next_id = [], 0
     for width in widths:

@@ -11,6 +11,7 @@ nothing about the instance: the exact methods decide).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core.deadline import Deadline
@@ -20,6 +21,7 @@ from ..taskgraph import ListScheduler, NoPlacementError, Placement, list_schedul
 from . import bounds
 from .model import Instance, Solution, evaluate
 from .simulate import (
+    Unit,
     enforce_units,
     fits_memory,
     incident_edges,
@@ -40,7 +42,12 @@ def _no_schedule(reason: str) -> Result:
 
 
 def _finish(
-    instance: Instance, gpu_of: list[int], deadline: Deadline, *notes: str, unit_list=None, priority=None
+    instance: Instance,
+    gpu_of: list[int],
+    deadline: Deadline,
+    *notes: str,
+    unit_list: Sequence[Unit] | None = None,
+    priority: Sequence[float] | None = None,
 ) -> Result:
     """Repair memory overflows if any, then list-schedule the assignment (``unit_list``, ``priority``: precomputed)."""
     unit_list = unit_list if unit_list is not None else units(instance)
@@ -154,7 +161,7 @@ def etf(instance: Instance, /, *, time_limit: float, seed: int, params: None) ->
     ready = {j for j in range(n) if waiting[j] == 0}
     while ready:
         deadline.check("placing nodes (ETF)")
-        best = None
+        best: tuple[tuple[float, float, int], int, Placement] | None = None
         for j in ready:
             placement = state.best_placement(j)
             if placement is None:
@@ -162,6 +169,7 @@ def etf(instance: Instance, /, *, time_limit: float, seed: int, params: None) ->
             key = (placement.start, -rank[j], j)
             if best is None or key < best[0]:
                 best = (key, j, placement)
+        assert best is not None  # ready is non-empty inside the loop
         _, j, placement = best
         state.place(j, placement)
         on_place(j, placement)
@@ -343,7 +351,7 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
         else:
             low = bucket(min(top[v] for v in path))
             high = bucket(max(top[v] + times[v] for v in path))
-            shared = defaultdict(int)
+            shared: defaultdict[int, int] = defaultdict(int)
             for v in path:
                 for other, cost in incident[v]:
                     if gpu_of[other] >= 0:
@@ -360,12 +368,27 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
     length = max(top[v] + bottom[v] for v in range(n))
     slack = [length - top[v] - bottom[v] for v in range(n)]
     priority = [-r for r in bottom]  # the upward rank (transfers included), computed once
-    shared = {"unit_list": unit_list, "priority": priority}
-    candidates = [_finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; mapping only", **shared)]
+    candidates = [
+        _finish(
+            instance,
+            list(gpu_of),
+            deadline,
+            f"{len(paths)} clusters; mapping only",
+            unit_list=unit_list,
+            priority=priority,
+        )
+    ]
     moves = _switch_nodes(instance, gpu_of, unit_list, incident, slack, params, deadline)
     if moves:
         candidates.append(
-            _finish(instance, list(gpu_of), deadline, f"{len(paths)} clusters; {moves} node switches", **shared)
+            _finish(
+                instance,
+                list(gpu_of),
+                deadline,
+                f"{len(paths)} clusters; {moves} node switches",
+                unit_list=unit_list,
+                priority=priority,
+            )
         )
     balance_moves = _balance(instance, gpu_of, unit_list, incident, params, deadline)
     if balance_moves:
@@ -375,7 +398,8 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
                 gpu_of,
                 deadline,
                 f"{len(paths)} clusters; {moves} node switches; {balance_moves} balancing moves",
-                **shared,
+                unit_list=unit_list,
+                priority=priority,
             )
         )
     found = [r for r in candidates if r.solution is not None]
@@ -607,7 +631,7 @@ def one_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None
     """Baseline: every node on GPU 0 in upward-rank order (no communication); NOT_APPLICABLE when it does not fit or
     pins forbid."""
     deadline = Deadline.after(time_limit)
-    pins = {node.pin for node in instance.nodes} - {None, 0}
+    pins = {node.pin for node in instance.nodes if node.pin is not None and node.pin != 0}
     if pins:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"nodes are pinned to GPUs {sorted(pins)}",))
     gpu_of = [0] * instance.n

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numbers
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -254,14 +254,14 @@ class Instance:
                 raise InvalidInstanceError("data.nodes", f"{label} has {len(column)} entries, time has {n}")
         names = list(names) if names is not None else [f"v{i}" for i in range(n)]
         nodes = tuple(
-            {
-                "name": names[i],
-                "time": time[i],
-                "persistent": persistent[i] if persistent is not None else 0,
-                "output": output[i] if output is not None else 0,
-                "group": group[i] if group is not None else None,
-                "pin": pin[i] if pin is not None else None,
-            }
+            Node(
+                name=names[i],
+                time=time[i],
+                persistent=persistent[i] if persistent is not None else 0,
+                output=output[i] if output is not None else 0,
+                group=group[i] if group is not None else None,
+                pin=pin[i] if pin is not None else None,
+            )
             for i in range(n)
         )
         edge_list = tuple(Edge(e[0], e[1], e[2] if len(e) > 2 else 0) for e in edges)
@@ -339,7 +339,7 @@ class Instance:
         return tuple(node.time for node in self.nodes)
 
     @property
-    def machines(self) -> dict[str, int]:
+    def machines(self) -> Mapping[Hashable, int]:
         """Machine class -> count, as the taskgraph engine takes it."""
         return {MACHINE_CLASS: self.gpus}
 
@@ -419,7 +419,8 @@ def memory_items(instance: Instance, solution: Solution) -> list[tuple[int, int,
         if solution.gpu[u] == solution.gpu[v]:
             last_local_end[u] = max(last_local_end[u], ends[v])
         elif nodes[u].output:
-            items.append((solution.gpu[v], ends[u] + edge.delay, ends[v], nodes[u].output))
+            # transfers are integers (Instance.__post_init__); the shared Edge types its delay as float
+            items.append((solution.gpu[v], ends[u] + int(edge.delay), ends[v], nodes[u].output))
     for u, node in enumerate(nodes):
         if node.output:
             items.append((solution.gpu[u], solution.start[u], last_local_end[u], node.output))

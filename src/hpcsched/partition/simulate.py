@@ -142,8 +142,9 @@ def incident_edges(instance: Instance) -> list[list[tuple[int, int]]]:
     """Per node, ``(neighbour, transfer)`` over its in- and out-edges."""
     incident: list[list[tuple[int, int]]] = [[] for _ in range(instance.n)]
     for edge in instance.edges:
-        incident[edge.u].append((edge.v, edge.delay))
-        incident[edge.v].append((edge.u, edge.delay))
+        transfer = int(edge.delay)  # an integer (Instance.__post_init__); the shared Edge types it as float
+        incident[edge.u].append((edge.v, transfer))
+        incident[edge.v].append((edge.u, transfer))
     return incident
 
 

@@ -72,7 +72,7 @@ def _chain_applicable(instance: Instance) -> tuple[list[int] | None, str]:
 
 def _chain_schedule(instance: Instance, order: list[int], cuts: list[int]) -> Solution:
     """Segment k (between cuts) on GPU k, every node as early as possible."""
-    transfer = {(e.u, e.v): e.delay for e in instance.edges}
+    transfer = {(e.u, e.v): int(e.delay) for e in instance.edges}  # integers (Instance.__post_init__)
     gpu = [0] * instance.n
     start = [0] * instance.n
     segment, time, cut_set = 0, 0, set(cuts)
@@ -108,7 +108,7 @@ def _cheapest_cuts(
     for layer in range(layers):
         current = [infinity] * (n + 1)
         parent = [-1] * (n + 1)
-        window: deque[int] = deque()
+        window: deque[tuple[int, float]] = deque()  # (j, key), keys increasing
         low = 0
         source = previous if max_segments is not None else None
         for i in range(1, n + 1):
@@ -175,7 +175,7 @@ def chain_cuts(instance: Instance, /, *, time_limit: float, seed: int, params: N
         return Result(status=Status.NOT_APPLICABLE, notes=(reason,))
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
-    transfer = {(e.u, e.v): e.delay for e in instance.edges}
+    transfer = {(e.u, e.v): int(e.delay) for e in instance.edges}  # integers (Instance.__post_init__)
     memory = [instance.nodes[v].persistent + instance.nodes[v].output for v in order]
     cost = [0] + [transfer[order[i - 1], order[i]] for i in range(1, len(order))]
     unlimited, _ = _cheapest_cuts(memory, cost, instance.memory, None)
