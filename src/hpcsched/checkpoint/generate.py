@@ -106,8 +106,9 @@ def generate_random(*, seed: int = 0, n: int = 10, budget: float = 0.5) -> Insta
     fw = rng.integers(1, 101, n)
     bw = np.concatenate([np.maximum(1, (fw * rng.uniform(1.5, 2.5, n)).round()), [int(rng.integers(1, 20))]])
     x = rng.integers(1, 101, n + 1)
-    xbar = [None] + [int(x[i] * rng.uniform(1.0, 3.0)) for i in range(1, n + 1)]
-    xbar = [None] + [max(v, int(x[i])) for i, v in enumerate(xbar) if i > 0]
+    recorded = [int(x[i] * rng.uniform(1.0, 3.0)) for i in range(1, n + 1)]
+    # xbar_i includes x_i: the rounding down above may leave it short by one
+    xbar: list[int | None] = [None] + [max(v, int(x[i])) for i, v in enumerate(recorded, start=1)]
     return with_budget(
         fw.tolist(),
         [int(v) for v in bw],
@@ -129,19 +130,19 @@ def generate_transformer(*, seed: int = 0, n: int = 4, budget: float = 0.5) -> I
     n = require_int(n, "n", minimum=1)
     rng = np.random.default_rng(seed)
     h = 8
-    fw, x, xbar = [2], [h], [None, h]  # embedding: x_0 tokens (h), output h
+    fw, x, recorded = [2], [h], [h]  # embedding: x_0 tokens (h), output h; recorded[i-1] is xbar_i
     for _ in range(n):
         fw += [6, 8, 8]
         x += [h, 4 * h, h]
-        xbar += [4 * h, 4 * h, h]
+        recorded += [4 * h, 4 * h, h]
     fw.append(3)
     x += [h, 1]  # head input h, output (loss input) 1
-    xbar.append(1)
+    recorded.append(1)
     x = x[: len(fw) + 1]
     jitter = rng.uniform(0.9, 1.1, len(fw))
     fw = [max(1, round(f * j)) for f, j in zip(fw, jitter, strict=False)]
     bw = [2 * f for f in fw] + [1]
-    xbar = [None] + [max(a, b) for a, b in zip(xbar[1:], x[1:], strict=False)]
+    xbar: list[int | None] = [None] + [max(a, b) for a, b in zip(recorded, x[1:], strict=False)]
     return with_budget(
         fw,
         bw,

@@ -160,7 +160,7 @@ def _timed(
     for d in _durations(instance, sequence):
         planned.append(now)
         now += d
-    best = None
+    best: tuple[tuple[int, int], Solution, dict[_Bridge, tuple[int, int]]] | None = None
     for _ in range(4):
         solution, actual, windows = _timed_once(instance, sequence, copies, bridges, planned, early)
         peak = max((held for _, held in memory_over_time(instance, solution)), default=0)
@@ -170,6 +170,7 @@ def _timed(
         if actual == planned:
             break
         planned = actual
+    assert best is not None  # the loop runs at least once
     return best[1], best[2]
 
 
@@ -248,7 +249,7 @@ def _timed_once(
 
 def _gaps(copies: list[_Copy]) -> list[tuple[int, int, int]]:
     """(copy, opens, closes) for every gap between consecutive uses of a copy."""
-    found = []
+    found: list[tuple[int, int, int]] = []
     for c, copy in enumerate(copies):
         uses = [copy.created, *copy.reads]
         found.extend((c, a, z) for a, z in pairwise(uses) if z > a + 1)
@@ -296,10 +297,11 @@ class _OffloadSearch:
             solution, windows, over = self._timed_excess()
             if not over:
                 return solution if not validate_two_levels(self.instance, solution) else None
-            if self._last_bridge_useless(over):
+            undo_to = self.previous
+            if undo_to is not None and self._last_bridge_useless(over):
                 # the last bridge did not lower the first excess (e.g. its offload waits behind others on
                 # the link): undo it; its gap stays marked as tried
-                self.bridges = self.previous.bridges
+                self.bridges = undo_to.bridges
                 self.offloaded = {b.copy for b in self.bridges}
                 solution, windows, over = self._timed_excess()
             if len(self.bridges) >= max_bridges:

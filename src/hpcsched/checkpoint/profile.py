@@ -114,8 +114,10 @@ def profile_chain(
         if cuda:
             torch.cuda.synchronize()
 
-    def timed(run: Callable[[], Any], prepare: Callable[[], Any] | None = None) -> tuple[float, int]:
-        samples, transient = [], 0
+    def timed(run: Callable[..., Any], prepare: Callable[[], Any] | None = None) -> tuple[float, int]:
+        # run takes no argument, or the state that prepare returns
+        samples: list[float] = []
+        transient = 0
         for attempt in range(repeats + 1):
             state = prepare() if prepare is not None else None
             sync()
@@ -134,7 +136,12 @@ def profile_chain(
                 samples.append(elapsed)
         return statistics.median(samples), transient
 
-    fw, bw, x, xbar, ftmp, btmp = [], [], [_bytes(sample_input)], [None], [], []
+    fw: list[int] = []
+    bw: list[int] = []
+    x: list[int] = [_bytes(sample_input)]
+    xbar: list[int | None] = [None]
+    ftmp: list[int] = []
+    btmp: list[int] = []
     current = _detached(sample_input, False)
     for stage in stages:
         parameters = {_storage_key(p) for p in getattr(stage, "parameters", lambda: [])()}

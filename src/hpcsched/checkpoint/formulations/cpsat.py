@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ortools.sat.python.cp_model import IntVar
+
 from ...core.deadline import Deadline
 from ...core.errors import InfeasibleError
 from ...core.params import at_least, positive
@@ -130,7 +132,7 @@ class _SlotModel:
         self.held = {
             (v, t): self.model.new_bool_var(f"h_{v[0]}{v[1]}_{t}") for v in self.values for t in range(len(self.slots))
         }
-        self.ops: dict[int, dict[Op, object]] = {}
+        self.ops: dict[int, dict[Op, IntVar]] = {}
         self.objective: list = []
 
     def build(self) -> _SlotModel:

@@ -48,6 +48,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ortools.sat.python.cp_model import IntVar, LinearExpr
+
 from ...core.deadline import Deadline
 from ...core.errors import InfeasibleError
 from ...core.params import at_least, positive
@@ -219,7 +221,7 @@ class _OffloadModel:
         self.model = new_model()
         self.ops = _operations(self.L, allow_recomputation)
         self.dur = {p: duration(instance, *p) for p in self.ops}
-        self.start: dict[tuple[Op, int], object] = {}
+        self.start: dict[tuple[Op, int], IntVar] = {}
         for p in self.ops:
             deadline.check(_BUILDING)
             for t in range(self.H - self.dur[p] + 1):
@@ -228,7 +230,8 @@ class _OffloadModel:
         self.size = {v: (instance.x[v[1]] if v[0] == "x" else instance.xbar[v[1]]) for v in self.values}
         self.held: dict = {}
         self.ready: dict = {}
-        self.end_b0 = None
+        # the end of B 0 (the makespan); set by _add_backward_order before anything reads it
+        self.end_b0: LinearExpr | int = 0
         self.weight = 1
 
     def build(self) -> _OffloadModel:
@@ -249,7 +252,7 @@ class _OffloadModel:
         """The start literals of p that make it run at t."""
         return self.starts(p, t - self.dur[p] + 1, t)
 
-    def begin(self, p: Op):
+    def begin(self, p: Op) -> LinearExpr | int:
         """Start time expression of a once-only operation."""
         return sum(t * self.start[(p, t)] for t in range(self.H - self.dur[p] + 1))
 

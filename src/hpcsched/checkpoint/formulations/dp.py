@@ -218,7 +218,7 @@ class _PersistentTable:
         X, S, m = self.sizes.x, self.S, self.m
         targets = np.arange(s + 1, t + 1)
         right = self.table[self.index[targets, t]]
-        left = np.stack([self.row(s, sp - 1) for sp in targets])
+        left = np.stack([self.row(s, int(sp) - 1) for sp in targets])
         shift = np.array([X[sp] for sp in targets])
         source = m[None, :] - shift[:, None]
         gathered = np.take_along_axis(right, np.clip(source, 0, S), axis=1)

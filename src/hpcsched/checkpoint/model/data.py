@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ...core.errors import InvalidInstanceError, InvalidSolutionError
 from ...core.fields import (
@@ -274,7 +274,8 @@ class Instance:
             fw=tuple(fw),
             bw=tuple(bw),
             x=tuple(x),
-            xbar=tuple(xbar),
+            # __post_init__ turns a None xbar[0] into 0 and rejects a None anywhere else
+            xbar=cast("tuple[int, ...]", tuple(xbar)),
             ftmp=tuple(ftmp if ftmp is not None else [0] * length),
             btmp=tuple(btmp if btmp is not None else [0] * (length + 1)),
             memory=memory,
