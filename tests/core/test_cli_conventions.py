@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from hpcsched import __version__
 from hpcsched.cli import app
-from hpcsched.core import registry
+from hpcsched.core import registration, registry
 from hpcsched.core.io import atomic_output, atomic_write_text, check_output_path
 
 from . import test_core  # noqa: F401  (registers the toy problem "pick")
@@ -288,9 +288,9 @@ def test_entry_point_problems_are_discovered(tmp_path, monkeypatch):
         return real(**selection)
 
     monkeypatch.setattr(metadata, "entry_points", fake)
-    monkeypatch.setattr(registry, "_LOADED_ENTRY_POINTS", set())
-    monkeypatch.setattr(registry, "_PROBLEMS", dict(registry._PROBLEMS))
-    assert "cube" not in registry._PROBLEMS
+    monkeypatch.setattr(registration, "_LOADED_ENTRY_POINTS", set())
+    monkeypatch.setattr(registration, "_PROBLEMS", dict(registration._PROBLEMS))
+    assert not registration.is_registered("cube")
     assert "cube" in registry.problem_names()
     assert registry.get_problem("cube").default_method == "clamp"
     instance = tmp_path / "cube.json"
@@ -301,7 +301,7 @@ def test_entry_point_problems_are_discovered(tmp_path, monkeypatch):
 def test_a_broken_entry_point_is_one_error_naming_it(monkeypatch):
     point = metadata.EntryPoint(name="ghost", value="no_such_module_hpcsched", group=registry.ENTRY_POINT_GROUP)
     monkeypatch.setattr(metadata, "entry_points", lambda **s: metadata.EntryPoints([point]))
-    monkeypatch.setattr(registry, "_LOADED_ENTRY_POINTS", set())
+    monkeypatch.setattr(registration, "_LOADED_ENTRY_POINTS", set())
     result = invoke("generate", "ghost", "-o", "x.json")
     assert result.exit_code == 1 and "entry point 'ghost" in result.stderr
 

@@ -8,7 +8,8 @@ import pytest
 from typer.testing import CliRunner
 
 from hpcsched.cli import app
-from hpcsched.core.registry import METHOD_KINDS, PROBLEM_PACKAGES, _is_shipped, get_problem, methods
+from hpcsched.core.registration import _is_shipped
+from hpcsched.core.registry import METHOD_KINDS, PROBLEM_PACKAGES, get_problem, methods
 
 runner = CliRunner()
 
