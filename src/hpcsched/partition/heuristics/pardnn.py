@@ -1,185 +1,23 @@
-"""Heuristics and baselines for partition: ParDNN-style, HEFT with a memory check, Kernighan–Lin partition,
-round-robin, one GPU.
-
-Every schedule comes from the shared engine (`hpcsched.taskgraph`); memory
-is kept by the ledgers of `hpcsched.partition.simulate` (sufficient for
-both memory models). No heuristic claims a bound. A heuristic that finds no
-assignment within memory answers NOT_APPLICABLE with a note (that proves
-nothing about the instance: the exact methods decide).
-"""
+"""ParDNN-style heuristic: critical-path slicing, mapping, node switching, balancing."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..core.deadline import Deadline
-from ..core.params import at_least, within
-from ..core.result import Result, Status
-from ..taskgraph import ListScheduler, NoPlacementError, Placement, list_schedule, topological_order
-from . import bounds
-from .model import Instance, Solution, evaluate
-from .simulate import (
-    Unit,
+from ...core.deadline import Deadline
+from ...core.params import at_least, within
+from ...core.result import Result
+from ...taskgraph import topological_order
+from .. import bounds
+from ..model import Instance, evaluate
+from ..simulate import (
     enforce_units,
-    fits_memory,
     incident_edges,
-    ledger,
     own_memory,
-    ranks,
-    repair_memory,
-    schedule_assignment,
-    unit_index,
     units,
 )
-
-
-def _no_schedule(reason: str) -> Result:
-    return Result(
-        status=Status.NOT_APPLICABLE, notes=(f"no schedule found: {reason} (this proves nothing about the instance)",)
-    )
-
-
-def _finish(
-    instance: Instance,
-    gpu_of: list[int],
-    deadline: Deadline,
-    *notes: str,
-    unit_list: Sequence[Unit] | None = None,
-    priority: Sequence[float] | None = None,
-) -> Result:
-    """Repair memory overflows if any, then list-schedule the assignment (``unit_list``, ``priority``: precomputed)."""
-    unit_list = unit_list if unit_list is not None else units(instance)
-    gpu_of = enforce_units(instance, gpu_of, unit_list)
-    if not fits_memory(instance, gpu_of):
-        repaired = repair_memory(instance, gpu_of, unit_list, deadline)
-        if repaired is None:
-            return _no_schedule("the greedy overflow repair found no move that relieves an over-full GPU")
-        gpu_of, moves = repaired
-        notes = (*notes, f"overflow repair moved {moves} colocation units")
-    deadline.check("repairing memory")
-    solution = schedule_assignment(instance, gpu_of, priority)
-    return Result(status=Status.FEASIBLE, solution=solution, notes=tuple(notes))
-
-
-# --- HEFT with a memory check ---------------------------------------------------------------------
-
-
-def heft(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """HEFT with a memory check: by decreasing upward rank, each node on the GPU where it finishes earliest among
-    those with room.
-
-    Memory goes through the engine's ``fits`` hook (and ``on_place`` to
-    commit): the GPU g of a node reserves, when the node's colocation unit
-    first lands there, the unit's Σ (w + s), and, with dynamic memory, s_u
-    for every predecessor u already placed on another GPU (the copy of a
-    cut edge into g; predecessors are always placed first). These are
-    exactly the ledger's terms (`hpcsched.partition.simulate`), so
-    reservations <= M on every GPU keep the memory rule for any schedule.
-    Later members go where their unit is; pinned units go to their pin.
-    """
-    deadline = Deadline.after(time_limit)
-    bounds.require_feasible(instance)
-    fits, on_place = _memory_hooks(instance)
-    rank = ranks(instance)
-    deadline.check("ranking")
-    try:
-        placements = list_schedule(
-            instance.n,
-            instance.edges,
-            instance.machines,
-            lambda j, c: instance.nodes[j].time,
-            [-r for r in rank],
-            rule="machine",
-            fits=fits,
-            on_place=on_place,
-            names=[node.name for node in instance.nodes],
-        )
-    except NoPlacementError as error:
-        return _no_schedule(f"HEFT's memory reservations left no GPU for a node ({error})")
-    return Result(status=Status.FEASIBLE, solution=Solution.from_placements(placements))
-
-
-def _memory_hooks(instance: Instance):
-    """``(fits, on_place)`` for the engine: the memory reservations described in `heft`."""
-    unit_list = units(instance)
-    owner = unit_index(instance, unit_list)
-    need = [sum(own_memory(instance, v) for v in unit.members) for unit in unit_list]
-    incoming: list[list[int]] = [[] for _ in range(instance.n)]
-    if instance.memory_model == "dynamic":
-        for edge in instance.edges:
-            incoming[edge.v].append(edge.u)
-    reserved = [0] * instance.gpus
-    placed_on: list[int | None] = [None] * len(unit_list)
-    gpu_of: list[int | None] = [None] * instance.n
-
-    def extra(task: int, gpu: int) -> int:
-        amount = need[owner[task]] if placed_on[owner[task]] is None else 0
-        return amount + sum(instance.nodes[u].output for u in incoming[task] if gpu_of[u] != gpu)
-
-    def fits(task: int, machine: tuple, start: float) -> bool:
-        u, gpu = owner[task], machine[1]
-        if placed_on[u] is not None:
-            return gpu == placed_on[u] and reserved[gpu] + extra(task, gpu) <= instance.memory
-        if unit_list[u].pin is not None and gpu != unit_list[u].pin:
-            return False
-        return reserved[gpu] + extra(task, gpu) <= instance.memory
-
-    def on_place(task: int, placement: Placement) -> None:
-        gpu = placement.machine
-        reserved[gpu] += extra(task, gpu)
-        placed_on[owner[task]] = gpu
-        gpu_of[task] = gpu
-
-    return fits, on_place
-
-
-def etf(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """ETF (earliest task first) with HEFT's memory check: among the ready nodes, the one that can start earliest,
-    where it starts earliest.
-
-    The engine's `ListScheduler` gives each ready node its best placement
-    (with identical GPUs the earliest finish is the earliest start plus
-    p_v); ties by larger upward rank, then index. Memory: the reservations
-    of `heft` (``fits`` in the engine, committed after each placement).
-    O(n · r) placements for r ready nodes: for graphs up to ~10^4 nodes.
-    """
-    deadline = Deadline.after(time_limit)
-    bounds.require_feasible(instance)
-    fits, on_place = _memory_hooks(instance)
-    rank = ranks(instance)
-    n = instance.n
-    state = ListScheduler(
-        n, instance.edges, instance.machines, lambda j, c: instance.nodes[j].time, rule="machine", fits=fits
-    )
-    waiting = [0] * n
-    outgoing: list[list[int]] = [[] for _ in range(n)]
-    for edge in instance.edges:
-        waiting[edge.v] += 1
-        outgoing[edge.u].append(edge.v)
-    ready = {j for j in range(n) if waiting[j] == 0}
-    while ready:
-        deadline.check("placing nodes (ETF)")
-        best: tuple[tuple[float, float, int], int, Placement] | None = None
-        for j in ready:
-            placement = state.best_placement(j)
-            if placement is None:
-                return _no_schedule(f"ETF's memory reservations left no GPU for node '{instance.nodes[j].name}'")
-            key = (placement.start, -rank[j], j)
-            if best is None or key < best[0]:
-                best = (key, j, placement)
-        assert best is not None  # ready is non-empty inside the loop
-        _, j, placement = best
-        state.place(j, placement)
-        on_place(j, placement)
-        ready.remove(j)
-        for v in outgoing[j]:
-            waiting[v] -= 1
-            if waiting[v] == 0:
-                ready.add(v)
-    return Result(status=Status.FEASIBLE, solution=Solution.from_placements(state.schedule()))
-
+from .common import finish
 
 # --- ParDNN-style ---------------------------------------------------------------------------------
 
@@ -369,7 +207,7 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
     slack = [length - top[v] - bottom[v] for v in range(n)]
     priority = [-r for r in bottom]  # the upward rank (transfers included), computed once
     candidates = [
-        _finish(
+        finish(
             instance,
             list(gpu_of),
             deadline,
@@ -381,7 +219,7 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
     moves = _switch_nodes(instance, gpu_of, unit_list, incident, slack, params, deadline)
     if moves:
         candidates.append(
-            _finish(
+            finish(
                 instance,
                 list(gpu_of),
                 deadline,
@@ -393,7 +231,7 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
     balance_moves = _balance(instance, gpu_of, unit_list, incident, params, deadline)
     if balance_moves:
         candidates.append(
-            _finish(
+            finish(
                 instance,
                 gpu_of,
                 deadline,
@@ -537,113 +375,3 @@ def _balance(
         if not moved_units:
             break
     return moves
-
-
-# --- balanced partition (Kernighan–Lin recursive bisection) -------------------------------------------
-
-
-@dataclass(frozen=True)
-class KlParams:
-    """Options of kl-partition.
-
-    Attributes
-    ----------
-    max_iterations
-        Kernighan–Lin passes per bisection (networkx ``max_iter``).
-    """
-
-    max_iterations: int = 4
-
-    def __post_init__(self):
-        at_least("max_iterations", self.max_iterations, 1)
-
-
-def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params: KlParams | None) -> Result:
-    """Balanced min-cut partition (Kernighan–Lin recursive bisection, networkx), then repair and scheduling.
-
-    pymetis is not installed here, so this stands in for ParDNN's METIS
-    baseline: the undirected graph (edge weight c_uv + 1) is split in two
-    parts of ⌊K/2⌋ and ⌈K/2⌉ GPUs' worth of nodes (the initial split is a
-    topological prefix, which KL's swaps then improve keeping the part
-    sizes), recursively, until each part is one GPU. Balance is by node
-    count (networkx's KL does not weigh nodes). Then units, overflow repair
-    and list scheduling as every heuristic here.
-    """
-    import networkx as nx
-
-    params = params or KlParams()
-    deadline = Deadline.after(time_limit)
-    bounds.require_feasible(instance)
-    graph = nx.Graph()
-    graph.add_nodes_from(range(instance.n))
-    for edge in instance.edges:
-        graph.add_edge(edge.u, edge.v, weight=edge.delay + 1)
-    position = {v: i for i, v in enumerate(topological_order(instance.n, instance.edges))}
-    gpu_of = [0] * instance.n
-
-    def split(nodes: list[int], first_gpu: int, count: int) -> None:
-        deadline.check("bisecting (Kernighan–Lin)")
-        if count == 1 or len(nodes) <= 1:
-            for v in nodes:
-                gpu_of[v] = first_gpu
-            return
-        left_count = count // 2
-        nodes = sorted(nodes, key=lambda v: position[v])
-        cut = len(nodes) * left_count // count
-        left, right = set(nodes[:cut]), set(nodes[cut:])
-        if left and right:
-            left, right = nx.algorithms.community.kernighan_lin_bisection(
-                graph.subgraph(nodes),
-                partition=(left, right),
-                max_iter=params.max_iterations,
-                weight="weight",
-                seed=seed,
-            )
-        split(sorted(left), first_gpu, left_count)
-        split(sorted(right), first_gpu + left_count, count - left_count)
-
-    split(list(range(instance.n)), 0, instance.gpus)
-    return _finish(instance, gpu_of, deadline, "Kernighan–Lin recursive bisection (networkx), balance by node count")
-
-
-# --- baselines ------------------------------------------------------------------------------------------
-
-
-def round_robin(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Baseline: colocation units in topological order of their first node go to GPUs 0, 1, ..., K-1, 0, ...; repair;
-    schedule."""
-    deadline = Deadline.after(time_limit)
-    bounds.require_feasible(instance)
-    unit_list = units(instance)
-    owner = unit_index(instance, unit_list)
-    next_gpu, assigned = 0, {}
-    gpu_of = [0] * instance.n
-    for v in topological_order(instance.n, instance.edges):
-        u = owner[v]
-        if u not in assigned:
-            assigned[u] = next_gpu
-            next_gpu = (next_gpu + 1) % instance.gpus
-        gpu_of[v] = assigned[u]
-    return _finish(instance, gpu_of, deadline)
-
-
-def one_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Baseline: every node on GPU 0 in upward-rank order (no communication); NOT_APPLICABLE when it does not fit or
-    pins forbid."""
-    deadline = Deadline.after(time_limit)
-    pins = {node.pin for node in instance.nodes if node.pin is not None and node.pin != 0}
-    if pins:
-        return Result(status=Status.NOT_APPLICABLE, notes=(f"nodes are pinned to GPUs {sorted(pins)}",))
-    gpu_of = [0] * instance.n
-    level = ledger(instance, gpu_of)[0]
-    if level > instance.memory:
-        return Result(
-            status=Status.NOT_APPLICABLE,
-            notes=(f"all nodes on one GPU need Σ(persistent + output) = {level} bytes > M = {instance.memory}",),
-        )
-    deadline.check("checking memory")
-    return Result(status=Status.FEASIBLE, solution=schedule_assignment(instance, gpu_of))
-
-
-HEURISTIC_METHODS = ("pardnn", "heft", "etf", "kl-partition")
-BASELINE_METHODS = ("round-robin", "one-gpu")
