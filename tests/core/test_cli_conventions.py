@@ -93,7 +93,7 @@ def test_internal_error_exits_3(toy_file, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("hpcsched.cli.run_method", broken)
+    monkeypatch.setattr("hpcsched.cli.solving.run_method", broken)
     monkeypatch.delenv("HPCSCHED_DEBUG", raising=False)
     result = invoke("solve", toy_file)
     assert result.exit_code == 3 and "internal error" in result.stderr

@@ -1,0 +1,5 @@
+"""``python -m hpcsched.cli``: the console script."""
+
+from . import main
+
+main()

@@ -1,0 +1,123 @@
+"""``generate`` and ``import``: instance files from a seeded generator or a real trace."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from ..core.errors import FormatError, InvalidInstanceError
+from ..core.io import (
+    check_output_path,
+    is_stdio,
+    write_instance,
+)
+from ..core.registry import get_problem
+from .app import (
+    check_seed,
+    fail,
+    friendly_errors,
+    load_plugins,
+    parse_assignments,
+    summary_console,
+    wrote,
+)
+
+
+@friendly_errors
+def generate(
+    problem: str = typer.Argument(..., help="Problem name."),
+    output: Path = typer.Option(..., "--output", "-o", help="Instance file to write ('-': standard output)."),
+    family: str | None = typer.Option(None, "--family", "-f", help="Generator family (default: the first one)."),
+    n: int | None = typer.Option(None, "--n", help="Size (tasks, layers, kernels, ...), where the family takes one."),
+    seed: int = typer.Option(0, "--seed", help="Random seed."),
+    param: list[str] | None = typer.Option(None, "--param", "-p", help="Generator parameter key=value (repeatable)."),
+    plugin: list[str] | None = typer.Option(
+        None, "--plugin", help="Module or .py file registering problems (repeatable)."
+    ),
+) -> None:
+    """Write a seeded random instance of PROBLEM."""
+    load_plugins(plugin)
+    entry = get_problem(problem)
+    if not entry.generators:
+        fail(f"problem '{problem}' has no generators")
+    family = family or next(iter(entry.generators))
+    if family not in entry.generators:
+        fail(f"unknown family '{family}' for {problem} (known: {', '.join(entry.generators)})")
+    check_seed(seed)
+    params = parse_assignments(param, "--param")
+    check_output_path(output, "--output")
+    if n is not None:
+        params["n"] = n
+    try:
+        instance = entry.generators[family](seed=seed, **params)
+    except TypeError as error:
+        raise InvalidInstanceError("--param", f"generator '{family}' rejects these parameters: {error}") from None
+    write_instance(instance, output)
+    wrote(output, f"wrote {output} ({problem}, family {family}, seed {seed})")
+
+
+class _stdin_as_file:
+    """``path`` itself, or for ``-`` a temporary file holding standard input
+    (importers read a path, some of them twice)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.temporary: Path | None = None
+
+    def __enter__(self) -> Path:
+        if not is_stdio(self.path):
+            return self.path
+        import tempfile
+
+        handle, name = tempfile.mkstemp(prefix="hpcsched-stdin.")
+        stream = getattr(sys.stdin, "buffer", None)
+        payload = stream.read() if stream is not None else sys.stdin.read().encode()
+        with os.fdopen(handle, "wb") as out:
+            out.write(payload)
+        self.temporary = Path(name)
+        return self.temporary
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.temporary is not None:
+            self.temporary.unlink(missing_ok=True)
+
+
+@friendly_errors
+def import_trace(
+    format: str = typer.Argument(..., help="Trace format (see `hpcsched methods` for importers)."),
+    trace: Path = typer.Argument(..., help="Trace file ('-' for standard input)."),
+    problem: str = typer.Option(..., "--problem", "-P", help="Problem to build an instance of."),
+    output: Path = typer.Option(..., "--output", "-o", help="Instance file to write ('-': standard output)."),
+    option: list[str] | None = typer.Option(None, "--option", help="Importer option key=value (repeatable)."),
+) -> None:
+    """Turn a real trace into an instance of PROBLEM."""
+    entry = get_problem(problem)
+    if format not in entry.importers:
+        known = ", ".join(entry.importers) or "none"
+        fail(f"problem '{problem}' has no importer for format '{format}' (known: {known})")
+    if not is_stdio(trace) and not trace.exists():
+        fail(f"{trace}: no such file")
+    options = parse_assignments(option, "--option")
+    check_output_path(output, "--output")
+    try:
+        with _stdin_as_file(trace) as readable:
+            instance = entry.importers[format](readable, **options)
+    except TypeError as error:
+        raise InvalidInstanceError("--option", f"importer '{format}' rejects these options: {error}") from None
+    except UnicodeDecodeError as error:  # decoding the user's file: a binary file given as a text trace
+        raise FormatError(f"{trace}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    write_instance(instance, output)
+    wrote(output, f"wrote {output} ({problem} from {format} trace {trace})")
+    # What the importer approximated (e.g. a DAG linearized into a chain) must
+    # not stay hidden in the file: print it.
+    source = getattr(instance, "source", None)
+    notes = source.get("notes") if isinstance(source, Mapping) else None
+    if isinstance(notes, str):
+        notes = [notes]
+    for note in notes or []:
+        summary_console(output).print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
