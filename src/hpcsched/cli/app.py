@@ -12,7 +12,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -20,13 +20,8 @@ from rich.console import Console
 from .. import __version__
 from ..core.errors import HpcschedError, InvalidInstanceError, UnknownMethodError
 from ..core.fields import require_seed
-from ..core.io import (
-    is_stdio,
-)
+from ..core.io import is_stdio
 from ..core.registry import Problem
-
-if TYPE_CHECKING:
-    pass
 
 EXIT_OK = 0
 #: Bad input (a file, a field, an option value, an unknown method or problem) or a failed run (status ERROR).

@@ -8,9 +8,7 @@ import sys
 import typer
 from rich.table import Table
 
-from ..core.io import (
-    instance_schema,
-)
+from ..core.io import instance_schema
 from ..core.registry import get_problem, problem_names, problem_summaries
 from .app import (
     console,

@@ -14,9 +14,7 @@ from rich.table import Table
 from ..core.deadline import DEFAULT_TIME_LIMIT
 from ..core.display import readable_number
 from ..core.errors import InvalidInstanceError
-from ..core.io import (
-    read_instance,
-)
+from ..core.io import read_instance
 from ..core.registry import Problem, get_problem, problem_of
 from .app import (
     EXIT_BAD_INPUT,
