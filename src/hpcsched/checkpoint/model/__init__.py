@@ -1,7 +1,7 @@
 """Data model of the checkpoint problem: Instance, Solution, evaluate, validate.
 
-`data` holds the instances and solutions (and the memory floors checked when
-an instance is built); `chain` the semantics of kind ``chain`` (held values
+`data` holds the instances, `solution` the solutions; `floors` the memory floors checked
+when an instance is built; `chain` the semantics of kind ``chain`` (held values
 of a sequence, rules 1-5 of the definition); `two_levels` those of kind
 ``chain-offload`` (the chain plus a host level, over time). `evaluate` and
 `validate` pick the kind's own.
@@ -19,14 +19,15 @@ from .data import (
     LINK_OPERATIONS,
     OPERATIONS,
     Instance,
-    Solution,
+)
+from .floors import (
     memory_lower_bound,
     memory_lower_bound_with_reason,
     offload_memory_lower_bound_with_reason,
-    stage_range,
     store_all_peak,
     store_all_sequence,
 )
+from .solution import Solution, stage_range
 from .two_levels import evaluate_two_levels, validate_two_levels
 
 

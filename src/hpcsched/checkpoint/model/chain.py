@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...core.violation import Violation
-from .data import LINK_OPERATIONS, Instance, Solution
+from .data import LINK_OPERATIONS, Instance
+from .solution import Solution
 
 
 @dataclass
