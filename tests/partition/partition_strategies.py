@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 from hypothesis import strategies as st
 
-from hpcsched.partition import Instance
+from hpcsched.partition import HEURISTIC_METHODS, Instance
+
+# metis needs the optional pymetis; without it test_metis.py skips with the reason and the loops leave it out
+INSTALLED_HEURISTICS = tuple(
+    method for method in HEURISTIC_METHODS if method != "metis" or importlib.util.find_spec("pymetis") is not None
+)
 
 
 @st.composite

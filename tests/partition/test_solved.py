@@ -10,7 +10,9 @@ import hpcsched
 from hpcsched.core.io import instance_sha256, read_instance
 from hpcsched.core.result import Status
 from hpcsched.core.solved import SOLVED_FILE, read_solved, shipped_instances
-from hpcsched.partition import BASELINE_METHODS, HEURISTIC_METHODS, bounds
+from hpcsched.partition import BASELINE_METHODS, bounds
+
+from .partition_strategies import INSTALLED_HEURISTICS
 
 FOLDER = Path(__file__).resolve().parents[2] / "instances" / "partition"
 SOLVED = read_solved(FOLDER / SOLVED_FILE)
@@ -27,7 +29,7 @@ def test_heuristics_respect_the_recorded_bound(name):
     entry = SOLVED[name]
     instance = read_instance(FOLDER / name)
     assert bounds.best(instance) <= entry.bound <= entry.objective
-    for method in HEURISTIC_METHODS + BASELINE_METHODS:
+    for method in INSTALLED_HEURISTICS + BASELINE_METHODS:
         result = hpcsched.solve(instance, method, time_limit=60)
         assert result.status is not Status.ERROR, (method, result.notes)
         if result.objective is not None:

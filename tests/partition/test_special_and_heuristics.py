@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 
 import hpcsched
 from hpcsched.core.result import Status
-from hpcsched.partition import BASELINE_METHODS, HEURISTIC_METHODS, Instance, bounds, generate_chain, generate_training
+from hpcsched.partition import BASELINE_METHODS, Instance, bounds, generate_chain, generate_training
 from hpcsched.partition.special_cases import _cheapest_cuts
 
-from .partition_strategies import small_instances
+from .partition_strategies import INSTALLED_HEURISTICS, small_instances
 
 PROOF = {"deterministic_time": 20.0, "workers": 1, "stop_at_bound": False}
 
@@ -20,7 +20,7 @@ PROOF = {"deterministic_time": 20.0, "workers": 1, "stop_at_bound": False}
 def test_heuristics_are_valid_and_never_below_the_optimum_or_the_bound(instance):
     exact = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
     lower = bounds.best(instance)
-    for method in HEURISTIC_METHODS + BASELINE_METHODS:
+    for method in INSTALLED_HEURISTICS + BASELINE_METHODS:
         result = hpcsched.solve(instance, method, time_limit=60)
         assert result.status in (Status.FEASIBLE, Status.NOT_APPLICABLE, Status.INFEASIBLE), (method, result.notes)
         if result.status is Status.INFEASIBLE:
@@ -157,7 +157,7 @@ def test_pardnn_repairs_memory_overflows():
 
 def test_dynamic_training_graph_heuristics_stay_within_memory():
     instance = generate_training(seed=2, nodes=201, gpus=2, memory_slack=1.6, memory_model="dynamic")
-    for method in HEURISTIC_METHODS:
+    for method in INSTALLED_HEURISTICS:
         result = hpcsched.solve(instance, method, time_limit=60)
         assert result.status is Status.FEASIBLE, (method, result.notes)
 

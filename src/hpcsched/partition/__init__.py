@@ -73,6 +73,7 @@ PROBLEM.add_method("pardnn", heuristics.pardnn, kind="heuristic", params=heurist
 PROBLEM.add_method("heft", heuristics.heft, kind="heuristic")
 PROBLEM.add_method("etf", heuristics.etf, kind="heuristic")
 PROBLEM.add_method("kl-partition", heuristics.kl_partition, kind="heuristic", params=heuristics.KlParams)
+PROBLEM.add_method("metis", heuristics.metis, kind="heuristic")
 PROBLEM.add_method("round-robin", heuristics.round_robin, kind="baseline")
 PROBLEM.add_method("one-gpu", heuristics.one_gpu, kind="baseline")
 

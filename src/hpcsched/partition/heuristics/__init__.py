@@ -1,5 +1,5 @@
-"""Heuristics and baselines for partition: ParDNN-style, HEFT with a memory check, Kernighan–Lin partition,
-round-robin, one GPU.
+"""Heuristics and baselines for partition: ParDNN-style, HEFT with a memory check, Kernighan–Lin and METIS
+partitions, round-robin, one GPU.
 
 Every schedule comes from the shared engine (`hpcsched.taskgraph`); memory
 is kept by the ledgers of `hpcsched.partition.simulate` (sufficient for
@@ -10,11 +10,11 @@ nothing about the instance: the exact methods decide).
 
 from .baselines import one_gpu, round_robin
 from .common import finish, no_schedule
-from .graph_partition import KlParams, kl_partition
+from .graph_partition import KlParams, kl_partition, metis, metis_parts
 from .listing import etf, heft
 from .pardnn import ParDnnParams, levels, pardnn, slice_paths
 
-HEURISTIC_METHODS = ("pardnn", "heft", "etf", "kl-partition")
+HEURISTIC_METHODS = ("pardnn", "heft", "etf", "kl-partition", "metis")  # metis needs the optional pymetis
 BASELINE_METHODS = ("round-robin", "one-gpu")
 
 __all__ = [
@@ -27,6 +27,8 @@ __all__ = [
     "heft",
     "kl_partition",
     "levels",
+    "metis",
+    "metis_parts",
     "no_schedule",
     "one_gpu",
     "pardnn",
