@@ -15,7 +15,7 @@ from typing import Literal
 
 from ..core.deadline import Deadline
 from ..core.result import Result, Status
-from ..taskgraph import ListScheduler, Placement, list_schedule, upward_ranks
+from ..taskgraph import ListScheduler, NoPlacementError, Placement, list_schedule, upward_ranks
 from . import bounds
 from .model import Instance, Solution, require_runnable
 from .simulate import acceleration, average_cost, is_uniform_acceleration
@@ -112,7 +112,7 @@ def hlp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params:
     value, share = bounds.hlp_solution(instance)
     deadline.check("solving HLP")
     kind = ["cpu" if share[j] >= 0.5 else "gpu" for j in range(instance.n)]
-    times = [instance.time(j, kind[j]) for j in range(instance.n)]
+    times = [instance.run_time(j, kind[j]) for j in range(instance.n)]
     rank = upward_ranks(instance.n, instance.edges, times)
     placements = list_schedule(
         instance.n,
@@ -153,6 +153,8 @@ def minmin_placements(instance: Instance, deadline: Deadline | None = None) -> t
 
     def evaluate(j: int) -> None:
         placement = state.best_placement(j)
+        if placement is None:
+            raise NoPlacementError(f"task '{instance.tasks[j].name}' can run on no available machine")
         cached[j] = placement
         stamp[j] += 1
         by_machine.setdefault((placement.machine_class, placement.machine), set()).add(j)
@@ -195,7 +197,7 @@ def _one_type(instance: Instance, kind: str, time_limit: float) -> Result:
     forbidden = [t.name for t in instance.tasks if t.time(kind) is None]
     if forbidden:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"task '{forbidden[0]}' cannot run on a {kind.upper()}",))
-    times = [instance.time(j, kind) for j in range(instance.n)]
+    times = [instance.run_time(j, kind) for j in range(instance.n)]
     rank = upward_ranks(instance.n, instance.edges, times)
     deadline.check("ranking")
     placements = list_schedule(
@@ -221,7 +223,7 @@ def all_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None
 
 def _schedule_assignment(instance: Instance, kind: list[str]) -> tuple[Placement, ...]:
     """Independent tasks with fixed types: LPT list scheduling on each type."""
-    times = [instance.time(j, kind[j]) for j in range(instance.n)]
+    times = [instance.run_time(j, kind[j]) for j in range(instance.n)]
     return list_schedule(
         instance.n,
         (),
@@ -259,18 +261,17 @@ def dual_assignment(instance: Instance, guess: float) -> list[str] | None:
         if cpu_ok and gpu_ok:
             free.append(j)
         else:
-            kind[j] = "cpu" if cpu_ok else "gpu"
-            load[kind[j]] += instance.time(j, kind[j])
+            chosen = "cpu" if cpu_ok else "gpu"
+            kind[j] = chosen
+            load[chosen] += instance.run_time(j, chosen)
     free.sort(key=lambda j: (-acceleration(instance, j), j))
     for j in free:
-        if load["gpu"] < instance.gpus * guess:
-            kind[j] = "gpu"
-        else:
-            kind[j] = "cpu"
-        load[kind[j]] += instance.time(j, kind[j])
+        chosen = "gpu" if load["gpu"] < instance.gpus * guess else "cpu"
+        kind[j] = chosen
+        load[chosen] += instance.run_time(j, chosen)
     if load["cpu"] > instance.cpus * guess or load["gpu"] > instance.gpus * guess + guess:
         return None
-    return kind  # type: ignore[return-value]
+    return [chosen for chosen in kind if chosen is not None]  # every task got a type above
 
 
 def dualhp(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -294,6 +295,13 @@ def dualhp(instance: Instance, /, *, time_limit: float, seed: int, params: None)
     return _feasible(_schedule_assignment(instance, best), f"smallest accepted guess λ = {high}")
 
 
+def _completion(loads: list[int], time: int | None) -> int | None:
+    """Completion time of a task of ``time`` on the least loaded machine, None without machines or time."""
+    if not loads or time is None:
+        return None
+    return min(loads) + time
+
+
 def clb2c(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """CLB2C (Cherière and Saule 2015, independent tasks): from both ends of the acceleration order, place the end
     with the earlier completion."""
@@ -304,32 +312,24 @@ def clb2c(instance: Instance, /, *, time_limit: float, seed: int, params: None) 
     cpu_loads = [0] * instance.cpus
     gpu_loads = [0] * instance.gpus
     low, high = 0, instance.n - 1
-    kind = [None] * instance.n
+    kind = [""] * instance.n  # every index is assigned: low and high meet
     while low <= high:
-        on_cpu = (
-            (min(cpu_loads) + instance.time(order[low], "cpu"))
-            if cpu_loads and instance.time(order[low], "cpu") is not None
-            else None
-        )
-        on_gpu = (
-            (min(gpu_loads) + instance.time(order[high], "gpu"))
-            if gpu_loads and instance.time(order[high], "gpu") is not None
-            else None
-        )
+        on_cpu = _completion(cpu_loads, instance.time(order[low], "cpu"))
+        on_gpu = _completion(gpu_loads, instance.time(order[high], "gpu"))
         if on_gpu is None or (on_cpu is not None and on_cpu <= on_gpu):
             if on_cpu is None:  # neither end fits its side: the low end is GPU-only, the high end CPU-only
                 j = order[low]
                 kind[j] = "gpu"
-                gpu_loads[gpu_loads.index(min(gpu_loads))] += instance.time(j, "gpu")
+                gpu_loads[gpu_loads.index(min(gpu_loads))] += instance.run_time(j, "gpu")
                 low += 1
                 continue
             j = order[low]
             kind[j] = "cpu"
-            cpu_loads[cpu_loads.index(min(cpu_loads))] += instance.time(j, "cpu")
+            cpu_loads[cpu_loads.index(min(cpu_loads))] += instance.run_time(j, "cpu")
             low += 1
         else:
             j = order[high]
             kind[j] = "gpu"
-            gpu_loads[gpu_loads.index(min(gpu_loads))] += instance.time(j, "gpu")
+            gpu_loads[gpu_loads.index(min(gpu_loads))] += instance.run_time(j, "gpu")
             high -= 1
     return _feasible(_schedule_assignment(instance, kind))

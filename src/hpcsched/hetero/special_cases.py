@@ -84,14 +84,14 @@ def independent_dp(
     for j in reversed(range(n)):
         if on_cpu[j, load]:
             kinds[j] = "cpu"
-            load -= instance.time(j, "cpu")
+            load -= instance.run_time(j, "cpu")
         else:
             kinds[j] = "gpu"
     clock = {"cpu": 0, "gpu": 0}
     starts = [0] * n
     for j in range(n):
         starts[j] = clock[kinds[j]]
-        clock[kinds[j]] += instance.time(j, kinds[j])
+        clock[kinds[j]] += instance.run_time(j, kinds[j])
     solution = Solution(tuple(kinds), (0,) * n, tuple(starts))
     return Result(status=Status.OPTIMAL, solution=solution, bound=int(makespans.min()))
 
@@ -123,7 +123,7 @@ def one_type(instance: Instance, /, *, time_limit: float, seed: int, params: Non
         )
     deadline = Deadline.after(time_limit)
     n = instance.n
-    times = [instance.time(j, kind) for j in range(n)]
+    times = [instance.run_time(j, kind) for j in range(n)]
     count = instance.cpus if kind == "cpu" else instance.gpus
     lower = bounds.best(instance)
     if count >= n:

@@ -1,39 +1,13 @@
-"""Data model of the hetero problem: a task graph on CPUs and GPUs.
-
-A DAG of n tasks; task j takes ``cpu`` time p̄_j on any of the m identical
-CPUs and ``gpu`` time p_j on any of the k identical GPUs (``None``: it cannot
-run on that type). Edge (u, v) means v starts after u ends, plus c_uv when
-they run on different types. Non-preemptive, one task per machine at a time;
-the objective is the makespan. See ``docs/hetero.md`` and
-``../shared/spec/hetero.md``.
-
-Modelling choices where the specification leaves room
------------------------------------------------------
-* Times and communication costs are non-negative integers in ``time_unit``;
-  solution starts are non-negative integers (with integer data an optimal
-  integer schedule exists: the list schedules and the exact models are
-  integral).
-* A task with no time on any type is refused when reading (the spec: at
-  least one of the two). A task whose only time is on a type with no machine
-  (e.g. GPU-only with k = 0) is legal data: every method answers INFEASIBLE
-  naming it (`require_runnable`).
-* Edges must name existing tasks, must not repeat, and the graph must be
-  acyclic (a cycle is an instance error naming a task on it).
-* The validator is written from the definition: the type checks here plus
-  `hpcsched.taskgraph.validate_machine_schedule` (the shared,
-  engine-independent schedule-on-machines validator, with the delay charged
-  between *classes*).
-"""
+"""The hetero instance: tasks with a time per type, edges with a communication cost, the platform."""
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.errors import InfeasibleError, InvalidInstanceError
-from ..core.fields import (
+from ...core.errors import InfeasibleError, InvalidInstanceError
+from ...core.fields import (
     require_dict,
     require_int,
     require_key,
@@ -41,8 +15,7 @@ from ..core.fields import (
     require_list,
     require_str,
 )
-from ..core.violation import Violation
-from ..taskgraph import CycleError, Edge, Placement, topological_order, validate_machine_schedule
+from ...taskgraph import CycleError, Edge, topological_order
 
 TYPES = ("cpu", "gpu")
 
@@ -200,7 +173,7 @@ class Instance:
         if len(gpu) != len(cpu):
             raise InvalidInstanceError("data.tasks", f"gpu has {len(gpu)} entries, cpu has {len(cpu)}")
         names = list(names) if names is not None else [f"t{i}" for i in range(len(cpu))]
-        tasks = tuple({"name": names[i], "cpu": cpu[i], "gpu": gpu[i]} for i in range(len(cpu)))
+        tasks = tuple(Task(names[i], cpu[i], gpu[i]) for i in range(len(cpu)))
         edge_list = tuple(Edge(e[0], e[1], e[2] if len(e) > 2 else 0) for e in edges)
         return cls(name, tasks, edge_list, cpus, gpus, time_unit, dict(source or {}))
 
@@ -213,7 +186,7 @@ class Instance:
             _checked_task(t, f"data.tasks[{i}]")
             for i, t in enumerate(require_list(require_key(data, "tasks", "data"), "data.tasks", min_length=1))
         )
-        index = {}
+        index: dict[str, int] = {}
         for i, task in enumerate(tasks):
             if task.name in index:
                 raise InvalidInstanceError(
@@ -275,6 +248,20 @@ class Instance:
             return None
         return self.tasks[task].time(kind)
 
+    def run_time(self, task: int, kind: str) -> int:
+        """Time of ``task`` on ``kind`` where the caller knows it can run there.
+
+        Raises
+        ------
+        ValueError
+            When it cannot (no time on that type, or no machine of it): a broken caller's assumption is
+            reported, not turned into arithmetic on None.
+        """
+        time = self.time(task, kind)
+        if time is None:
+            raise ValueError(f"task '{self.tasks[task].name}' cannot run on a {kind.upper()}")
+        return time
+
     @property
     def independent(self) -> bool:
         return not self.edges
@@ -297,136 +284,3 @@ def require_runnable(instance: Instance) -> None:
                 f"task {j} '{task.name}' runs only on {where} and the platform has none "
                 f"({instance.cpus} CPUs, {instance.gpus} GPUs)"
             )
-
-
-def _as_int(value: Any, field_name: str) -> int:
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return int(value)
-    return require_int(value, field_name)
-
-
-@dataclass(frozen=True)
-class Solution:
-    """A schedule: type, machine (index within the type) and start of every task."""
-
-    type: tuple[str, ...]
-    machine: tuple[int, ...]
-    start: tuple[int, ...]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "type", tuple(self.type))
-        object.__setattr__(self, "machine", tuple(_as_int(x, f"machine[{i}]") for i, x in enumerate(self.machine)))
-        object.__setattr__(self, "start", tuple(_as_int(x, f"start[{i}]") for i, x in enumerate(self.start)))
-
-    @classmethod
-    def from_data(cls, data: dict, *, instance: Instance) -> Solution:
-        data = require_dict(data, "solution")
-        require_known_keys(data, ("type", "machine", "start"), "", "a hetero solution")
-        n = instance.n
-        types = require_list(require_key(data, "type", ""), "type", length=n)
-        kinds = tuple(require_str(t, f"type[{i}]", choices=TYPES) for i, t in enumerate(types))
-        machine = tuple(
-            require_int(x, f"machine[{i}]", minimum=0)
-            for i, x in enumerate(require_list(require_key(data, "machine", ""), "machine", length=n))
-        )
-        start = tuple(
-            require_int(x, f"start[{i}]", minimum=0)
-            for i, x in enumerate(require_list(require_key(data, "start", ""), "start", length=n))
-        )
-        return cls(kinds, machine, start)
-
-    def to_data(self) -> dict[str, Any]:
-        return {"type": list(self.type), "machine": list(self.machine), "start": list(self.start)}
-
-    @classmethod
-    def from_placements(cls, placements: Sequence[Placement]) -> Solution:
-        """The solution of an engine schedule (classes ``"cpu"``/``"gpu"``)."""
-        return cls(
-            tuple(str(p.machine_class) for p in placements),
-            tuple(int(p.machine) for p in placements),
-            tuple(round(p.start) if float(p.start).is_integer() else p.start for p in placements),
-        )
-
-
-def validate(instance: Instance, solution: Solution) -> list[Violation]:
-    """Every rule of the definition that ``solution`` breaks ([] = feasible).
-
-    Rules: ``size`` (one type, machine and start per task); ``type`` (not
-    ``"cpu"``/``"gpu"``); ``forbidden-type`` (the task's time on the chosen
-    type is null); then the shared schedule rules of
-    `hpcsched.taskgraph.validate_machine_schedule`: ``machine-index``
-    (outside ``0..m-1`` / ``0..k-1``; any index is out of range on a type
-    with no machine), ``start`` (negative), ``overlap``, ``precedence``
-    (S_v >= C_u, + c_uv when the types differ).
-    """
-    n = instance.n
-    if not (len(solution.type) == len(solution.machine) == len(solution.start) == n):
-        return [
-            Violation(
-                "size",
-                f"expected {n} types, machines and starts, got {len(solution.type)}, "
-                f"{len(solution.machine)} and {len(solution.start)}",
-            )
-        ]
-    violations = []
-    placements = []
-    for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start, strict=False)):
-        task = instance.tasks[j]
-        if kind not in TYPES:
-            violations.append(Violation("type", f"task {j} '{task.name}' has type {kind!r} (must be cpu or gpu)"))
-            placements.append(Placement("invalid", machine, start, 0))
-            continue
-        duration = task.time(kind)
-        if duration is None:
-            violations.append(Violation("forbidden-type", f"task {j} '{task.name}' cannot run on a {kind.upper()}"))
-            duration = 0
-        placements.append(Placement(kind, machine, start, duration))
-    schedule_violations = validate_machine_schedule(
-        placements,
-        {"cpu": instance.cpus, "gpu": instance.gpus, "invalid": 0},
-        instance.edges,
-        rule="class",
-        names=[t.name for t in instance.tasks],
-    )
-    # A task of an invalid type was reported above; its "machine-index" on the dummy class is noise.
-    return violations + [
-        v for v in schedule_violations if not (v.rule == "machine-index" and "runs on invalid" in v.message)
-    ]
-
-
-def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
-    """Makespan (the objective) and KPIs.
-
-    KPIs: ``makespan``; ``cpu_utilization`` and ``gpu_utilization`` (busy
-    time / (machines x makespan), 0 without such machines); ``gpu_work_share``
-    (GPU busy time / total busy time); ``tasks_on_gpu``; ``cross_type_edges``
-    (edges whose endpoints run on different types) and ``communication``
-    (their total c_uv).
-    """
-    busy = {"cpu": 0, "gpu": 0}
-    ends = []
-    for j, (kind, start) in enumerate(zip(solution.type, solution.start, strict=False)):
-        duration = instance.tasks[j].time(kind) or 0
-        busy[kind] += duration
-        ends.append(start + duration)
-    makespan = max(ends, default=0)
-    cross = [e for e in instance.edges if solution.type[e.u] != solution.type[e.v]]
-    total = busy["cpu"] + busy["gpu"]
-    return {
-        "objective": float(makespan),
-        "makespan": float(makespan),
-        "cpu_utilization": busy["cpu"] / (instance.cpus * makespan) if instance.cpus and makespan else 0.0,
-        "gpu_utilization": busy["gpu"] / (instance.gpus * makespan) if instance.gpus and makespan else 0.0,
-        "gpu_work_share": busy["gpu"] / total if total else 0.0,
-        "tasks_on_gpu": float(sum(1 for kind in solution.type if kind == "gpu")),
-        "cross_type_edges": float(len(cross)),
-        "communication": float(sum(e.delay for e in cross)),
-    }
-
-
-def schedule_of(instance: Instance, solution: Solution) -> list[Placement]:
-    """The placements of a (valid) solution, for plots and heuristics."""
-    return [
-        Placement(kind, machine, start, instance.tasks[j].time(kind) or 0)
-        for j, (kind, machine, start) in enumerate(zip(solution.type, solution.machine, solution.start, strict=False))
-    ]
