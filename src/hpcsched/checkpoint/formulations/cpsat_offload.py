@@ -55,7 +55,8 @@ from ...core.errors import InfeasibleError
 from ...core.params import at_least, positive
 from ...core.result import Result, Status
 from ...solvers.cpsat import new_model, solve_cpsat
-from ..model import Instance, Solution, store_all_peak
+from ..model import Instance, Solution
+from .offload_horizon import Horizon, choose_horizon, known_horizon, offload_horizon
 
 
 @dataclass(frozen=True)
@@ -88,81 +89,9 @@ class CpsatOffloadParams:
         positive("deterministic_time", self.deterministic_time)
 
 
-def known_horizon(instance: Instance) -> int | None:
-    """The makespan of a valid remat-only schedule (persistent DP, else store-all), None if none fits."""
-    from .dp import persistent_dp
-
-    chain = instance.as_chain() if instance.kind == "chain-offload" else instance
-    if chain.memory >= store_all_peak(chain):
-        return chain.compute_time
-    from .. import model as chain_model
-
-    try:
-        plan = persistent_dp(chain)
-    except Exception:
-        plan = None
-    if plan is not None and plan.time is not None and not chain_model.validate(chain, Solution(plan.sequence)):
-        return int(plan.time)
-    return None
-
-
-def offload_horizon(instance: Instance, time_limit: float) -> int | None:
-    """The makespan of the `offload_greedy` schedule when it is valid by the definition (None otherwise).
-
-    Used when no remat-only schedule fits M (below the chain's memory floor):
-    any valid two-level schedule proves that the optimum is within its makespan.
-    """
-    from ..model.two_levels import evaluate_two_levels, validate_two_levels
-    from ..offload_greedy import offload_greedy
-
-    try:
-        result = offload_greedy(instance, time_limit=time_limit, seed=0, params=None)
-    except Exception:
-        return None
-    if result.solution is None or validate_two_levels(instance, result.solution):
-        return None
-    return int(evaluate_two_levels(instance, result.solution)["makespan"])
-
-
 Op = tuple[str, int]
 Value = tuple[str, int]
 _BUILDING = "building the CP-SAT model"
-
-
-@dataclass(frozen=True)
-class _Horizon:
-    """The modelled horizon and whether a known valid schedule proves it long enough.
-
-    Attributes
-    ----------
-    length
-        Time units modelled (H).
-    proven
-        Makespan of a known valid schedule (None: none known).
-    """
-
-    length: int
-    proven: int | None
-
-
-def _choose_horizon(instance: Instance, params: CpsatOffloadParams, deadline: Deadline) -> _Horizon | Result:
-    """The horizon to model, or the NOT_APPLICABLE result saying why there is none."""
-    try:
-        proven_horizon = known_horizon(instance)
-    except Exception:
-        proven_horizon = None
-    if proven_horizon is None and params.horizon is None:
-        left = deadline.remaining()
-        proven_horizon = offload_horizon(instance, 60.0 if left is None else left / 4)
-    horizon = params.horizon if params.horizon is not None else proven_horizon
-    if horizon is None:
-        return Result(
-            status=Status.NOT_APPLICABLE,
-            notes=("no remat-only schedule fits M, so no horizon is known: give option horizon",),
-        )
-    if horizon > params.max_horizon:
-        return Result(status=Status.NOT_APPLICABLE, notes=(f"horizon {horizon} > max_horizon {params.max_horizon}",))
-    return _Horizon(horizon, proven_horizon)
 
 
 def _operations(length: int, allow_recomputation: bool) -> list[Op]:
@@ -406,7 +335,7 @@ def cpsat_offload(instance: Instance, /, *, time_limit: float, seed: int, params
     if instance.kind != "chain-offload":
         return Result(status=Status.NOT_APPLICABLE, notes=("kind 'chain-offload' only (the chain has no host level)",))
     deadline = Deadline.after(time_limit)
-    horizon = _choose_horizon(instance, params, deadline)
+    horizon = choose_horizon(instance, params, deadline)
     if isinstance(horizon, Result):
         return horizon
     built = _OffloadModel(instance, horizon.length, params.allow_recomputation, deadline).build()
@@ -420,7 +349,7 @@ def cpsat_offload(instance: Instance, /, *, time_limit: float, seed: int, params
     return _offload_result(built, outcome, params, horizon)
 
 
-def _offload_result(built: _OffloadModel, outcome, params: CpsatOffloadParams, horizon: _Horizon) -> Result:
+def _offload_result(built: _OffloadModel, outcome, params: CpsatOffloadParams, horizon: Horizon) -> Result:
     """The method's result from the CP-SAT outcome: what is proven depends on the horizon's origin."""
     H = horizon.length
     notes = [f"time-indexed over H = {H} time units ({'known schedule' if params.horizon is None else 'option'})"]

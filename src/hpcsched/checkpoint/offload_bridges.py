@@ -1,0 +1,204 @@
+"""Offload-greedy's building blocks: the copies a remat sequence makes, bridges over their gaps, timing.
+
+A *copy* is one production of a value (``F``/``Fall`` output, or x_0) with the
+sequence positions that read it; a *bridge* offloads a copy after one use and
+prefetches it before the next read. `timed_schedule` turns a sequence and
+its bridges into a `Solution` with start times (prefetches planned as late
+as possible; see its docstring).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import pairwise
+
+from .model import Instance, Solution
+from .model.two_levels import memory_over_time
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A GPU copy in a remat sequence: its value, creator position (-1: x_0) and read positions."""
+
+    value: tuple[str, int]
+    created: int
+    reads: tuple[int, ...]
+
+
+Made = list[tuple[tuple[str, int], int]]  # (value, creator position; -1: x_0) per copy, in list order
+
+
+def _created_copies(sequence: tuple[tuple[str, int], ...]) -> Made:
+    """The copies a remat sequence creates: x_0 at -1, then one per ``F`` / ``Fall``."""
+    made: Made = [(("x", 0), -1)]
+    for k, (name, stage) in enumerate(sequence):
+        if name == "F":
+            made.append((("x", stage + 1), k))
+        elif name == "Fall":
+            made.append((("xbar", stage + 1), k))
+    return made
+
+
+def _xbar_span_ends(made: Made, sequence: tuple[tuple[str, int], ...]) -> dict[int, int]:
+    """The explicit end of each xbar copy: the first ``B i-1`` after its creation (its creator if none)."""
+    span_end: dict[int, int] = {}
+    for c, ((kind, i), p) in enumerate(made):
+        if kind == "xbar":
+            span_end[c] = next((k for k in range(p + 1, len(sequence)) if sequence[k] == ("B", i - 1)), p)
+    return span_end
+
+
+def _latest_copy(made: Made, value: tuple[str, int], k: int) -> int:
+    """The latest copy of ``value`` created before position k."""
+    return max(c for c, (v, p) in enumerate(made) if v == value and p < k)
+
+
+def _server_of_x(made: Made, span_end: dict[int, int], i: int, k: int) -> int:
+    """The copy serving a read of x_i at position k: an xbar_i copy whose span covers k, else x_i's latest."""
+    serving = [c for c, (v, p) in enumerate(made) if v == ("xbar", i) and p < k <= span_end[c]] if i else []
+    return serving[-1] if serving else _latest_copy(made, ("x", i), k)
+
+
+def value_copies(length: int, sequence: tuple[tuple[str, int], ...]) -> list[Copy]:
+    """The copies of a remat sequence and which positions read each (the chain's least-fixpoint rule)."""
+    made = _created_copies(sequence)
+    reads: dict[int, list[int]] = {c: [] for c in range(len(made))}
+    span_end = _xbar_span_ends(made, sequence)
+    for k, (name, stage) in enumerate(sequence):
+        if name == "B" and stage < length:
+            reads[_latest_copy(made, ("xbar", stage + 1), k)].append(k)
+        if name in ("F", "Fall", "B"):
+            c = _server_of_x(made, span_end, stage, k)
+            if k not in reads[c]:
+                reads[c].append(k)
+    return [Copy(v, p, tuple(sorted(reads[c]))) for c, (v, p) in enumerate(made)]
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """Copy ``copy`` is absent from the GPU between use ``opens`` and read ``closes`` (list positions)."""
+
+    copy: int
+    opens: int  # position of the creation or read after which it is offloaded (-1: x_0 at time 0)
+    closes: int  # position of the read it is prefetched for
+    offload: bool  # the first bridge of its copy writes the host copy
+    serial: bool = False  # the prefetch waits for the compute operation before ``closes`` to end
+
+
+def durations(instance: Instance, sequence) -> list[int]:
+    return [instance.bw[s] if n == "B" else instance.fw[s] for n, s in sequence]
+
+
+def link_time(instance: Instance, value: tuple[str, int], direction: str) -> int:
+    size = instance.x[value[1]] if value[0] == "x" else instance.xbar[value[1]]
+    return instance.transfer_time(size, direction)
+
+
+def timed_schedule(
+    instance: Instance, sequence, copies: list[Copy], bridges: list[Bridge], early: bool = True
+) -> tuple[Solution, dict[Bridge, tuple[int, int]]]:
+    """The explicit schedule of ``sequence`` with ``bridges`` (`offload_greedy` docstring, step 2).
+
+    The prefetches are planned as late as possible against compute start
+    times that are first back to back, then those of the previous timing
+    (a late prefetch delays the compute, so earlier plans would prefetch too
+    early and hold memory for nothing); a few rounds, the lowest peak kept.
+    """
+    planned, now = [], 0
+    for d in durations(instance, sequence):
+        planned.append(now)
+        now += d
+    best: tuple[tuple[int, int], Solution, dict[Bridge, tuple[int, int]]] | None = None
+    for _ in range(4):
+        solution, actual, windows = _timed_once(instance, sequence, copies, bridges, planned, early)
+        peak = max((held for _, held in memory_over_time(instance, solution)), default=0)
+        key = (max(0, peak - instance.memory), max(t for t in (solution.start or (0,))))
+        if best is None or key < best[0]:
+            best = (key, solution, windows)
+        if actual == planned:
+            break
+        planned = actual
+    assert best is not None  # the loop runs at least once
+    return best[1], best[2]
+
+
+def _timed_once(
+    instance: Instance, sequence, copies: list[Copy], bridges: list[Bridge], planned: list[int], early: bool
+) -> tuple[Solution, list[int], dict[Bridge, tuple[int, int]]]:
+    """One timing of `timed_schedule` against ``planned`` compute starts; also the compute starts it got and each
+    prefetch's interval."""
+    dur = durations(instance, sequence)
+    half = instance.duplex == "half"
+    by_close: dict[int, list[Bridge]] = {}
+    by_open: dict[int, list[Bridge]] = {}
+    for b in bridges:
+        by_close.setdefault(b.closes, []).append(b)
+        by_open.setdefault(b.opens, []).append(b)
+    names = {"x": ("Off", "Pre"), "xbar": ("Offall", "Preall")}
+    # Prefetches as late as possible on the in channel against the planned compute starts.
+    order = sorted(bridges, key=lambda b: b.closes, reverse=True)
+    pre_plan: dict[Bridge, int] = {}
+    channel_start = None
+    for b in order:
+        t = link_time(instance, copies[b.copy].value, "in")
+        finish = planned[b.closes] if channel_start is None else min(planned[b.closes], channel_start)
+        pre_plan[b] = finish - t
+        channel_start = finish - t
+    events: list[tuple[int, int, str, int]] = []  # (start, tie, name, stage)
+    free = {"out": 0, "in": 0}
+    off_end: dict[int, int] = {}
+    op_end: dict[int, int] = {}
+    windows: dict[Bridge, tuple[int, int]] = {}
+    segment_ready: dict[int, int] = {}  # copy -> ready time of its current GPU segment
+
+    def channel(direction: str) -> str:
+        return "out" if half else direction
+
+    def place_offloads(position: int, ready: int) -> None:
+        for b in by_open.get(position, ()):
+            if not b.offload:
+                continue
+            value = copies[b.copy].value
+            d = link_time(instance, value, "out")
+            # as early as the copy is ready, overlapping the reads before the gap, but ending no earlier
+            # than they do (an xbar copy serves reads of x only up to its last explicit read, this one)
+            s = max(segment_ready.get(b.copy, 0) if early else ready, ready - d, free[channel("out")])
+            free[channel("out")] = s + d
+            off_end[b.copy] = s + d
+            events.append((s, 1, names[value[0]][0], value[1]))
+
+    created_by = {copy.created: c for c, copy in enumerate(copies) if copy.created >= 0}
+    place_offloads(-1, 0)
+    clock, actual = 0, []
+    for k, (name, stage) in enumerate(sequence):
+        begin = clock
+        for b in sorted(by_close.get(k, ()), key=lambda b: pre_plan[b]):
+            value = copies[b.copy].value
+            d = link_time(instance, value, "in")
+            # after the host copy is written and after the previous GPU copy's segment ends
+            s = max(pre_plan[b], free[channel("in")], off_end.get(b.copy, 0), op_end.get(b.opens, 0))
+            if b.serial:
+                s = max(s, clock)
+            free[channel("in")] = s + d
+            windows[b] = (s, s + d)
+            segment_ready[b.copy] = s + d
+            events.append((s, 1, names[value[0]][1], value[1]))
+            begin = max(begin, s + d)
+        events.append((begin, 0, name, stage))
+        actual.append(begin)
+        clock = begin + dur[k]
+        op_end[k] = clock
+        if name in ("F", "Fall"):
+            segment_ready[created_by[k]] = clock
+        place_offloads(k, clock)
+    events.sort(key=lambda e: (e[0], e[1]))
+    return Solution(tuple((n, s) for _, _, n, s in events), tuple(t for t, _, _, _ in events)), actual, windows
+
+
+def copy_gaps(copies: list[Copy]) -> list[tuple[int, int, int]]:
+    """(copy, opens, closes) for every gap between consecutive uses of a copy."""
+    found: list[tuple[int, int, int]] = []
+    for c, copy in enumerate(copies):
+        uses = [copy.created, *copy.reads]
+        found.extend((c, a, z) for a, z in pairwise(uses) if z > a + 1)
+    return found
