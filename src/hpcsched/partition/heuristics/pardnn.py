@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...core.deadline import Deadline
 from ...core.params import at_least, within
@@ -12,12 +13,14 @@ from ...taskgraph import topological_order
 from .. import bounds
 from ..model import Instance, evaluate
 from ..simulate import (
+    Unit,
     enforce_units,
     incident_edges,
     own_memory,
     units,
 )
 from .common import finish
+from .path_swap import Span, swap_paths
 
 # --- ParDNN-style ---------------------------------------------------------------------------------
 
@@ -34,14 +37,21 @@ class ParDnnParams:
         A switch may raise the target GPU's work to at most (1 + slack) x the mean.
     buckets
         Time buckets of the per-GPU work profile used by the mapping.
+    path_swaps
+        ParDNN's path swapping after the mapping (`path_swap.swap_paths`).
+    path_swap_candidates
+        Clusters examined as swap partners per cluster.
     """
 
     refinement_passes: int = 2
     balance_slack: float = 0.1
     buckets: int = 1024
+    path_swaps: bool = True
+    path_swap_candidates: int = 16
 
     def __post_init__(self):
         at_least("refinement_passes", self.refinement_passes, 0)
+        at_least("path_swap_candidates", self.path_swap_candidates, 1)
         within("balance_slack", self.balance_slack, 0.0, 10.0)
         at_least("buckets", self.buckets, 1)
 
@@ -153,7 +163,8 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
        moves to the GPU it has the most communication with when that saves
        communication, keeps that GPU's work under (1 + ``balance_slack``) x
        the mean and its memory ledger <= M, and none of its nodes is
-       critical. (ParDNN's path switching is not done.) Then *balancing*
+       critical. Before it, with ``path_swaps``, ParDNN's *path swapping*
+       (`path_swap.swap_paths`) on the secondary clusters. Then *balancing*
        (`_balance`): units leave the busiest GPU, least communication per
        time moved first.
     5. *Overflow repair* (`hpcsched.partition.simulate.repair_memory`):
@@ -167,84 +178,134 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
     params = params or ParDnnParams()
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
-    n, gpus = instance.n, instance.gpus
-    times = instance.times
     top, bottom = levels(instance)
     paths = slice_paths(instance, top, bottom)
     deadline.check("slicing critical paths")
-    span_end = max(top[v] + times[v] for v in range(n)) or 1
-    buckets = params.buckets
-
-    def bucket(time: int) -> int:
-        return min(buckets - 1, time * buckets // (span_end + 1))
-
-    work = [_Fenwick(buckets) for _ in range(gpus)]
-    gpu_of = [-1] * n
     incident = incident_edges(instance)
-    for index, path in enumerate(paths):
-        if index % 256 == 0:
-            deadline.check("mapping clusters")
-        if index < gpus:
-            target = index
-        else:
-            low = bucket(min(top[v] for v in path))
-            high = bucket(max(top[v] + times[v] for v in path))
-            shared: defaultdict[int, int] = defaultdict(int)
-            for v in path:
-                for other, cost in incident[v]:
-                    if gpu_of[other] >= 0:
-                        shared[gpu_of[other]] += cost
-            target = min(
-                range(gpus),
-                key=lambda g: (work[g].prefix(high + 1) - work[g].prefix(low) - shared[g], work[g].prefix(buckets), g),
-            )
-        for v in path:
-            gpu_of[v] = target
-            work[target].add(bucket(top[v]), times[v])
-    unit_list = units(instance)
-    gpu_of = enforce_units(instance, gpu_of, unit_list)
-    length = max(top[v] + bottom[v] for v in range(n))
-    slack = [length - top[v] - bottom[v] for v in range(n)]
-    priority = [-r for r in bottom]  # the upward rank (transfers included), computed once
-    candidates = [
-        finish(
+    mapping = _map_clusters(instance, paths, top, incident, params, deadline)
+    length = max(top[v] + bottom[v] for v in range(instance.n))
+    refinement = _Refinement(
+        instance=instance,
+        unit_list=units(instance),
+        incident=incident,
+        slack=[length - top[v] - bottom[v] for v in range(instance.n)],
+        priority=[-r for r in bottom],  # the upward rank (transfers included), computed once
+        params=params,
+        deadline=deadline,
+    )
+    candidates = refinement.stages(list(mapping.gpu_of), f"{len(paths)} clusters; mapping only")
+    if params.path_swaps:
+        swaps = swap_paths(
             instance,
-            list(gpu_of),
-            deadline,
-            f"{len(paths)} clusters; mapping only",
-            unit_list=unit_list,
-            priority=priority,
+            paths,
+            mapping.gpu_of,
+            mapping.work,
+            mapping.node_bucket,
+            mapping.spans,
+            incident,
+            primaries=min(instance.gpus, len(paths)),
+            candidates=params.path_swap_candidates,
+            deadline=deadline,
         )
-    ]
-    moves = _switch_nodes(instance, gpu_of, unit_list, incident, slack, params, deadline)
-    if moves:
-        candidates.append(
-            finish(
-                instance,
-                list(gpu_of),
-                deadline,
-                f"{len(paths)} clusters; {moves} node switches",
-                unit_list=unit_list,
-                priority=priority,
-            )
-        )
-    balance_moves = _balance(instance, gpu_of, unit_list, incident, params, deadline)
-    if balance_moves:
-        candidates.append(
-            finish(
-                instance,
-                gpu_of,
-                deadline,
-                f"{len(paths)} clusters; {moves} node switches; {balance_moves} balancing moves",
-                unit_list=unit_list,
-                priority=priority,
-            )
-        )
+        if swaps:  # the same refinement from the swapped mapping; the best of both chains is kept
+            candidates += refinement.stages(mapping.gpu_of, f"{len(paths)} clusters; mapping and {swaps} path swaps")
     found = [r for r in candidates if r.solution is not None]
     if not found:
         return candidates[-1]
     best = min(found, key=lambda r: evaluate(instance, r.solution)["objective"])
     return best.with_note(f"best of {len(found)} refinement stages by makespan")
+
+
+class _ClusterMap(NamedTuple):
+    """The mapping's result: GPU per node, per-GPU work profiles, and the buckets it measured spans in."""
+
+    gpu_of: list[int]
+    work: list[_Fenwick]
+    node_bucket: list[int]
+    spans: list[Span]
+
+
+def _map_clusters(
+    instance: Instance,
+    paths: list[list[int]],
+    top: list[int],
+    incident: list[list[tuple[int, int]]],
+    params: ParDnnParams,
+    deadline: Deadline,
+) -> _ClusterMap:
+    """Mapping: the K primary clusters one per GPU, every other one where overlap - shared communication is least."""
+    n, gpus, times, buckets = instance.n, instance.gpus, instance.times, params.buckets
+    span_end = max(top[v] + times[v] for v in range(n)) or 1
+
+    def bucket(time: int) -> int:
+        return min(buckets - 1, time * buckets // (span_end + 1))
+
+    node_bucket = [bucket(top[v]) for v in range(n)]
+    spans = [Span(bucket(min(top[v] for v in p)), bucket(max(top[v] + times[v] for v in p))) for p in paths]
+    work = [_Fenwick(buckets) for _ in range(gpus)]
+    gpu_of = [-1] * n
+    for index, path in enumerate(paths):
+        if index % 256 == 0:
+            deadline.check("mapping clusters")
+        target = index if index < gpus else _cheapest_gpu(path, spans[index], gpu_of, work, incident, buckets)
+        for v in path:
+            gpu_of[v] = target
+            work[target].add(node_bucket[v], times[v])
+    return _ClusterMap(gpu_of, work, node_bucket, spans)
+
+
+def _cheapest_gpu(
+    path: list[int],
+    span: Span,
+    gpu_of: list[int],
+    work: list[_Fenwick],
+    incident: list[list[tuple[int, int]]],
+    buckets: int,
+) -> int:
+    """The GPU of least (work in the span) - (transfers to nodes there); ties: least total work, lowest index."""
+    shared: defaultdict[int, int] = defaultdict(int)
+    for v in path:
+        for other, cost in incident[v]:
+            if gpu_of[other] >= 0:
+                shared[gpu_of[other]] += cost
+    return min(
+        range(len(work)),
+        key=lambda g: (
+            work[g].prefix(span.high + 1) - work[g].prefix(span.low) - shared[g],
+            work[g].prefix(buckets),
+            g,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class _Refinement:
+    """What the refinement stages share: colocation units, edges, slack, priority, options."""
+
+    instance: Instance
+    unit_list: tuple[Unit, ...]
+    incident: list[list[tuple[int, int]]]
+    slack: list[int]
+    priority: list[int]
+    params: ParDnnParams
+    deadline: Deadline
+
+    def _schedule(self, gpu_of: list[int], note: str) -> Result:
+        return finish(self.instance, gpu_of, self.deadline, note, unit_list=self.unit_list, priority=self.priority)
+
+    def stages(self, gpu_of: list[int], label: str) -> list[Result]:
+        """Schedules after colocation, after node switching and after balancing (each stage that moved something)."""
+        instance, params, deadline = self.instance, self.params, self.deadline
+        gpu_of = enforce_units(instance, gpu_of, self.unit_list)
+        results = [self._schedule(list(gpu_of), label)]
+        moves = _switch_nodes(instance, gpu_of, self.unit_list, self.incident, self.slack, params, deadline)
+        if moves:
+            results.append(self._schedule(list(gpu_of), f"{label}; {moves} node switches"))
+        balance_moves = _balance(instance, gpu_of, self.unit_list, self.incident, params, deadline)
+        if balance_moves:
+            note = f"{label}; {moves} node switches; {balance_moves} balancing moves"
+            results.append(self._schedule(gpu_of, note))
+        return results
 
 
 def _switch_nodes(
