@@ -109,12 +109,50 @@ def kept_sequence(instance: Instance, kept: set[int]) -> list[tuple[str, int]]:
 
 
 def recompute_all(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Keep only x_0 and recompute every activation before its backward (the least memory, the most time)."""
+    """Keep only x_0 and recompute every activation before its backward (the least memory, the most time).
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused).
+    params : None
+        This method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the heuristic's sequence (OPTIMAL when its time reaches the
+        lower bound); NOT_APPLICABLE when it does not fit M.
+    """
     return _answer(instance, recompute_all_sequence(instance.length))
 
 
 def chen(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Chen et al. √L segments (segment length ⌈√L⌉)."""
+    """Chen et al. √L segments (segment length ⌈√L⌉).
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused).
+    params : None
+        This method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the heuristic's sequence (OPTIMAL when its time reaches the
+        lower bound); NOT_APPLICABLE when it does not fit M.
+    """
     L = instance.length
     step = max(1, math.ceil(math.sqrt(L)))
     return _answer(instance, segments_sequence(L, list(range(0, L, step))), (f"segments of {step} stages",))
@@ -129,7 +167,26 @@ def pytorch_boundaries(length: int, segments: int) -> list[int]:
 
 
 def checkpoint_sequential(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """PyTorch ``checkpoint_sequential`` semantics, the best number of segments that fits."""
+    """PyTorch ``checkpoint_sequential`` semantics, the best number of segments that fits.
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused).
+    params : None
+        This method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the heuristic's sequence (OPTIMAL when its time reaches the
+        lower bound); NOT_APPLICABLE when it does not fit M.
+    """
     deadline = Deadline.after(time_limit)
     best = None
     for segments in range(1, instance.length + 1):
@@ -145,7 +202,26 @@ def checkpoint_sequential(instance: Instance, /, *, time_limit: float, seed: int
 
 
 def revolve_repaired(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Revolve on the homogenized chain, with the most checkpoints whose real peak fits (says when none does)."""
+    """Revolve on the homogenized chain, with the most checkpoints whose real peak fits (says when none does).
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused).
+    params : None
+        This method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the heuristic's sequence (OPTIMAL when its time reaches the
+        lower bound); NOT_APPLICABLE when it does not fit M.
+    """
     deadline = Deadline.after(time_limit)
     L = instance.length
     low, high, best = 1, L, None
@@ -166,7 +242,26 @@ def revolve_repaired(instance: Instance, /, *, time_limit: float, seed: int, par
 
 
 def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Keep the activations with the largest recompute-time-per-byte until the peak fits."""
+    """Keep the activations with the largest recompute-time-per-byte until the peak fits.
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused).
+    params : None
+        This method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the heuristic's sequence (OPTIMAL when its time reaches the
+        lower bound); NOT_APPLICABLE when it does not fit M.
+    """
     deadline = Deadline.after(time_limit)
     L = instance.length
     kept = set(range(L))
@@ -193,7 +288,26 @@ class CoarseDpParams:
 
 
 def dp_coarse(instance: Instance, /, *, time_limit: float, seed: int, params: CoarseDpParams | None) -> Result:
-    """The persistent DP with coarse slots (sizes rounded up): fast and feasible."""
+    """The persistent DP with coarse slots (sizes rounded up): fast and feasible.
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused).
+    params : CoarseDpParams or None
+        Options (None: the defaults).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the coarse DP's sequence (OPTIMAL when its time reaches the
+        lower bound); NOT_APPLICABLE when no coarse sequence fits M.
+    """
     params = params or CoarseDpParams()
     plan, extra = best_persistent(instance, params.slots, Deadline.after(time_limit))
     if plan.time is None:

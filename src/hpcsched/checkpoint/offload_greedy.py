@@ -252,7 +252,27 @@ def remat_candidates(
 def offload_greedy(
     instance: Instance, /, *, time_limit: float, seed: int, params: OffloadGreedyParams | None
 ) -> Result:
-    """Remat sequences (store-all, persistent DP at several budgets) plus greedy offloads that fit M."""
+    """Remat sequences (store-all, persistent DP at several budgets) plus greedy offloads that fit M.
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused: the heuristic is deterministic).
+    params : OffloadGreedyParams or None
+        Options (None: the defaults).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the best valid two-level schedule found (OPTIMAL when it
+        reaches the lower bound); NOT_APPLICABLE for kind ``chain`` or when no
+        schedule found fits M.
+    """
     params = params or OffloadGreedyParams()
     if instance.kind != "chain-offload":
         return Result(status=Status.NOT_APPLICABLE, notes=("kind 'chain-offload' only (the chain has no host level)",))

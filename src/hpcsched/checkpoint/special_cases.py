@@ -28,7 +28,26 @@ from .simulate import peak as simulated_peak
 
 
 def store_all(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Store every activation (Fall for every stage): OPTIMAL when the store-all peak fits."""
+    """Store every activation (Fall for every stage): OPTIMAL when the store-all peak fits.
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused).
+    params : None
+        This method has no options.
+
+    Returns
+    -------
+    Result
+        OPTIMAL with the store-all sequence when its peak fits M (it recomputes
+        nothing), else NOT_APPLICABLE.
+    """
     peak = store_all_peak(instance)
     if peak > instance.memory:
         return Result(
@@ -148,7 +167,26 @@ def revolve_checkpoints(instance: Instance) -> int | None:
 
 
 def revolve(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Revolve (Griewank & Walther) on homogeneous chains: t(l, c) extra forwards with c checkpoints."""
+    """Revolve (Griewank & Walther) on homogeneous chains: t(l, c) extra forwards with c checkpoints.
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused).
+    params : None
+        This method has no options.
+
+    Returns
+    -------
+    Result
+        OPTIMAL or FEASIBLE with Revolve's sequence on a homogeneous chain
+        (see the docstring body); NOT_APPLICABLE on any other chain or when it does not fit M.
+    """
     why = is_homogeneous(instance)
     if why is not None:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"not a homogeneous chain: {why}",))

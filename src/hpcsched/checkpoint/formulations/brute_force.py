@@ -134,7 +134,26 @@ def shortest_sequence(instance: Instance, deadline: Deadline | None = None):
 
 
 def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: BruteForceParams | None) -> Result:
-    """Exhaustive search over all valid sequences (Dijkstra over held-value states; L <= max_stages)."""
+    """Exhaustive search over all valid sequences (Dijkstra over held-value states; L <= max_stages).
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused: the search is deterministic).
+    params : BruteForceParams or None
+        Options (None: the defaults).
+
+    Returns
+    -------
+    Result
+        OPTIMAL with a shortest sequence; INFEASIBLE when none fits M;
+        NOT_APPLICABLE above ``max_stages``.
+    """
     params = params or BruteForceParams()
     if instance.length > params.max_stages:
         return Result(

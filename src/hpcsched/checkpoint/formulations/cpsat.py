@@ -216,7 +216,27 @@ class _SlotModel:
 
 
 def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatParams | None) -> Result:
-    """Exact CP-SAT model over operation slots (all sequences; length bound proven in the docstring)."""
+    """Exact CP-SAT model over operation slots (all sequences; length bound proven in the docstring).
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (CP-SAT's random seed).
+    params : CpsatParams or None
+        Options (None: the defaults).
+
+    Returns
+    -------
+    Result
+        OPTIMAL or FEASIBLE with CP-SAT's sequence and its proven bound;
+        INFEASIBLE when no sequence fits M; TIME_LIMIT_NO_SOLUTION when the
+        limit ends the search first; NOT_APPLICABLE outside the model's size limits.
+    """
     params = params or CpsatParams()
     L = instance.length
     if params.max_stages < L:

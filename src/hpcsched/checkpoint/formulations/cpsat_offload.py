@@ -330,7 +330,28 @@ class _OffloadModel:
 
 
 def cpsat_offload(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatOffloadParams | None) -> Result:
-    """Exact time-indexed CP-SAT over two-level schedules (remat + offload) for small chains."""
+    """Exact time-indexed CP-SAT over two-level schedules (remat + offload) for small chains.
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (CP-SAT's random seed).
+    params : CpsatOffloadParams or None
+        Options (None: the defaults).
+
+    Returns
+    -------
+    Result
+        OPTIMAL when CP-SAT proves the schedule optimal within a proven horizon,
+        else FEASIBLE; TIME_LIMIT_NO_SOLUTION when the limit ends the search
+        first; NOT_APPLICABLE for kind ``chain``, without a horizon, or when no
+        schedule exists within the horizon.
+    """
     params = params or CpsatOffloadParams()
     if instance.kind != "chain-offload":
         return Result(status=Status.NOT_APPLICABLE, notes=("kind 'chain-offload' only (the chain has no host level)",))

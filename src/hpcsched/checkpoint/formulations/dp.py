@@ -316,7 +316,27 @@ def best_persistent(instance: Instance, slots: int, deadline: Deadline) -> tuple
 
 
 def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams | None) -> Result:
-    """rotor's persistent DP over memory slots, O(S·L³): optimal among persistent sequences."""
+    """rotor's persistent DP over memory slots, O(S·L³): optimal among persistent sequences.
+
+    Parameters
+    ----------
+    instance
+        The chain (kind ``chain``; the registry runs remat-only methods on a
+        ``chain-offload`` instance through its chain, see the package).
+    time_limit
+        Seconds of wall time the method may use.
+    seed
+        Random seed (unused: the DP is deterministic).
+    params : DpParams or None
+        Options (None: the defaults).
+
+    Returns
+    -------
+    Result
+        The best persistent sequence found, with the instance's lower bound
+        `bounds.best`: OPTIMAL when its time reaches that bound, else FEASIBLE;
+        NOT_APPLICABLE when no persistent sequence fits the slot-rounded budget.
+    """
     params = params or DpParams()
     deadline = Deadline.after(time_limit)
     plan, extra = best_persistent(instance, params.slots, deadline)
