@@ -85,7 +85,8 @@ def bench_lp(sizes: list[int]) -> None:
     write(
         "lp_scaling",
         rows,
-        "Preemptive LP solve time (scipy linprog HiGHS, 1 thread) and lp-preemptive total (LP + phase order + validation)",
+        "Preemptive LP solve time (scipy linprog HiGHS, 1 thread) and lp-preemptive total "
+        "(LP + phase order + validation)",
     )
 
 

@@ -104,14 +104,19 @@ def main() -> None:
         writer = csv.DictWriter(handle, fieldnames=list(lines[0]))
         writer.writeheader()
         writer.writerows(lines)
-    header = "| executor | jobs | runs | wall (s) | runs/s | ms per run | ms per run per worker |\n|---|---|---|---|---|---|---|\n"
+    header = (
+        "| executor | jobs | runs | wall (s) | runs/s | ms per run | ms per run per worker |\n"
+        "|---|---|---|---|---|---|---|\n"
+    )
     body = "".join(
-        f"| {l['executor']} | {l['jobs']} | {l['runs']} | {l['wall_s']} | {l['runs_per_s']} | {l['ms_per_run']} | {l['ms_per_run_per_worker']} |\n"
-        for l in lines
+        f"| {row['executor']} | {row['jobs']} | {row['runs']} | {row['wall_s']} | {row['runs_per_s']} | "
+        f"{row['ms_per_run']} | {row['ms_per_run_per_worker']} |\n"
+        for row in lines
     )
     context = (
         f"\nMachine: {platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}. "
-        f"Building the {len(tasks)} tasks (instance documents + sha256): {1000 * build_s / len(tasks):.3f} ms per task. "
+        f"Building the {len(tasks)} tasks (instance documents + sha256): "
+        f"{1000 * build_s / len(tasks):.3f} ms per task. "
         f"In-process run_method without the engine: {1000 * baseline:.3f} ms per run.\n"
     )
     (args.out / "throughput.md").write_text(header + body + context)

@@ -133,7 +133,10 @@ def postorder(args) -> None:
 
 
 def large(args) -> None:
-    """Wall-clock and CPU seconds: this machine is shared (2 cores, several workers), CPU time is the steadier figure."""
+    """Wall-clock and CPU seconds of the large tree.
+
+    This machine is shared (2 cores, several workers): CPU time is the steadier figure.
+    """
     from hpcsched.treemem import special_cases
 
     started, cpu = time.perf_counter(), time.process_time()

@@ -43,7 +43,13 @@ def main() -> None:
     data = Path(parser.parse_args().data)
     for file, n, seed, apps in ORION_MIXES:
         write_instance(import_orion(data / "orion", files=apps, n=n, seed=seed, name=file[:-5]), HERE / file)
-    traces = f"{data / 'kineto' / 'resnet50_v100_workers0.pt.trace.json.gz'},{data / 'hta' / 'ns_resolution_rank0.pt.trace.json.gz'}"
+    traces = ",".join(
+        str(trace)
+        for trace in (
+            data / "kineto" / "resnet50_v100_workers0.pt.trace.json.gz",
+            data / "hta" / "ns_resolution_rank0.pt.trace.json.gz",
+        )
+    )
     for file, n, seed in KINETO_MIXES:
         write_instance(import_kineto(traces, n=n, seed=seed, name=file[:-5]), HERE / file)
     for file, n, seed in GAVEL_MIXES:

@@ -50,7 +50,7 @@ def main() -> None:
                 Path(args.data) / "kineto" / trace,
                 budget=budget,
                 link=link,
-                name=f"resnet50-kineto-{link}-{int(round(100 * budget))}",
+                name=f"resnet50-kineto-{link}-{round(100 * budget)}",
             )
             path = HERE / f"{instance.name}.json"
             write_instance(instance, path)
