@@ -57,12 +57,56 @@ def _heft(instance: Instance, time_limit: float, insertion: bool) -> Result:
 
 def heft(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """HEFT without insertion: by decreasing upward rank, each task where it finishes earliest (after the machine's
-    last task)."""
+    last task).
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule (no bound).
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
+    """
     return _heft(instance, time_limit, insertion=False)
 
 
 def heft_insertion(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """HEFT with insertion: as heft, but a task may fill an idle gap between two placed tasks."""
+    """HEFT with insertion: as heft, but a task may fill an idle gap between two placed tasks.
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule (no bound).
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
+    """
     return _heft(instance, time_limit, insertion=True)
 
 
@@ -95,18 +139,84 @@ def _heteroprio(instance: Instance, time_limit: float, spoliation: str) -> Resul
 
 def heteroprio(instance: Instance, /, *, time_limit: float, seed: int, params: HeteroPrioParams | None) -> Result:
     """HeteroPrio with spoliation: idle GPUs take the most accelerated ready task, CPUs the least; idle resources
-    spoliate."""
+    spoliate.
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        `HeteroPrioParams` (the spoliation rule); None = the defaults.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule (no bound).
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
+    """
     return _heteroprio(instance, time_limit, (params or HeteroPrioParams()).spoliation)
 
 
 def heteroprio_nospol(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """HeteroPrio without spoliation (StarPU's heteroprio scheduler)."""
+    """HeteroPrio without spoliation (StarPU's heteroprio scheduler).
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule (no bound).
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
+    """
     return _heteroprio(instance, time_limit, "none")
 
 
 def hlp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """HLP rounding: solve HLP, put task j on CPUs iff x_j >= 1/2, then list-schedule (HEFT order on the chosen
-    times)."""
+    times).
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule and the HLP lower bound (`bounds.hlp`).
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
+    """
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
     value, share = bounds.hlp_solution(instance)
@@ -183,7 +293,29 @@ def minmin_placements(instance: Instance, deadline: Deadline | None = None) -> t
 
 
 def minmin(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """MinMin: among the ready tasks, place the one whose earliest finish time is smallest (see `minmin_placements`)."""
+    """MinMin: among the ready tasks, place the one whose earliest finish time is smallest (see `minmin_placements`).
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule (no bound).
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
+    """
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
     return _feasible(minmin_placements(instance, deadline))
@@ -212,12 +344,48 @@ def _one_type(instance: Instance, kind: str, time_limit: float) -> Result:
 
 
 def all_cpu(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Baseline: every task on the CPUs, list scheduling by longest path to an exit."""
+    """Baseline: every task on the CPUs, list scheduling by longest path to an exit.
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule (no bound), or NOT_APPLICABLE when the platform has no CPU or a task
+        cannot run on one.
+    """
     return _one_type(instance, "cpu", time_limit)
 
 
 def all_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Baseline: every task on the GPUs, list scheduling by longest path to an exit."""
+    """Baseline: every task on the GPUs, list scheduling by longest path to an exit.
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule (no bound), or NOT_APPLICABLE when the platform has no GPU or a task
+        cannot run on one.
+    """
     return _one_type(instance, "gpu", time_limit)
 
 
@@ -275,7 +443,29 @@ def dual_assignment(instance: Instance, guess: float) -> list[str] | None:
 
 
 def dualhp(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """DualHP (independent tasks): binary search on the makespan guess with the dual allocation, then LPT per type."""
+    """DualHP (independent tasks): binary search on the makespan guess with the dual allocation, then LPT per type.
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule (no bound), or NOT_APPLICABLE when the instance has edges.
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
+    """
     refused = _independent_only(instance)
     if refused:
         return refused
@@ -304,7 +494,29 @@ def _completion(loads: list[int], time: int | None) -> int | None:
 
 def clb2c(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """CLB2C (Cherière and Saule 2015, independent tasks): from both ends of the acceleration order, place the end
-    with the earlier completion."""
+    with the earlier completion.
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule (no bound), or NOT_APPLICABLE when the instance has edges.
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
+    """
     refused = _independent_only(instance)
     if refused:
         return refused

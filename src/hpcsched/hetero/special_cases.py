@@ -50,6 +50,28 @@ def independent_dp(
     and the optimum is min_L max(L, G[L]): on one machine per type the tasks
     of a type run back to back, so an assignment's makespan is the larger
     load.
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        `IndependentDpParams` (the table size limit); None = the defaults.
+
+    Returns
+    -------
+    Result
+        OPTIMAL with the schedule and its makespan as bound; NOT_APPLICABLE with edges, more than one CPU or
+        GPU, or a table above ``max_cells``.
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
     """
     params = params or IndependentDpParams()
     if instance.edges or instance.cpus > 1 or instance.gpus > 1:
@@ -114,6 +136,28 @@ def one_type(instance: Instance, /, *, time_limit: float, seed: int, params: Non
     Theorem: with at least n machines of the type, starting every task at
     the end of its last predecessor (no communication within one type) gives
     makespan = critical path, a lower bound; hence optimal.
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        OPTIMAL (ASAP, or the list schedule when it meets `bounds.best`) or FEASIBLE, with `bounds.best` as
+        bound; NOT_APPLICABLE when some task can run on both available types.
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
     """
     require_runnable(instance)
     kind = _single_type(instance)

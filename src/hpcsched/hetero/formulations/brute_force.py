@@ -30,6 +30,27 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     no later, and they are fewer than the machine count because the task
     itself runs at S* there). The search branches on (next ready task,
     type) and prunes by the best makespan found.
+
+    Parameters
+    ----------
+    instance
+        The hetero instance.
+    time_limit
+        Wall-clock seconds; `TimeLimitReached` is raised when they run out.
+    seed
+        Unused: the method is deterministic.
+    params
+        None: the method has no options.
+
+    Returns
+    -------
+    Result
+        OPTIMAL with the schedule and its makespan as bound; NOT_APPLICABLE when n > `BRUTE_FORCE_MAX_TASKS`.
+
+    Raises
+    ------
+    InfeasibleError
+        When a task can run on no available machine (its only type has none).
     """
     if instance.n > BRUTE_FORCE_MAX_TASKS:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"brute force is limited to n <= {BRUTE_FORCE_MAX_TASKS}",))
