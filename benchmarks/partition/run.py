@@ -36,7 +36,7 @@ from hpcsched.partition import bounds, generate_training, import_dnn
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).resolve().parent / "results"
-HEURISTICS = ("pardnn", "heft", "etf", "kl-partition", "round-robin", "one-gpu")
+HEURISTICS = ("pardnn", "heft", "etf", "kl-partition", "metis", "round-robin", "one-gpu")
 
 
 def data_folder() -> Path | None:
