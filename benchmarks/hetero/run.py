@@ -2,7 +2,8 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/hetero/run.py gaps  [--min-tasks 0] [--max-tasks 700] [--cpsat-limit 20] [--platforms 10x4 8x2] [--merge]
+    .venv/bin/python benchmarks/hetero/run.py gaps  [--min-tasks 0] [--max-tasks 700] [--cpsat-limit 20]
+        [--platforms 10x4 8x2] [--merge] [--output gaps.csv]
     .venv/bin/python benchmarks/hetero/run.py trap
     .venv/bin/python benchmarks/hetero/run.py dnn
     .venv/bin/python benchmarks/hetero/run.py speed [--n 100000]
@@ -11,8 +12,19 @@ Usage::
 platform: every heuristic's makespan, its gap to bounds.best ((value -
 bound) / value) and to the CP-SAT optimum where CP-SAT proves one within
 ``--cpsat-limit`` seconds (CP-SAT is skipped above ``--cpsat-max-tasks``).
-Writes results/gaps.csv and prints a summary table; ``--merge`` keeps the
-rows of the existing results/gaps.csv outside ``[--min-tasks, --max-tasks]``.
+Writes results/gaps.csv (or ``--output``) and prints a summary table; ``--merge`` keeps the
+rows of the existing file outside ``[--min-tasks, --max-tasks]``. The 31
+graphs above 1,500 tasks (heuristics and bounds only, each heuristic bounded
+by ``--heuristic-limit`` seconds)::
+
+    .venv/bin/python benchmarks/hetero/run.py gaps --min-tasks 1501 --max-tasks 100000 --cpsat-max-tasks 0 \
+        --platforms 10x4 --heuristic-limit 60 --output gaps-large.csv
+
+and CP-SAT at 60 s on a few of them (``--graphs`` picks them by file stem)::
+
+    .venv/bin/python benchmarks/hetero/run.py gaps --min-tasks 1501 --max-tasks 100000 --cpsat-max-tasks 100000 \
+        --cpsat-limit 60 --platforms 10x4 --graphs forkJoin-5-300 spotrf-960-20 sposv-960-20 \
+        --output gaps-large-cpsat.csv
 ``trap``: HeteroPrio (three spoliation rules) on `generate_heteroprio_trap`
 for several (m, k); the true ratio HP / OPT lies between HP / best known
 (best of HEFT-insertion and HLP rounding) and HP / bounds.best, printed
@@ -54,11 +66,13 @@ def gaps(args) -> None:
         sys.exit("hetero_swf not found (set HPCSCHED_SHARED_DATA)")
     RESULTS.mkdir(exist_ok=True)
     rows = []
-    done = set()
-    if args.merge and (RESULTS / "gaps.csv").exists():
+    output = RESULTS / args.output
+    if args.merge and output.exists():
         # keep the rows of an earlier run (other size range); rows measured now replace theirs
-        rows = read_rows(RESULTS / "gaps.csv")
+        rows = read_rows(output)
     for path in sorted(folder.glob("*/*.txt")):
+        if args.graphs and path.stem not in args.graphs:
+            continue
         for platform in args.platforms:
             cpus, gpus = (int(x) for x in platform.split("x"))
             instance = import_swf(path, cpus=cpus, gpus=gpus)
@@ -80,7 +94,7 @@ def gaps(args) -> None:
             rows.append(row)
             print(row, flush=True)
     fields = sorted({key for row in rows for key in row}, key=lambda k: (k not in ("graph", "n", "m", "k", "bound"), k))
-    with open(RESULTS / "gaps.csv", "w", newline="") as handle:
+    with open(output, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
@@ -111,7 +125,7 @@ def summarize(rows) -> None:
     for platform in sorted({(r["m"], r["k"]) for r in rows}, reverse=True):
         subset = [r for r in rows if (r["m"], r["k"]) == platform]
         proven = [r for r in subset if r.get("cpsat_status") == "OPTIMAL"]
-        for method in HEURISTICS + ("cpsat",):
+        for method in (*HEURISTICS, "cpsat"):
             values = [r for r in subset if r.get(method) is not None]
             if not values:
                 continue
@@ -119,8 +133,8 @@ def summarize(rows) -> None:
             to_optimum = [(r[method] - r["cpsat"]) / r[method] for r in proven if r.get(method) is not None]
             optimum_text = f"{100 * statistics.mean(to_optimum):.1f} % ({len(to_optimum)})" if to_optimum else "-"
             print(
-                f"| m={platform[0]}, k={platform[1]} | {method} | {len(values)} | {100 * statistics.mean(to_bound):.1f} % | "
-                f"{100 * max(to_bound):.1f} % | {optimum_text} |"
+                f"| m={platform[0]}, k={platform[1]} | {method} | {len(values)} | "
+                f"{100 * statistics.mean(to_bound):.1f} % | {100 * max(to_bound):.1f} % | {optimum_text} |"
             )
         print(
             f"| m={platform[0]}, k={platform[1]} | proven optimal by CP-SAT | {len(proven)} of "
@@ -199,6 +213,8 @@ def main() -> None:
     gap_parser.add_argument("--cpsat-limit", type=float, default=20.0)
     gap_parser.add_argument("--heuristic-limit", type=float, default=60.0)
     gap_parser.add_argument("--platforms", nargs="+", default=["10x4", "8x2"])
+    gap_parser.add_argument("--output", default="gaps.csv", help="file under results/")
+    gap_parser.add_argument("--graphs", nargs="+", help="only these graphs (file stems, e.g. spotrf-960-20)")
     trap_parser = parts.add_parser("trap")
     trap_parser.add_argument("--chain", type=int, default=20)
     parts.add_parser("dnn")
