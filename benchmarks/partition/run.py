@@ -1,4 +1,4 @@
-"""partition benchmarks: ParDNN-style speed at 10^4 and 10^5 nodes, heuristic gaps on the real graphs, the spec's claims.
+"""partition benchmarks: ParDNN-style speed at 10^4 and 10^5 nodes, heuristic gaps on the real graphs, spec claims.
 
 Usage::
 
@@ -56,8 +56,8 @@ def speed(args) -> None:
             elapsed = time.perf_counter() - started  # includes the registry's validation
             gap = (result.objective - lower) / result.objective if result.objective else None
             print(
-                f"| {instance.n} | {len(instance.edges)} | {method} | {elapsed:.1f} | {result.objective:.0f} | {lower} | "
-                f"{gap:.1%} |"
+                f"| {instance.n} | {len(instance.edges)} | {method} | {elapsed:.1f} | "
+                f"{result.objective:.0f} | {lower} | {gap:.1%} |"
                 if gap is not None
                 else f"| {instance.n} | | {method} | {elapsed:.1f} | {result.status} | | |",
                 flush=True,
