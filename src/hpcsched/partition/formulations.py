@@ -247,6 +247,25 @@ def _add_hint(instance: Instance, model, x, start, start_solution: Solution) -> 
             model.add_hint(x[v][g], hinted.gpu[v] == g)
 
 
+def _hint_as_is(instance: Instance, model, x, start, solution: Solution) -> None:
+    """``solution`` as CP-SAT's hint, GPUs as they are (the LNS's models fix GPUs, so no relabelling)."""
+    for v in range(instance.n):
+        model.add_hint(start[v], solution.start[v])
+        for g in range(instance.gpus):
+            model.add_hint(x[v][g], solution.gpu[v] == g)
+
+
+def _read_solution(instance: Instance, outcome, x, start) -> Solution | None:
+    """The schedule in CP-SAT's outcome, or None when it has none."""
+    read = outcome.value
+    if not outcome.has_solution or read is None:
+        return None
+    return Solution(
+        tuple(next(g for g in range(instance.gpus) if read(x[v][g])) for v in range(instance.n)),
+        tuple(int(read(start[v])) for v in range(instance.n)),
+    )
+
+
 def _cpsat_result(
     instance: Instance, outcome, x, start, start_solution: Solution | None, lower: int, horizon: int
 ) -> Result:
@@ -746,10 +765,7 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
             model, x, start, _end = _build_model(instance, best_value, lower, deadline, fixed)
         except TimeLimitReached:  # the deadline while building: stop with the incumbent
             break
-        for v in range(instance.n):
-            model.add_hint(start[v], best.start[v])
-            for g in range(instance.gpus):
-                model.add_hint(x[v][g], best.gpu[v] == g)
+        _hint_as_is(instance, model, x, start, best)
         outcome = cpsat_backend.solve_cpsat(
             model,
             time_limit=deadline.remaining(),
@@ -758,12 +774,8 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
             seed=seed + iterations,
         )
         iterations += 1
-        read = outcome.value
-        if outcome.has_solution and read is not None:
-            candidate = Solution(
-                tuple(next(g for g in range(instance.gpus) if read(x[v][g])) for v in range(instance.n)),
-                tuple(int(read(start[v])) for v in range(instance.n)),
-            )
+        candidate = _read_solution(instance, outcome, x, start)
+        if candidate is not None:
             value = int(evaluate(instance, candidate)["objective"])
             if value < best_value:
                 best, best_value, improvements = candidate, value, improvements + 1
