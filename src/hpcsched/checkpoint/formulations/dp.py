@@ -24,20 +24,21 @@ M − x_0 is a multiple of the slot (the method then says so).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from functools import reduce
 
 import numpy as np
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.params import at_least
 from ...core.result import Result, Status
 from .. import bounds
 from ..model import Instance, Solution
 from ..simulate import peak as simulated_peak
+from .dp_slots import SlotSizes, slot_size, slot_sizes
+from .incumbent import baseline_incumbent, cut_short
 
 _INFINITY = np.iinfo(np.int64).max // 4
+_BUILDING = "building the DP table"
 
 
 @dataclass(frozen=True)
@@ -49,13 +50,25 @@ class DpParams:
     slots
         Most memory slots S. When the gcd of the sizes gives at most S slots
         for the budget, the gcd is the slot (exact for the persistent class);
-        otherwise the slot is ⌈(M − x_0) / S⌉ bytes and sizes are rounded up.
+        otherwise the slot is ⌈(M − x_0) / S⌉ bytes and sizes are rounded
+        (see `best_persistent`).
+    max_cells
+        Most cells (stage pairs × budgets) one DP table may have; None: no
+        cap. Over it the DP is not run and `dp` returns its baseline
+        incumbent, as when the time limit cuts the DP.
     """
 
     slots: int = 500
+    max_cells: int | None = None
 
     def __post_init__(self) -> None:
         at_least("slots", self.slots, 1)
+        if self.max_cells is not None:
+            at_least("max_cells", self.max_cells, 1)
+
+
+class DpTableTooLarge(Exception):
+    """The DP table would exceed ``max_cells`` (a deterministic work budget, unlike the time limit)."""
 
 
 @dataclass(frozen=True)
@@ -69,65 +82,6 @@ class PersistentPlan:
     exact: bool
 
 
-def _slot_size(instance: Instance, slots: int) -> tuple[int, bool]:
-    """The gcd of the sizes when it gives at most ``slots`` slots (exact), else ⌈(M − x_0)/slots⌉."""
-    budget = instance.memory - instance.x[0]
-    values = [v for v in (*instance.x, *instance.xbar[1:], *instance.ftmp, *instance.btmp, budget) if v > 0]
-    divisor = reduce(math.gcd, values, 0) or 1
-    if budget // divisor <= slots:
-        return divisor, True
-    return max(1, math.ceil(budget / slots)), False
-
-
-@dataclass(frozen=True)
-class _SlotSizes:
-    """The chain's sizes in slots under one rounding.
-
-    Attributes
-    ----------
-    budget
-        Slots available beside x_0 (S; negative: not even x_0 fits).
-    x, xbar, ftmp, btmp
-        x_i, xbar_i (0 for i = 0), the forward and backward transients, in slots.
-    """
-
-    budget: int
-    x: list[int]
-    xbar: list[int]
-    ftmp: list[int]
-    btmp: list[int]
-
-
-def _slot_sizes(instance: Instance, slot: int, exact: bool, rounding: str) -> _SlotSizes:
-    """Sizes in slots: rounded up and budget down ("up"), or the optimistic "nearest" / "down" roundings."""
-    budget = instance.memory - instance.x[0]
-    if rounding == "nearest" and not exact:
-
-        def up(value: int) -> int:
-            return (2 * value + slot) // (2 * slot)
-
-        S = up(budget)
-    elif rounding == "down" and not exact:
-
-        def up(value: int) -> int:
-            return value // slot
-
-        S = -(-budget // slot)
-    else:
-
-        def up(value: int) -> int:
-            return -(-value // slot)
-
-        S = budget // slot
-    return _SlotSizes(
-        S,
-        [up(v) for v in instance.x],
-        [0] + [up(v) for v in instance.xbar[1:]],
-        [up(v) for v in instance.ftmp],
-        [up(v) for v in instance.btmp],
-    )
-
-
 class _PersistentTable:
     """The DP table P(s, t)[m] of `persistent_dp` and its choices, filled by increasing t − s.
 
@@ -139,27 +93,32 @@ class _PersistentTable:
         Its sizes in slots.
     """
 
-    def __init__(self, instance: Instance, sizes: _SlotSizes) -> None:
+    def __init__(self, instance: Instance, sizes: SlotSizes, deadline: Deadline, max_cells: int | None = None) -> None:
         L, S = instance.length, sizes.budget
+        cells = (L + 1) * (L + 2) // 2 * (S + 1)
+        if max_cells is not None and cells > max_cells:
+            raise DpTableTooLarge(f"the DP table needs {cells} cells > max_cells = {max_cells}")
         self.instance, self.sizes, self.L, self.S = instance, sizes, L, S
         self.fw_prefix = np.concatenate([[0], np.cumsum(np.array(instance.fw, dtype=np.int64))])
         self.m = np.arange(S + 1)
         self.index = -np.ones((L + 2, L + 1), dtype=np.int64)
         pairs = 0
         for s in range(L + 1):
+            deadline.check(_BUILDING)
             for t in range(s, L + 1):
                 self.index[s, t] = pairs
                 pairs += 1
         self.table = np.full((pairs, S + 1), _INFINITY, dtype=np.int64)
         # choice: -1 Fall, s' > 0 checkpoint x_{s'}, -2 infeasible
         self.choice = np.full((pairs, S + 1), -2, dtype=np.int16 if L < 32000 else np.int32)
-        self.forward_need = self._forward_needs()
+        self.forward_need = self._forward_needs(deadline)
 
-    def _forward_needs(self) -> list[np.ndarray]:
+    def _forward_needs(self, deadline: Deadline) -> list[np.ndarray]:
         """Forward need of F s .. F s'-1 (without delta_{t+1}): running max, per s."""
         X, FT = self.sizes.x, self.sizes.ftmp
         forward_need = []
         for s in range(self.L + 1):
+            deadline.check(_BUILDING)
             need, running = [], 0
             for k in range(s, self.L):
                 running = max(running, (X[k] if k > s else 0) + X[k + 1] + FT[k])
@@ -262,7 +221,12 @@ class _PersistentTable:
 
 
 def persistent_dp(
-    instance: Instance, slots: int = 500, deadline: Deadline | None = None, *, rounding: str = "up"
+    instance: Instance,
+    slots: int = 500,
+    deadline: Deadline | None = None,
+    *,
+    rounding: str = "up",
+    max_cells: int | None = None,
 ) -> PersistentPlan:
     """Run the DP; return the optimal persistent sequence under the slot rounding.
 
@@ -273,8 +237,8 @@ def persistent_dp(
     rounding up loses every sequence.
     """
     deadline = deadline or Deadline(None)
-    slot, exact = _slot_size(instance, slots)
-    dp = _PersistentTable(instance, _slot_sizes(instance, slot, exact, rounding))
+    slot, exact = slot_size(instance, slots)
+    dp = _PersistentTable(instance, slot_sizes(instance, slot, exact, rounding), deadline, max_cells)
     dp.fill(deadline)
     S = dp.S
     total = int(dp.table[dp.index[0, instance.length], S]) if S >= 0 else _INFINITY
@@ -283,19 +247,21 @@ def persistent_dp(
     return PersistentPlan(total, dp.sequence(), slot, S, exact)
 
 
-def best_persistent(instance: Instance, slots: int, deadline: Deadline) -> tuple[PersistentPlan, list[str]]:
+def best_persistent(
+    instance: Instance, slots: int, deadline: Deadline, *, max_cells: int | None = None
+) -> tuple[PersistentPlan, list[str]]:
     """The conservative DP, or an optimistic rounding's when it is better and fits in bytes (simulator check).
 
     Rounding up can lose every sequence at a tight budget (and costs time at
     any budget); rounding to the nearest slot may not fit, so its sequence is
     kept only when `simulate.peak` says it fits.
     """
-    plan = persistent_dp(instance, slots, deadline)
+    plan = persistent_dp(instance, slots, deadline, max_cells=max_cells)
     if plan.exact:
         return plan, []
     notes: list[str] = []
     for rounding in ("nearest", "down"):
-        other = persistent_dp(instance, slots, deadline, rounding=rounding)
+        other = persistent_dp(instance, slots, deadline, rounding=rounding, max_cells=max_cells)
         if (
             other.time is not None
             and (plan.time is None or other.time < plan.time)
@@ -310,7 +276,7 @@ def best_persistent(instance: Instance, slots: int, deadline: Deadline) -> tuple
             )
     if plan.time is None and slots < 4000:
         # a tight budget lost to rounding: once more with four times finer slots
-        finer, finer_notes = best_persistent(instance, 4 * slots, deadline)
+        finer, finer_notes = best_persistent(instance, 4 * slots, deadline, max_cells=max_cells)
         return finer, [*finer_notes, f"{slots} slots lost every sequence; {4 * slots} slots used"]
     return plan, notes
 
@@ -339,23 +305,37 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
     """
     params = params or DpParams()
     deadline = Deadline.after(time_limit)
-    plan, extra = best_persistent(instance, params.slots, deadline)
+    # computed first so that a time limit (or max_cells) cutting the DP still leaves an answer
+    incumbent = baseline_incumbent(instance)
+    try:
+        plan, extra = best_persistent(instance, params.slots, deadline, max_cells=params.max_cells)
+    except (TimeLimitReached, DpTableTooLarge) as stop:
+        return cut_short(instance, incumbent, stop)
     rounding = (
         f"slot = {plan.slot} bytes, {plan.slots} slots: sizes are multiples of the slot, exact for persistent sequences"
         if plan.exact
         else f"slot = {plan.slot} bytes, {plan.slots} slots: sizes rounded to whole slots (feasible, "
         "maybe suboptimal even among persistent sequences)"
     )
-    if plan.time is None:
-        # The restriction (persistent, rounded) proves nothing about the instance.
-        return Result(
-            status=Status.NOT_APPLICABLE,
-            notes=(
-                "no persistent sequence fits the rounded budget; this does not prove the instance infeasible",
-                rounding,
-            ),
-        )
     bound = bounds.best(instance)
+    if plan.time is None or (incumbent is not None and incumbent.time < plan.time):
+        if incumbent is None:
+            # The restriction (persistent, rounded) proves nothing about the instance.
+            return Result(
+                status=Status.NOT_APPLICABLE,
+                notes=(
+                    "no persistent sequence fits the rounded budget; this does not prove the instance infeasible",
+                    rounding,
+                ),
+            )
+        why = "no persistent sequence fits the rounded budget" if plan.time is None else "faster than the DP's"
+        status = Status.OPTIMAL if bound >= incumbent.time else Status.FEASIBLE
+        return Result(
+            status=status,
+            solution=incumbent.solution,
+            bound=float(bound),
+            notes=(f"the {incumbent.method} baseline's sequence ({why})", rounding),
+        )
     status = Status.OPTIMAL if bound >= plan.time else Status.FEASIBLE
     notes = [rounding, *extra]
     if plan.exact:
@@ -363,4 +343,11 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
     return Result(status=status, solution=Solution(plan.sequence), bound=float(bound), notes=tuple(notes))
 
 
-__all__ = ["DpParams", "PersistentPlan", "best_persistent", "dp", "persistent_dp"]
+__all__ = [
+    "DpParams",
+    "DpTableTooLarge",
+    "PersistentPlan",
+    "best_persistent",
+    "dp",
+    "persistent_dp",
+]
