@@ -112,7 +112,10 @@ def test_memory_semantics_by_hand():
 
 def test_validator_rules_by_hand():
     instance = read(data([node("a"), node("b")], [["a", "b"]]))
-    rules = lambda order: sorted({v.rule for v in validate(instance, Solution(order))})
+
+    def rules(order):
+        return sorted({v.rule for v in validate(instance, Solution(order))})
+
     assert rules(("b", "a")) == ["precedence"]
     assert rules(("a",)) == ["missing"]
     assert rules(("a", "a", "b")) == ["duplicate"]

@@ -74,11 +74,13 @@ def brute_force_makespan(instance):
     horizon = sum(v.time for v in instance.nodes)
     best = None
     for starts in itertools.product(*(range(horizon - v.time + 1) for v in instance.nodes)):
-        makespan = max(s + v.time for s, v in zip(starts, instance.nodes))
+        makespan = max(s + v.time for s, v in zip(starts, instance.nodes, strict=True))
         if best is not None and makespan >= best:
             continue
         for procs in itertools.product(range(instance.processors), repeat=len(names)):
-            if not validate(instance, Solution(None, dict(zip(names, starts)), dict(zip(names, procs)))):
+            if not validate(
+                instance, Solution(None, dict(zip(names, starts, strict=True)), dict(zip(names, procs, strict=True)))
+            ):
                 best = makespan
                 break
     return best

@@ -66,7 +66,7 @@ def test_assembly_weights_are_fronts_and_contribution_blocks():
     tree = assembly_tree((6, 6), ordering="nested-dissection")
     roots = {k for k in range(len(tree.exec_sizes))} - {u for u, _ in tree.edges}
     assert len(roots) == 1  # a connected grid gives one tree
-    for exec_size, output, columns in zip(tree.exec_sizes, tree.outputs, tree.columns):
+    for exec_size, output, columns in zip(tree.exec_sizes, tree.outputs, tree.columns, strict=True):
         below = round(output**0.5)
         assert below * below == output
         assert exec_size + output == (columns + below) ** 2  # the frontal matrix

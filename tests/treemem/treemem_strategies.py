@@ -48,7 +48,7 @@ def io_trees(draw, min_n: int = 3, max_n: int = 7) -> Instance:
     leaves = set(range(n)) - set(parents)
     execs = [draw(st.integers(5, 20)) if i in leaves else draw(st.integers(0, 2)) for i in range(n)]
     outputs = draw(st.lists(st.integers(1, 9), min_size=n, max_size=n))
-    tree = Instance.create(execs, outputs, list(zip(range(1, n), parents)), name="hypothesis-io-tree")
+    tree = Instance.create(execs, outputs, list(zip(range(1, n), parents, strict=True)), name="hypothesis-io-tree")
     return _out_of_core(draw, tree, tree_optimum(tree))
 
 

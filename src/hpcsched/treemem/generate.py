@@ -197,7 +197,7 @@ def generate_parallel_tree(
     factor >= 1 gives a feasible instance.
     """
     from .simulate import Graph
-    from .special_cases import forest_parent, liu_optimal_order
+    from .special_cases import liu_optimal_order, require_forest_parent
 
     tree = generate_random_tree(seed=seed, n=n, max_children=max_children, max_exec=max_exec, max_output=max_output)
     rng = np.random.default_rng(seed + 7919)
@@ -207,7 +207,7 @@ def generate_parallel_tree(
         node["time"] = int(time)
     timed = Instance.from_data(data, name=tree.name)
     graph = Graph.of(timed)
-    optimum = liu_optimal_order(graph, forest_parent(graph))[1]  # type: ignore[arg-type]
+    optimum = liu_optimal_order(graph, require_forest_parent(graph))[1]
     instance = as_parallel(
         timed,
         processors=processors,

@@ -133,7 +133,7 @@ class Gap:
 def gaps(graph: Graph, order: Sequence[int]) -> list[Gap]:
     """Every gap of length >= 1 of every non-empty output in ``order`` (sinks have none)."""
     position = {node: k for k, node in enumerate(order)}
-    found = []
+    found: list[Gap] = []
     for i in range(graph.n):
         if not graph.successors[i] or graph.output[i] == 0:
             continue

@@ -81,7 +81,7 @@ def minimum_degree(matrix: sp.spmatrix) -> np.ndarray:
     """Exact minimum degree on the elimination graph (ties: smallest index)."""
     n = matrix.shape[0]
     coo = sp.coo_matrix(matrix)
-    adjacency = [set() for _ in range(n)]
+    adjacency: list[set[int]] = [set() for _ in range(n)]
     for i, j in zip(coo.row, coo.col, strict=False):
         if i != j:
             adjacency[i].add(int(j))

@@ -54,6 +54,20 @@ def forest_parent(graph: Graph) -> list[int] | None:
     return parent
 
 
+def require_forest_parent(graph: Graph) -> list[int]:
+    """:func:`forest_parent` for a graph the caller already knows is an in-forest.
+
+    Raises
+    ------
+    ValueError
+        If some node has two successors (the caller's check was skipped).
+    """
+    parent = forest_parent(graph)
+    if parent is None:
+        raise ValueError("the graph is not an in-forest: some node has two successors")
+    return parent
+
+
 def _children_and_bottom_up(parent: Sequence[int]) -> tuple[list[list[int]], list[int], list[int]]:
     """Children lists, a bottom-up (leaves first) order and the roots of a forest."""
     n = len(parent)
@@ -142,6 +156,14 @@ def segment_order(segment: Sequence[float]) -> float:
     return segment[1] - segment[0]
 
 
+def _merged(segments: Sequence[list | None], nodes: Sequence[int]) -> list[list]:
+    """The segment lists of ``nodes`` (children not yet merged, so never freed to None)."""
+    lists = [segments[node] for node in nodes]
+    if any(segment_list is None for segment_list in lists):
+        raise AssertionError("a subtree's segments were freed before its parent merged them")
+    return [segment_list for segment_list in lists if segment_list is not None]
+
+
 def _liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline | None) -> tuple[list[int], int]:
     children, bottom_up, roots = _children_and_bottom_up(parent)
     segments: list[list | None] = [None] * graph.n
@@ -152,11 +174,11 @@ def _liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline |
         if not kids:
             merged: list = []
         elif len(kids) == 1:
-            merged = segments[kids[0]]  # type: ignore[assignment]
+            merged = _merged(segments, kids)[0]
         else:
             merged = []
             # a stable sort of the concatenation = the stable merge of the children's sorted lists
-            for segment in sorted(itertools.chain.from_iterable(segments[c] for c in kids), key=segment_order):  # type: ignore[arg-type]
+            for segment in sorted(itertools.chain.from_iterable(_merged(segments, kids)), key=segment_order):
                 _push(merged, segment)
         below = sum(graph.kept[c] for c in kids)
         _push(merged, [graph.step[node], graph.kept[node] - below, node])
@@ -164,16 +186,16 @@ def _liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline |
         for c in kids:
             segments[c] = None  # free memory on large trees
     if len(roots) == 1:
-        final = segments[roots[0]]
+        final = _merged(segments, roots)[0]
     else:
         final = []
-        for segment in sorted(itertools.chain.from_iterable(segments[r] for r in roots), key=segment_order):  # type: ignore[arg-type]
+        for segment in sorted(itertools.chain.from_iterable(_merged(segments, roots)), key=segment_order):
             _push(final, segment)
     order: list[int] = []
-    for segment in final:  # type: ignore[union-attr]
+    for segment in final:
         order.extend(_flatten(segment[2]))
     best, resident = 0, 0
-    for dh, dv, _ in final:  # type: ignore[union-attr]
+    for dh, dv, _ in final:
         best = max(best, resident + dh)
         resident += dv
     return order, best
@@ -198,7 +220,7 @@ def liu_optimal(instance: Instance, /, *, time_limit: float, seed: int, params: 
         return refused
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
-    order, best = liu_optimal_order(graph, forest_parent(graph), deadline)  # type: ignore[arg-type]
+    order, best = liu_optimal_order(graph, require_forest_parent(graph), deadline)
     return Result(
         status=Status.OPTIMAL,
         solution=Solution.from_indices(instance, order),
@@ -216,7 +238,7 @@ def best_postorder(instance: Instance, /, *, time_limit: float, seed: int, param
     if refused is not None:
         return refused
     graph = Graph.of(instance)
-    order, best = best_postorder_order(graph, forest_parent(graph))  # type: ignore[arg-type]
+    order, best = best_postorder_order(graph, require_forest_parent(graph))
     bound = max(graph.memreq(i) for i in range(graph.n))
     status = Status.OPTIMAL if best <= bound else Status.FEASIBLE
     return Result(
@@ -232,7 +254,7 @@ def tree_optimum(instance: Instance) -> int | None:
     if not instance.is_in_forest:
         return None
     graph = Graph.of(instance)
-    return liu_optimal_order(graph, forest_parent(graph))[1]  # type: ignore[arg-type]
+    return liu_optimal_order(graph, require_forest_parent(graph))[1]
 
 
 __all__ = [

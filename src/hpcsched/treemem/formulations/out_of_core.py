@@ -25,6 +25,7 @@ import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ...core.deadline import Deadline
 from ...core.params import at_least
@@ -184,8 +185,8 @@ class _MinIoModel:
         self.model = pulp.LpProblem("treemem_minio", pulp.LpMinimize)
         self.x = [[pulp.LpVariable(f"x_{v}_{t}", cat="Binary") for t in range(self.n)] for v in range(self.n)]
         self.done: list[list] = []
-        self.evicted: dict[int, object] = {}
-        self.waiting: dict[tuple[int, int], object] = {}
+        self.evicted: dict[int, Any] = {}  # PuLP variables (pulp has no type stubs)
+        self.waiting: dict[tuple[int, int], Any] = {}
         self.upper = upper
 
     def build(self) -> _MinIoModel:

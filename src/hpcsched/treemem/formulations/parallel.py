@@ -99,7 +99,7 @@ class _ParallelModel:
         model.add_cumulative(self.run, [1] * self.n, self.instance.processors or 1)
         self._add_memory()
         self._add_makespan()
-        if incumbent is not None:
+        if incumbent is not None and incumbent.solution.start is not None:
             for i, node in enumerate(self.instance.nodes):
                 model.add_hint(start[i], incumbent.solution.start[node.name])
         return self

@@ -32,6 +32,7 @@ import heapq
 import itertools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from ...core.deadline import Deadline
 from ...core.params import at_least, positive
@@ -288,7 +289,7 @@ class _SlotPeakMilp:
         self.model = pulp.LpProblem("treemem", pulp.LpMinimize)
         self.x: list[list] = []
         self.done: list[list] = []
-        self.live: dict[tuple[int, int], object] = {}
+        self.live: dict[tuple[int, int], Any] = {}  # PuLP variables (pulp has no type stubs)
 
     def build(self, lower: int, upper: int) -> _SlotPeakMilp:
         """Every row family and the peak objective, in the model's fixed order."""

@@ -225,10 +225,12 @@ def _subtrees(instance: Instance, graph: Graph, optim: bool) -> Result:
     if parent is None:
         return Result(status=Status.NOT_APPLICABLE, notes=("ParSubtrees needs an in-tree/forest",))
     whole_order = require_memory(instance, graph)
+    if whole_order is None:  # require_memory returns Liu's order on every in-forest
+        raise AssertionError("no Liu order for an in-forest")
     p = instance.processors or 1
     times = [node.time for node in instance.nodes]
     work = list(times)
-    for i in whole_order:  # type: ignore[union-attr]  # children before parents
+    for i in whole_order:  # children before parents
         if parent[i] >= 0:
             work[parent[i]] += work[i]
     total = sum(times)
@@ -256,7 +258,9 @@ def _subtrees(instance: Instance, graph: Graph, optim: bool) -> Result:
         sequential.append(top)
         for c in kids:
             heapq.heappush(heap, (-work[c], c))
-    _, subtree_roots, sequential = best  # type: ignore[misc]
+    if best is None:  # the loop runs at least once: an instance has a node
+        raise AssertionError("no cut of the tree was estimated")
+    _, subtree_roots, sequential = best
     members = _members(graph, subtree_roots)
     if optim:
         _, machine = _lpt([work[r] for r in subtree_roots], p)
@@ -274,7 +278,7 @@ def _subtrees(instance: Instance, graph: Graph, optim: bool) -> Result:
             clock[proc] += times[i]
     in_parallel = {i for r in parallel_roots for i in members[r]}
     now = max(clock)
-    for i in whole_order:  # type: ignore[union-attr]
+    for i in whole_order:
         if i not in in_parallel:
             start[i], processor[i] = now, 0
             now += times[i]

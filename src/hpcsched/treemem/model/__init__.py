@@ -312,14 +312,14 @@ class Instance:
         require_known_keys(graph, ("nodes", "edges"), "data.graph", "a graph")
         nodes = require_list(require_key(graph, "nodes", "data.graph"), "data.graph.nodes", min_length=1)
         checked = [_checked_node(node, f"data.graph.nodes[{i}]") for i, node in enumerate(nodes)]
-        index = {}
+        index: dict[str, int] = {}
         for i, node in enumerate(checked):
             if node.name in index:
                 raise InvalidInstanceError(
                     f"data.graph.nodes[{i}].name", f"duplicate name '{node.name}' (also node {index[node.name]})"
                 )
             index[node.name] = i
-        edges = []
+        edges: list[tuple[int, int]] = []
         for k, edge in enumerate(require_list(require_key(graph, "edges", "data.graph"), "data.graph.edges")):
             ends = require_list(edge, f"data.graph.edges[{k}]", length=2)
             pair = []
@@ -328,7 +328,7 @@ class Instance:
                 if label not in index:
                     raise InvalidInstanceError(f"data.graph.edges[{k}][{j}]", f"unknown node '{label}'")
                 pair.append(index[label])
-            edges.append(tuple(pair))
+            edges.append((pair[0], pair[1]))
         return cls(
             name=name,
             nodes=tuple(checked),
@@ -515,12 +515,12 @@ def memory_profile(instance: Instance, order: Sequence[int], *, keep_sinks: bool
     return profile
 
 
-def _order_indices(instance: Instance, solution: Solution) -> list[int] | list[Violation]:
-    """The order as node indices, or the violations of "a permutation of the nodes"."""
+def _order_indices(instance: Instance, order: Sequence[str]) -> tuple[list[Violation], list[int]]:
+    """The violations of "a permutation of the nodes" and, when there are none, the order as node indices."""
     index = {node.name: i for i, node in enumerate(instance.nodes)}
     violations = []
     seen: set[str] = set()
-    for position, label in enumerate(solution.order):
+    for position, label in enumerate(order):
         if label not in index:
             violations.append(Violation("unknown-node", f"position {position} names unknown node '{label}'"))
         elif label in seen:
@@ -530,7 +530,9 @@ def _order_indices(instance: Instance, solution: Solution) -> list[int] | list[V
     if missing:
         shown = ", ".join(missing[:5]) + (f" (+{len(missing) - 5} more)" if len(missing) > 5 else "")
         violations.append(Violation("missing", f"{len(missing)} node(s) never run: {shown}"))
-    return violations or [index[label] for label in solution.order]
+    if violations:
+        return violations, []
+    return [], [index[label] for label in order]
 
 
 def memory_levels(instance: Instance, start: Sequence[int]) -> list[tuple[int, int]]:
@@ -636,9 +638,9 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
         return _validate_schedule(instance, solution)
     if solution.order is None:
         return [Violation("kind", "the sequential question needs an order, got a schedule")]
-    checked = _order_indices(instance, solution)
-    if checked and isinstance(checked[0], Violation):
-        return checked  # type: ignore[return-value]
+    order_violations, checked = _order_indices(instance, solution.order)
+    if order_violations:
+        return order_violations
     if solution.io is not None and instance.question != "out-of-core":
         return [
             Violation(
@@ -657,7 +659,7 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
                 )
             )
     if instance.question == "out-of-core" and not violations:
-        violations, _ = out_of_core_model.replay(instance, checked, solution)  # type: ignore[arg-type]
+        violations, _ = out_of_core_model.replay(instance, checked, solution)
     return violations
 
 
@@ -671,6 +673,8 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     """
     if instance.question == "parallel":
         return _evaluate_schedule(instance, solution)
+    if solution.order is None:
+        raise ValueError("the sequential questions need an order, got a schedule")
     index = {node.name: i for i, node in enumerate(instance.nodes)}
     order = [index[label] for label in solution.order]
     if instance.question == "out-of-core":
