@@ -288,7 +288,7 @@ class CoarseDpParams:
 
 
 def dp_coarse(instance: Instance, /, *, time_limit: float, seed: int, params: CoarseDpParams | None) -> Result:
-    """The persistent DP with coarse slots (sizes rounded up): fast and feasible.
+    """The persistent DP with few slots (`best_persistent`'s roundings, checked to fit): fast and feasible.
 
     Parameters
     ----------

@@ -16,10 +16,19 @@ Two ways to start (rotor's recurrence, in this package's operations):
 
 A sequence built this way is *persistent*: once stored, a value is kept
 until the backward that consumes it. The table has O(L²·S) entries and each
-takes O(L), so the DP runs in O(S·L³). Sizes are divided by the slot and
-rounded up, the budget rounded down: whatever the DP finds fits in bytes.
-It is exact over persistent sequences when every size, transient and
-M − x_0 is a multiple of the slot (the method then says so).
+takes O(L), so the DP runs in O(S·L³). It is exact over persistent
+sequences when every size, transient and M − x_0 is a multiple of the slot
+(the slot is then their gcd, and the method says so). Otherwise
+`best_persistent` runs three roundings (`dp_slots.slot_sizes`): sizes
+rounded up and the budget down (what it finds fits in bytes), then sizes and
+budget to the nearest slot (halves up), then sizes down and the budget up;
+the last two are optimistic and their sequence is kept only when it is
+faster and `simulate.peak` says it fits in bytes. When every rounding loses
+every sequence it retries with four times as many slots (below 4000).
+
+The default method `dp` first computes a baseline incumbent
+(`incumbent.baseline_incumbent`) and returns it, FEASIBLE, when the time
+limit or ``max_cells`` cuts the DP short.
 """
 
 from __future__ import annotations

@@ -39,7 +39,13 @@ class SlotSizes:
 
 
 def slot_sizes(instance: Instance, slot: int, exact: bool, rounding: str) -> SlotSizes:
-    """Sizes in slots: rounded up and budget down ("up"), or the optimistic "nearest" / "down" roundings."""
+    """Sizes and budget (M − x_0) in slots.
+
+    ``"up"``: sizes rounded up, budget down (conservative: fits in bytes).
+    ``"nearest"``: sizes and budget to the nearest slot, halves up.
+    ``"down"``: sizes down, budget up. The last two are optimistic; with
+    ``exact`` (every size a multiple of the slot) all three are the same.
+    """
     budget = instance.memory - instance.x[0]
     if rounding == "nearest" and not exact:
 
