@@ -72,6 +72,23 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     predecessors end no later, so its data is ready no later, and the
     previous node on its GPU ends no later). The search branches on the
     next ready node and prunes by the best makespan found.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Unused: the method is deterministic.
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        OPTIMAL with an optimal schedule, INFEASIBLE when no assignment fits; NOT_APPLICABLE outside
+        static memory, n <= 7, K <= 3.
     """
     if instance.memory_model != "static":
         return Result(
@@ -205,6 +222,24 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     rises. Repeating, every instant of [0, makespan) is covered by a run or
     a transfer window, whose total length is at most Σp + Σc. So INFEASIBLE
     with that horizon proves the instance infeasible.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        CP-SAT's random seed.
+    params
+        `CpSatParams`, or None for the defaults.
+
+    Returns
+    -------
+    Result
+        OPTIMAL with the schedule when CP-SAT proves it (or the incumbent meets the bound), FEASIBLE with the
+        best schedule and CP-SAT's bound otherwise, INFEASIBLE only when the instance is proven infeasible,
+        TIME_LIMIT_NO_SOLUTION when the time ran out first.
     """
     params = params or CpSatParams()
     deadline = Deadline.after(time_limit)
@@ -636,6 +671,23 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     (`hpcsched.partition.simulate.retime`: integer starts, none later).
     The bound is HiGHS' dual bound minus its tolerance times H, rounded up
     (the optimum is an integer).
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        HiGHS's random seed.
+    params
+        `MilpParams`, or None for the defaults.
+
+    Returns
+    -------
+    Result
+        OPTIMAL when HiGHS proves it, FEASIBLE with the bound ceil(dual - tolerance) otherwise; NOT_APPLICABLE
+        for dynamic memory or n > ``max_nodes``.
     """
     params = params or MilpParams()
     if instance.memory_model != "static":
@@ -739,6 +791,23 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
     with the incumbent and limited to its makespan; a better schedule
     replaces it. A heuristic: FEASIBLE, OPTIMAL only when the incumbent
     meets `bounds.best`; the bound reported is `bounds.best`.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Seed of the window choice and of each sub-solve (seed + iteration).
+    params
+        `LnsParams`, or None for the defaults.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the best schedule found and `bounds.best` as bound (OPTIMAL only when they meet);
+        NOT_APPLICABLE when no heuristic gave a schedule to start from.
     """
     import numpy as np
 

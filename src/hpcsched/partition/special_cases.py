@@ -26,6 +26,22 @@ def single_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: N
     (choosing an order within memory is NP-hard in general, as for register
     allocation); the upward-rank order is tried and, if its peak exceeds M,
     the answer is NOT_APPLICABLE (which proves nothing).
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Unused: the method is deterministic.
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        OPTIMAL when K = 1 and the schedule fits memory; NOT_APPLICABLE otherwise, with the reason.
     """
     if instance.gpus != 1:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"for K = 1 (the instance has K = {instance.gpus})",))
@@ -169,6 +185,23 @@ def chain_cuts(instance: Instance, /, *, time_limit: float, seed: int, params: N
     filling are <= K: then fewest cuts = cheapest cuts) it is OPTIMAL;
     otherwise FEASIBLE with the bound Σp + C* (a cheaper split could put two
     segments on one GPU).
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Unused: the method is deterministic.
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        The chain's split schedule (OPTIMAL or FEASIBLE with a bound, as above); NOT_APPLICABLE outside
+        chains with static memory and no groups or pins.
     """
     order, reason = _chain_applicable(instance)
     if order is None:
@@ -211,6 +244,23 @@ def pipeline_split(instance: Instance, /, *, time_limit: float, seed: int, param
     the boundary of any feasible split). The answer is the one-iteration
     schedule of that split, FEASIBLE for the makespan; the bottleneck is in
     the notes (optimal for the pipeline objective).
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Unused: the method is deterministic.
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE for the makespan, the bottleneck stage time in the notes; NOT_APPLICABLE outside chains
+        with static memory and no groups or pins.
     """
     order, reason = _chain_applicable(instance)
     if order is None:

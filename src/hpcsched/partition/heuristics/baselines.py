@@ -20,7 +20,25 @@ from .common import finish
 
 def round_robin(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Baseline: colocation units in topological order of their first node go to GPUs 0, 1, ..., K-1, 0, ...; repair;
-    schedule."""
+    schedule.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Unused: the method is deterministic.
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule; NOT_APPLICABLE when the overflow repair finds no assignment within
+        memory (proves nothing).
+    """
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
     unit_list = units(instance)
@@ -38,7 +56,25 @@ def round_robin(instance: Instance, /, *, time_limit: float, seed: int, params: 
 
 def one_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Baseline: every node on GPU 0 in upward-rank order (no communication); NOT_APPLICABLE when it does not fit or
-    pins forbid."""
+    pins forbid.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Unused: the method is deterministic.
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule (OPTIMAL is left to `single-gpu`); NOT_APPLICABLE when it does not fit or
+        pins forbid GPU 0.
+    """
     deadline = Deadline.after(time_limit)
     pins = {node.pin for node in instance.nodes if node.pin is not None and node.pin != 0}
     if pins:

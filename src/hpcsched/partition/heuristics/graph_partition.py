@@ -42,6 +42,23 @@ def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params:
     sizes), recursively, until each part is one GPU. Balance is by node
     count (networkx's KL does not weigh nodes). Then units, overflow repair
     and list scheduling as every heuristic here.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        networkx's seed for Kernighan–Lin.
+    params
+        `KlParams`, or None for the defaults.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule; NOT_APPLICABLE when the overflow repair finds no assignment within
+        memory (proves nothing).
     """
     import networkx as nx
 

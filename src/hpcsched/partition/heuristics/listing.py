@@ -30,6 +30,23 @@ def heft(instance: Instance, /, *, time_limit: float, seed: int, params: None) -
     exactly the ledger's terms (`hpcsched.partition.simulate`), so
     reservations <= M on every GPU keep the memory rule for any schedule.
     Later members go where their unit is; pinned units go to their pin.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Unused: the method is deterministic.
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule; NOT_APPLICABLE when the memory reservations leave a node no GPU
+        (proves nothing).
     """
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
@@ -96,6 +113,23 @@ def etf(instance: Instance, /, *, time_limit: float, seed: int, params: None) ->
     p_v); ties by larger upward rank, then index. Memory: the reservations
     of `heft` (``fits`` in the engine, committed after each placement).
     O(n · r) placements for r ready nodes: for graphs up to ~10^4 nodes.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Unused: the method is deterministic.
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the schedule; NOT_APPLICABLE when the memory reservations leave a node no GPU
+        (proves nothing).
     """
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)

@@ -174,6 +174,23 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
        here the assignments after mapping, after switching and after
        balancing are each repaired and scheduled (at most three schedules,
        O(n log n + e + nK) each) and the shortest is returned.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Unused: the method is deterministic.
+    params
+        `ParDnnParams`, or None for the defaults.
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the best schedule of the refinement stages; NOT_APPLICABLE when the overflow repair
+        finds no assignment within memory (proves nothing).
     """
     params = params or ParDnnParams()
     deadline = Deadline.after(time_limit)
