@@ -1,0 +1,251 @@
+"""treemem's definition written out: memory profiles, validate, evaluate (re-exported by ``model``)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+from ...core.violation import Violation
+from . import out_of_core as out_of_core_model
+from .data import Instance, Solution
+
+# ----------------------------------------------------------------------------------------------
+# The definition, written out step by step (no shared code with simulate.py or the methods).
+
+
+def memory_profile(instance: Instance, order: Sequence[int], *, keep_sinks: bool = False) -> list[int]:
+    """Memory held while each node of ``order`` runs (the definition, step by step).
+
+    ``order`` must be a topological order of all nodes (`validate` checks it
+    first). With ``keep_sinks`` the outputs of finished sinks stay held
+    (memDAG's convention) instead of being freed at their own end.
+    """
+    nodes, successors, predecessors = instance.nodes, instance.successors, instance.predecessors
+    unfinished_consumers = [len(s) for s in successors]
+    held_bytes = 0  # sum of the outputs in memory between steps
+    profile = []
+    for i in order:
+        profile.append(held_bytes + nodes[i].exec + nodes[i].output)  # n_i is freed when i ends
+        held_bytes += nodes[i].output
+        if not successors[i] and not keep_sinks:
+            held_bytes -= nodes[i].output  # a sink's output is freed at its own end
+        for p in predecessors[i]:
+            unfinished_consumers[p] -= 1
+            if unfinished_consumers[p] == 0:  # i was p's last successor
+                held_bytes -= nodes[p].output
+    return profile
+
+
+def _order_indices(instance: Instance, order: Sequence[str]) -> tuple[list[Violation], list[int]]:
+    """The violations of "a permutation of the nodes" and, when there are none, the order as node indices."""
+    index = {node.name: i for i, node in enumerate(instance.nodes)}
+    violations = []
+    seen: set[str] = set()
+    for position, label in enumerate(order):
+        if label not in index:
+            violations.append(Violation("unknown-node", f"position {position} names unknown node '{label}'"))
+        elif label in seen:
+            violations.append(Violation("duplicate", f"node '{label}' runs twice (again at position {position})"))
+        seen.add(label)
+    missing = [node.name for node in instance.nodes if node.name not in seen]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" (+{len(missing) - 5} more)" if len(missing) > 5 else "")
+        violations.append(Violation("missing", f"{len(missing)} node(s) never run: {shown}"))
+    if violations:
+        return violations, []
+    return [], [index[label] for label in order]
+
+
+def memory_levels(instance: Instance, start: Sequence[int]) -> list[tuple[int, int]]:
+    """``(time, memory held from that time on)`` of a parallel schedule, at every time the level changes.
+
+    Node i holds n_i on ``[s_i, e_i)`` and f_i on ``[s_i, L_i)``, L_i the
+    latest end of its successors (its own end for a sink). All changes at
+    one instant are applied together, which is "frees before allocations".
+    """
+    nodes = instance.nodes
+    ends = [start[i] + nodes[i].time for i in range(len(nodes))]
+    deltas: dict[int, int] = {}
+    for i, node in enumerate(nodes):
+        released = max((ends[s] for s in instance.successors[i]), default=ends[i])
+        for begin, end, size in ((start[i], ends[i], node.exec), (start[i], released, node.output)):
+            if end > begin and size:
+                deltas[begin] = deltas.get(begin, 0) + size
+                deltas[end] = deltas.get(end, 0) - size
+    levels, held = [], 0
+    for time in sorted(deltas):
+        held += deltas[time]
+        levels.append((time, held))
+    return levels
+
+
+def _validate_schedule(instance: Instance, solution: Solution) -> list[Violation]:
+    if solution.start is None or solution.processor is None:
+        return [Violation("kind", "the parallel question needs a start and a processor per node, got an order")]
+    names = [node.name for node in instance.nodes]
+    violations = []
+    for key, mapping in (("start", solution.start), ("processor", solution.processor)):
+        unknown = sorted(set(mapping) - set(names))
+        missing = [name for name in names if name not in mapping]
+        if unknown:
+            violations.append(Violation("unknown-node", f"{key} names unknown node(s) {', '.join(unknown[:5])}"))
+        if missing:
+            violations.append(Violation("missing", f"{key} lacks {len(missing)} node(s): {', '.join(missing[:5])}"))
+    if violations:
+        return violations
+    start = [solution.start[name] for name in names]
+    processor = [solution.processor[name] for name in names]
+    nodes = instance.nodes
+    for i, name in enumerate(names):
+        if start[i] < 0:
+            violations.append(Violation("negative-start", f"'{name}' starts at {start[i]} < 0"))
+        if not 0 <= processor[i] < (instance.processors or 0):
+            violations.append(
+                Violation(
+                    "processor",
+                    f"'{name}' runs on processor {processor[i]}, valid: 0..{(instance.processors or 0) - 1}",
+                )
+            )
+    for u, v in instance.edges:
+        if start[v] < start[u] + nodes[u].time:
+            violations.append(
+                Violation(
+                    "precedence",
+                    f"'{names[v]}' starts at {start[v]} before its predecessor "
+                    f"'{names[u]}' ends at {start[u] + nodes[u].time}",
+                )
+            )
+    by_processor: dict[int, list[tuple[int, int, int]]] = {}
+    for i in range(len(names)):
+        by_processor.setdefault(processor[i], []).append((start[i], start[i] + nodes[i].time, i))
+    for proc, intervals in by_processor.items():
+        intervals.sort()
+        for (_s1, e1, i1), (s2, _, i2) in itertools.pairwise(intervals):
+            if s2 < e1:
+                violations.append(
+                    Violation(
+                        "overlap",
+                        f"'{names[i2]}' starts at {s2} on processor {proc} while '{names[i1]}' runs until {e1}",
+                    )
+                )
+    for time, held in memory_levels(instance, start):
+        if held > (instance.memory or 0):
+            violations.append(
+                Violation(
+                    "memory",
+                    f"{held} held from time {time} on, memory is {instance.memory} "
+                    f"(over by {held - (instance.memory or 0)})",
+                )
+            )
+    return violations
+
+
+def validate(instance: Instance, solution: Solution) -> list[Violation]:
+    """Every rule of the definition that ``solution`` breaks ([] = feasible).
+
+    Sequential rules: ``unknown-node``, ``duplicate``, ``missing`` (the order
+    is a permutation of the nodes) and ``precedence`` (every edge u -> v has u
+    before v). The sequential question has no memory limit: any topological
+    order is feasible, its peak is the objective. Parallel rules: ``missing``
+    / ``unknown-node`` (one start and one processor per node),
+    ``negative-start``, ``processor`` (0..p-1), ``precedence`` (s_v >= s_u +
+    w_u), ``overlap`` (one node at a time per processor), ``memory`` (held <=
+    M at every instant, see `memory_levels`). Out-of-core: the sequential
+    rules on the order, then ``io-kind``, ``io-position``,
+    ``evict-not-resident``, ``reload-not-evicted``, ``input-not-resident``
+    and ``memory`` (see `hpcsched.treemem.model.out_of_core`).
+    """
+    if instance.question == "parallel":
+        return _validate_schedule(instance, solution)
+    if solution.order is None:
+        return [Violation("kind", "the sequential question needs an order, got a schedule")]
+    order_violations, checked = _order_indices(instance, solution.order)
+    if order_violations:
+        return order_violations
+    if solution.io is not None and instance.question != "out-of-core":
+        return [
+            Violation(
+                "kind", f"io events answer the out-of-core question; the instance asks the {instance.question} one"
+            )
+        ]
+    position = {node: k for k, node in enumerate(checked)}
+    violations = []
+    for u, v in instance.edges:
+        if position[u] > position[v]:
+            violations.append(
+                Violation(
+                    "precedence",
+                    f"'{instance.nodes[v].name}' (position {position[v]}) runs before its predecessor "
+                    f"'{instance.nodes[u].name}' (position {position[u]})",
+                )
+            )
+    if instance.question == "out-of-core" and not violations:
+        violations, _ = out_of_core_model.replay(instance, checked, solution)
+    return violations
+
+
+def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
+    """Peak memory (the objective) and KPIs of a valid traversal.
+
+    KPIs: ``peak_memory``; ``peak_position`` (first step at the peak);
+    ``peak_keep_sinks`` (the peak under memDAG's convention, sink outputs
+    kept); ``max_memreq`` (max over nodes of the memory of its own step
+    alone, a lower bound); ``total_time`` (Σ w, the sequential makespan).
+    """
+    if instance.question == "parallel":
+        return _evaluate_schedule(instance, solution)
+    if solution.order is None:
+        raise ValueError("the sequential questions need an order, got a schedule")
+    index = {node.name: i for i, node in enumerate(instance.nodes)}
+    order = [index[label] for label in solution.order]
+    if instance.question == "out-of-core":
+        return out_of_core_model.evaluate(instance, order, solution)
+    profile = memory_profile(instance, order)
+    peak = max(profile)
+    memreq = max(
+        sum(instance.nodes[p].output for p in instance.predecessors[i]) + node.exec + node.output
+        for i, node in enumerate(instance.nodes)
+    )
+    return {
+        "objective": float(peak),
+        "peak_memory": float(peak),
+        "peak_position": float(profile.index(peak)),
+        "peak_keep_sinks": float(max(memory_profile(instance, order, keep_sinks=True))),
+        "max_memreq": float(memreq),
+        "total_time": float(sum(node.time for node in instance.nodes)),
+    }
+
+
+def _evaluate_schedule(instance: Instance, solution: Solution) -> dict[str, float]:
+    """Makespan (the objective), peak memory and utilisation of a valid parallel schedule."""
+    names = [node.name for node in instance.nodes]
+    start = [solution.start[name] for name in names]  # type: ignore[index]
+    makespan = max(s + node.time for s, node in zip(start, instance.nodes, strict=False))
+    peak = max((held for _, held in memory_levels(instance, start)), default=0)
+    work = sum(node.time for node in instance.nodes)
+    return {
+        "objective": float(makespan),
+        "makespan": float(makespan),
+        "peak_memory": float(peak),
+        "peak_memory_fraction": peak / instance.memory if instance.memory else 0.0,
+        "total_work": float(work),
+        "processor_utilisation": work / (makespan * (instance.processors or 1)) if makespan else 0.0,
+    }
+
+
+def peak_of(instance: Instance, solution: Solution) -> int:
+    """The integer peak memory (`evaluate`'s objective as an int)."""
+    return int(evaluate(instance, solution)["objective"])
+
+
+def other_question(instance: Instance, question: str) -> Any:
+    """A NOT_APPLICABLE Result when ``instance`` asks another question than ``question``, else None."""
+    if instance.question == question:
+        return None
+    from ...core.result import Result, Status
+
+    return Result(
+        status=Status.NOT_APPLICABLE,
+        notes=(f"this method answers the {question} question; the instance asks the {instance.question} one",),
+    )
