@@ -21,23 +21,23 @@ from .sequential import (
     BRUTE_FORCE_MAX_N as BRUTE_FORCE_MAX_N,
 )
 from .sequential import (
-    CpSatParams as CpSatParams,
-)
-from .sequential import (
     DpParams as DpParams,
-)
-from .sequential import (
-    MilpParams as MilpParams,
 )
 from .sequential import (
     brute_force as brute_force,
 )
 from .sequential import (
-    cpsat as cpsat,
-)
-from .sequential import (
     dp as dp,
 )
-from .sequential import (
+from .slot_models import (
+    CpSatParams as CpSatParams,
+)
+from .slot_models import (
+    MilpParams as MilpParams,
+)
+from .slot_models import (
+    cpsat as cpsat,
+)
+from .slot_models import (
     milp as milp,
 )

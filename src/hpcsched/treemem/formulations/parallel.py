@@ -24,7 +24,7 @@ from ..bounds import parallel_lower_bound
 from ..heuristics.parallel import par_deepest_first_capped, par_inner_first_capped, require_memory
 from ..model import Instance, Solution, other_question
 from ..simulate import Graph
-from .sequential import CpSatParams
+from .slot_models import CpSatParams
 
 
 def assign_processors(starts: list[int], times: list[int], p: int) -> list[int] | None:
