@@ -58,7 +58,7 @@ def _schedule(case, fits=None):
 @settings(max_examples=300)
 @given(graphs())
 def test_every_engine_schedule_passes_the_validator(case):
-    n, edges, machines, durations, priority, rule, insertion = case
+    n, edges, machines, durations, _priority, rule, _insertion = case
     placements = _schedule(case)
     assert len(placements) == n
     assert validate_machine_schedule(placements, machines, edges, rule=rule) == []
@@ -69,7 +69,7 @@ def test_every_engine_schedule_passes_the_validator(case):
 @settings(max_examples=200)
 @given(graphs(), st.data())
 def test_mutated_schedules_are_refused(case, data):
-    n, edges, machines, durations, priority, rule, insertion = case
+    n, edges, machines, _durations, _priority, rule, _insertion = case
     placements = list(_schedule(case))
     j = data.draw(st.integers(0, n - 1))
     kind = data.draw(st.sampled_from(["index", "negative", "nonfinite", "class", "precedence", "overlap"]))
@@ -249,7 +249,7 @@ def _naive_list_schedule(n, edges, machines, durations, priority, rule):
 @settings(max_examples=200)
 @given(graphs())
 def test_the_engine_matches_a_naive_earliest_finish_list_scheduler(case):
-    n, edges, machines, durations, priority, rule, insertion = case
+    n, edges, machines, durations, priority, rule, _insertion = case
     engine = list_schedule(n, edges, machines, lambda j, c: durations[j][c], priority, rule=rule)
     naive = _naive_list_schedule(n, edges, machines, durations, priority, rule)
     assert [p.end for p in engine] == [p.end for p in naive]
