@@ -80,23 +80,24 @@ def memory_levels(instance: Instance, start: Sequence[int]) -> list[tuple[int, i
     return levels
 
 
-def _validate_schedule(instance: Instance, solution: Solution) -> list[Violation]:
-    if solution.start is None or solution.processor is None:
-        return [Violation("kind", "the parallel question needs a start and a processor per node, got an order")]
-    names = [node.name for node in instance.nodes]
+def _schedule_key_violations(names: Sequence[str], solution: Solution) -> list[Violation]:
+    """Nodes the start and processor maps name but the instance lacks, or lack."""
     violations = []
-    for key, mapping in (("start", solution.start), ("processor", solution.processor)):
+    for key, mapping in (("start", solution.start or {}), ("processor", solution.processor or {})):
         unknown = sorted(set(mapping) - set(names))
         missing = [name for name in names if name not in mapping]
         if unknown:
             violations.append(Violation("unknown-node", f"{key} names unknown node(s) {', '.join(unknown[:5])}"))
         if missing:
             violations.append(Violation("missing", f"{key} lacks {len(missing)} node(s): {', '.join(missing[:5])}"))
-    if violations:
-        return violations
-    start = [solution.start[name] for name in names]
-    processor = [solution.processor[name] for name in names]
-    nodes = instance.nodes
+    return violations
+
+
+def _placement_violations(
+    instance: Instance, names: Sequence[str], start: Sequence[int], processor: Sequence[int]
+) -> list[Violation]:
+    """Negative starts and processors outside 0..p-1."""
+    violations = []
     for i, name in enumerate(names):
         if start[i] < 0:
             violations.append(Violation("negative-start", f"'{name}' starts at {start[i]} < 0"))
@@ -107,18 +108,30 @@ def _validate_schedule(instance: Instance, solution: Solution) -> list[Violation
                     f"'{name}' runs on processor {processor[i]}, valid: 0..{(instance.processors or 0) - 1}",
                 )
             )
-    for u, v in instance.edges:
-        if start[v] < start[u] + nodes[u].time:
-            violations.append(
-                Violation(
-                    "precedence",
-                    f"'{names[v]}' starts at {start[v]} before its predecessor "
-                    f"'{names[u]}' ends at {start[u] + nodes[u].time}",
-                )
-            )
+    return violations
+
+
+def _precedence_violations(instance: Instance, names: Sequence[str], start: Sequence[int]) -> list[Violation]:
+    """Edges (u, v) where v starts before u ends."""
+    nodes = instance.nodes
+    return [
+        Violation(
+            "precedence",
+            f"'{names[v]}' starts at {start[v]} before its predecessor '{names[u]}' ends at {start[u] + nodes[u].time}",
+        )
+        for u, v in instance.edges
+        if start[v] < start[u] + nodes[u].time
+    ]
+
+
+def _overlap_violations(
+    instance: Instance, names: Sequence[str], start: Sequence[int], processor: Sequence[int]
+) -> list[Violation]:
+    """Two nodes on one processor at once (each node against the one before it by start)."""
     by_processor: dict[int, list[tuple[int, int, int]]] = {}
     for i in range(len(names)):
-        by_processor.setdefault(processor[i], []).append((start[i], start[i] + nodes[i].time, i))
+        by_processor.setdefault(processor[i], []).append((start[i], start[i] + instance.nodes[i].time, i))
+    violations = []
     for proc, intervals in by_processor.items():
         intervals.sort()
         for (_s1, e1, i1), (s2, _, i2) in itertools.pairwise(intervals):
@@ -129,16 +142,37 @@ def _validate_schedule(instance: Instance, solution: Solution) -> list[Violation
                         f"'{names[i2]}' starts at {s2} on processor {proc} while '{names[i1]}' runs until {e1}",
                     )
                 )
-    for time, held in memory_levels(instance, start):
-        if held > (instance.memory or 0):
-            violations.append(
-                Violation(
-                    "memory",
-                    f"{held} held from time {time} on, memory is {instance.memory} "
-                    f"(over by {held - (instance.memory or 0)})",
-                )
-            )
     return violations
+
+
+def _memory_violations(instance: Instance, start: Sequence[int]) -> list[Violation]:
+    """Times from which more than M is held."""
+    memory = instance.memory or 0
+    return [
+        Violation(
+            "memory",
+            f"{held} held from time {time} on, memory is {instance.memory} (over by {held - memory})",
+        )
+        for time, held in memory_levels(instance, start)
+        if held > memory
+    ]
+
+
+def _validate_schedule(instance: Instance, solution: Solution) -> list[Violation]:
+    if solution.start is None or solution.processor is None:
+        return [Violation("kind", "the parallel question needs a start and a processor per node, got an order")]
+    names = [node.name for node in instance.nodes]
+    violations = _schedule_key_violations(names, solution)
+    if violations:
+        return violations
+    start = [solution.start[name] for name in names]
+    processor = [solution.processor[name] for name in names]
+    return [
+        *_placement_violations(instance, names, start, processor),
+        *_precedence_violations(instance, names, start),
+        *_overlap_violations(instance, names, start, processor),
+        *_memory_violations(instance, start),
+    ]
 
 
 def validate(instance: Instance, solution: Solution) -> list[Violation]:
