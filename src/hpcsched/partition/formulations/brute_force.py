@@ -1,0 +1,139 @@
+"""Brute force for partition (static memory, n <= 7, K <= 3): every assignment x every semi-active order."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from ...core.deadline import Deadline
+from ...core.result import Result, Status
+from ...taskgraph import predecessors
+from .. import bounds
+from ..model import Instance, Solution
+from ..simulate import units
+
+#: Largest n and K brute force accepts.
+
+
+BRUTE_FORCE_MAX_NODES = 7
+BRUTE_FORCE_MAX_GPUS = 3
+
+
+def _static_memory_ok(instance: Instance, gpu_of) -> bool:
+    load = [0] * instance.gpus
+    for v, node in enumerate(instance.nodes):
+        load[gpu_of[v]] += node.persistent + node.output
+    return all(level <= instance.memory for level in load)
+
+
+def _assignments(instance: Instance):
+    """Every node -> GPU map that respects pins, colocation and static memory; GPUs relabelled canonically without
+    pins."""
+    unit_list = units(instance)
+    symmetric = all(unit.pin is None for unit in unit_list)
+    for labels in itertools.product(range(instance.gpus), repeat=len(unit_list)):
+        if symmetric and any(labels[i] > max(labels[:i], default=-1) + 1 for i in range(len(labels))):
+            continue  # a relabelling of an assignment already enumerated (identical GPUs)
+        if any(unit.pin is not None and labels[i] != unit.pin for i, unit in enumerate(unit_list)):
+            continue
+        gpu_of = [0] * instance.n
+        for i, unit in enumerate(unit_list):
+            for v in unit.members:
+                gpu_of[v] = labels[i]
+        if _static_memory_ok(instance, gpu_of):
+            yield gpu_of
+
+
+def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
+    """Exhaustive search (static memory, n <= 7, K <= 3): every feasible assignment x every semi-active order.
+
+    Theorem: the optimum is found. With static memory, feasibility of the
+    memory, pins and colocation depends on the assignment only, which is
+    enumerated (up to relabelling identical GPUs when nothing is pinned).
+    For a fixed assignment, list the nodes of an optimal schedule by start;
+    placing them in that order, each at max(data ready, end of the previous
+    node on its GPU) (a node of length 0 at its data-ready time), every node
+    starts no later than in the optimum (induction on the order: its
+    predecessors end no later, so its data is ready no later, and the
+    previous node on its GPU ends no later). The search branches on the
+    next ready node and prunes by the best makespan found.
+
+    Parameters
+    ----------
+    instance
+        The partition instance.
+    time_limit
+        Seconds for the whole method, model building included.
+    seed
+        Unused: the method is deterministic.
+    params
+        None (no options).
+
+    Returns
+    -------
+    Result
+        OPTIMAL with an optimal schedule, INFEASIBLE when no assignment fits; NOT_APPLICABLE outside
+        static memory, n <= 7, K <= 3.
+    """
+    if instance.memory_model != "static":
+        return Result(
+            status=Status.NOT_APPLICABLE, notes=("brute force is for static memory (see the module docstring)",)
+        )
+    if instance.n > BRUTE_FORCE_MAX_NODES or instance.gpus > BRUTE_FORCE_MAX_GPUS:
+        return Result(
+            status=Status.NOT_APPLICABLE,
+            notes=(f"brute force is limited to n <= {BRUTE_FORCE_MAX_NODES} and K <= {BRUTE_FORCE_MAX_GPUS}",),
+        )
+    deadline = Deadline.after(time_limit)
+    bounds.require_feasible(instance)
+    n = instance.n
+    times = instance.times
+    incoming = predecessors(n, instance.edges)
+    best: dict = {"makespan": math.inf, "gpu": None, "start": None}
+    counter = [0]
+    found_assignment = False
+    for gpu_of in _assignments(instance):
+        found_assignment = True
+        starts: list[int | None] = [None] * n
+        free = [0] * instance.gpus
+
+        # this assignment's state, bound now (the closure runs inside this iteration only)
+        def search(placed: int, makespan: int, gpu_of=gpu_of, starts=starts, free=free) -> None:
+            counter[0] += 1
+            if counter[0] % 4096 == 0:
+                deadline.check("enumerating schedules (brute force)")
+            if makespan >= best["makespan"]:
+                return
+            if placed == n:
+                best.update(makespan=makespan, gpu=list(gpu_of), start=list(starts))
+                return
+            for j in range(n):
+                if starts[j] is not None or any(starts[e.u] is None for e in incoming[j]):
+                    continue
+                g = gpu_of[j]
+                ready = max(
+                    (starts[e.u] + times[e.u] + (e.delay if gpu_of[e.u] != g else 0) for e in incoming[j]), default=0
+                )
+                if times[j] == 0:
+                    starts[j] = ready
+                    search(placed + 1, max(makespan, ready))
+                    starts[j] = None
+                    continue
+                previous = free[g]
+                start = max(ready, previous)
+                starts[j] = start
+                free[g] = start + times[j]
+                search(placed + 1, max(makespan, start + times[j]))
+                free[g] = previous
+                starts[j] = None
+
+        search(0, 0)
+    if not found_assignment:
+        from ...core.errors import InfeasibleError
+
+        raise InfeasibleError("no assignment of the nodes respects pins, colocation and static memory (exhaustive)")
+    return Result(
+        status=Status.OPTIMAL,
+        solution=Solution(tuple(best["gpu"]), tuple(best["start"])),
+        notes=(f"{counter[0]} search nodes",),
+    )
