@@ -16,62 +16,14 @@ from ...core.fields import (
     require_str,
 )
 from . import out_of_core as out_of_core_model
-from .schema import IMPLEMENTED_QUESTIONS, QUESTIONS
-
-
-@dataclass(frozen=True)
-class Node:
-    """One task: ``time`` w, temporary ``exec`` memory n and ``output`` f."""
-
-    name: str
-    time: int
-    exec: int
-    output: int
-
-
-def _checked_node(raw: Any, path: str) -> Node:
-    if isinstance(raw, Node):
-        raw = {"name": raw.name, "time": raw.time, "exec": raw.exec, "output": raw.output}
-    record = require_dict(raw, path)
-    require_known_keys(record, ("name", "time", "exec", "output"), path, "a node")
-    name = require_str(require_key(record, "name", path), f"{path}.name")
-    if not name:
-        raise InvalidInstanceError(f"{path}.name", "must not be empty")
-    return Node(
-        name,
-        require_int(require_key(record, "time", path), f"{path}.time", minimum=0),
-        require_int(require_key(record, "exec", path), f"{path}.exec", minimum=0),
-        require_int(require_key(record, "output", path), f"{path}.output", minimum=0),
-    )
-
-
-def _find_cycle(n: int, successors: Sequence[Sequence[int]]) -> list[int] | None:
-    """Nodes of one directed cycle (in order), or None when the graph is acyclic."""
-    state = [0] * n  # 0 new, 1 on the stack, 2 done
-    parent = [-1] * n
-    for root in range(n):
-        if state[root]:
-            continue
-        stack = [(root, iter(successors[root]))]
-        state[root] = 1
-        while stack:
-            node, children = stack[-1]
-            advanced = False
-            for child in children:
-                if state[child] == 0:
-                    state[child], parent[child] = 1, node
-                    stack.append((child, iter(successors[child])))
-                    advanced = True
-                    break
-                if state[child] == 1:  # back edge node -> child closes a cycle
-                    cycle = [node]
-                    while cycle[-1] != child:
-                        cycle.append(parent[cycle[-1]])
-                    return cycle[::-1]
-            if not advanced:
-                state[node] = 2
-                stack.pop()
-    return None
+from .nodes import (
+    Node,
+    acyclic_adjacency,
+    checked_edges,
+    checked_node,
+    checked_nodes,
+    checked_question,
+)
 
 
 @dataclass(frozen=True)
@@ -111,66 +63,18 @@ class Instance:
     successors: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        nodes = require_list(list(self.nodes), "data.graph.nodes", min_length=1)
-        checked = tuple(_checked_node(node, f"data.graph.nodes[{i}]") for i, node in enumerate(nodes))
-        seen: dict[str, int] = {}
-        for index, node in enumerate(checked):
-            if node.name in seen:
-                raise InvalidInstanceError(
-                    f"data.graph.nodes[{index}].name", f"duplicate name '{node.name}' (also node {seen[node.name]})"
-                )
-            seen[node.name] = index
-        n = len(checked)
-        edges = []
-        pairs: set[tuple[int, int]] = set()
-        for k, edge in enumerate(require_list(list(self.edges), "data.graph.edges")):
-            path = f"data.graph.edges[{k}]"
-            ends = require_list(edge, path, length=2)
-            u, v = (_end_index(end, f"{path}[{j}]", n) for j, end in enumerate(ends))
-            if u == v:
-                raise InvalidInstanceError(path, f"self-loop on node '{checked[u].name}' (a cycle)")
-            if (u, v) in pairs:
-                raise InvalidInstanceError(path, f"duplicate edge {checked[u].name} -> {checked[v].name}")
-            pairs.add((u, v))
-            edges.append((u, v))
-        successors: list[list[int]] = [[] for _ in range(n)]
-        predecessors: list[list[int]] = [[] for _ in range(n)]
-        for u, v in edges:
-            successors[u].append(v)
-            predecessors[v].append(u)
-        cycle = _find_cycle(n, successors)
-        if cycle is not None:
-            names = " -> ".join(checked[i].name for i in [*cycle, cycle[0]])
-            raise InvalidInstanceError("data.graph.edges", f"the graph has a cycle: {names}")
-        question = require_str(self.question, "data.question", choices=QUESTIONS)
-        if question not in IMPLEMENTED_QUESTIONS:
-            raise InvalidInstanceError(
-                "data.question",
-                f"'{question}' is defined in the spec but not implemented yet (implemented: "
-                f"{', '.join(IMPLEMENTED_QUESTIONS)})",
-            )
-        processors = None if self.processors is None else require_int(self.processors, "data.processors", minimum=1)
-        memory = None if self.memory is None else require_int(self.memory, "data.memory", minimum=0)
-        if question == "parallel":
-            if processors is None:
-                raise InvalidInstanceError("data.processors", "is missing (the parallel question needs p)")
-            if memory is None:
-                raise InvalidInstanceError("data.memory", "is missing (the parallel question needs M)")
-            for index, node in enumerate(checked):
-                if node.time < 1:
-                    raise InvalidInstanceError(
-                        f"data.graph.nodes[{index}].time", f"must be >= 1 for the parallel question, got {node.time}"
-                    )
-        if question == "out-of-core" and memory is None:
-            raise InvalidInstanceError("data.memory", "is missing (the out-of-core question needs M)")
+        checked = checked_nodes(self.nodes)
+        edges = checked_edges(self.edges, checked)
+        successors, predecessors = acyclic_adjacency(checked, edges)
+        question, processors, memory = checked_question(self, checked)
         object.__setattr__(self, "nodes", checked)
         object.__setattr__(self, "edges", tuple(edges))
         object.__setattr__(self, "question", question)
         object.__setattr__(self, "processors", processors)
         object.__setattr__(self, "memory", memory)
         object.__setattr__(self, "source", dict(self.source))
-        object.__setattr__(self, "successors", tuple(tuple(s) for s in successors))
-        object.__setattr__(self, "predecessors", tuple(tuple(p) for p in predecessors))
+        object.__setattr__(self, "successors", successors)
+        object.__setattr__(self, "predecessors", predecessors)
 
     # -- construction -------------------------------------------------------
     @classmethod
@@ -219,7 +123,7 @@ class Instance:
         graph = require_dict(require_key(data, "graph", "data"), "data.graph")
         require_known_keys(graph, ("nodes", "edges"), "data.graph", "a graph")
         nodes = require_list(require_key(graph, "nodes", "data.graph"), "data.graph.nodes", min_length=1)
-        checked = [_checked_node(node, f"data.graph.nodes[{i}]") for i, node in enumerate(nodes)]
+        checked = [checked_node(node, f"data.graph.nodes[{i}]") for i, node in enumerate(nodes)]
         index: dict[str, int] = {}
         for i, node in enumerate(checked):
             if node.name in index:
@@ -292,14 +196,6 @@ class Instance:
             if node.name == name:
                 return i
         raise KeyError(name)
-
-
-def _end_index(end: Any, path: str, n: int) -> int:
-    """An edge end given as an index (the dataclass form): checked range."""
-    value = require_int(end, path)
-    if not 0 <= value < n:
-        raise InvalidInstanceError(path, f"node {value} does not exist (valid: 0..{n - 1})")
-    return value
 
 
 @dataclass(frozen=True)
