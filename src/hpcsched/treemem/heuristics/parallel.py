@@ -76,52 +76,76 @@ def bottom_levels(instance: Instance, graph: Graph) -> list[int]:
     return level
 
 
+class _ListRun:
+    """The state of one event-driven list-scheduling run (see :func:`list_schedule`)."""
+
+    def __init__(self, instance: Instance, graph: Graph, priority: Sequence, capped: bool) -> None:
+        self.instance, self.graph, self.priority, self.capped = instance, graph, priority, capped
+        self.memory = instance.memory or 0
+        self.times = [node.time for node in instance.nodes]
+        self.missing = [len(pr) for pr in graph.predecessors]
+        self.remaining = [len(s) for s in graph.successors]
+        self.ready = sorted((i for i in range(graph.n) if self.missing[i] == 0), key=lambda i: priority[i])
+        self.free = list(range(instance.processors or 1))
+        self.running: list[tuple[int, int, int]] = []  # (end, node, processor)
+        self.start, self.processor = [0] * graph.n, [0] * graph.n
+        self.held, self.now, self.done = 0, 0, 0
+
+    def _start_first_fitting(self) -> bool:
+        """Start the first ready node (by priority) whose step fits; False when none does."""
+        graph = self.graph
+        for k, i in enumerate(self.ready):
+            if not self.capped or self.held + graph.step[i] <= self.memory:
+                self.ready.pop(k)
+                proc = heapq.heappop(self.free)
+                self.start[i], self.processor[i] = self.now, proc
+                self.held += graph.step[i]
+                heapq.heappush(self.running, (self.now + self.times[i], i, proc))
+                return True
+        return False
+
+    def start_ready(self) -> None:
+        """Start ready nodes while a processor is free and one fits."""
+        while self.free and self.ready and self._start_first_fitting():
+            pass
+
+    def _finish(self, i: int, proc: int, newly: list[int]) -> None:
+        """Free node i's processor and memory; consumed inputs go, newly ready successors join ``newly``."""
+        graph = self.graph
+        self.done += 1
+        heapq.heappush(self.free, proc)
+        self.held -= self.instance.nodes[i].exec + (0 if graph.successors[i] else graph.output[i])
+        for pr in graph.predecessors[i]:
+            self.remaining[pr] -= 1
+            if self.remaining[pr] == 0:
+                self.held -= graph.output[pr]
+        for s in graph.successors[i]:
+            self.missing[s] -= 1
+            if self.missing[s] == 0:
+                newly.append(s)
+
+    def finish_next_instant(self) -> None:
+        """Advance to the next end; every end at this instant frees before any start."""
+        self.now = self.running[0][0]
+        newly: list[int] = []
+        while self.running and self.running[0][0] == self.now:
+            _, i, proc = heapq.heappop(self.running)
+            self._finish(i, proc, newly)
+        if newly:
+            self.ready = sorted(self.ready + newly, key=lambda i: self.priority[i])
+
+
 def list_schedule(
     instance: Instance, graph: Graph, priority: Sequence, capped: bool
 ) -> tuple[list[int], list[int]] | None:
     """Event-driven list scheduling on p processors; None when the capped run deadlocks."""
-    p, memory = instance.processors or 1, instance.memory or 0
-    times = [node.time for node in instance.nodes]
-    missing = [len(pr) for pr in graph.predecessors]
-    remaining = [len(s) for s in graph.successors]
-    ready = sorted((i for i in range(graph.n) if missing[i] == 0), key=lambda i: priority[i])
-    free = list(range(p))
-    running: list[tuple[int, int, int]] = []  # (end, node, processor)
-    start, processor = [0] * graph.n, [0] * graph.n
-    held, now, done = 0, 0, 0
-    while done < graph.n:
-        started = True
-        while free and ready and started:
-            started = False
-            for k, i in enumerate(ready):
-                if not capped or held + graph.step[i] <= memory:
-                    ready.pop(k)
-                    proc = heapq.heappop(free)
-                    start[i], processor[i] = now, proc
-                    held += graph.step[i]
-                    heapq.heappush(running, (now + times[i], i, proc))
-                    started = True
-                    break
-        if not running:
+    run = _ListRun(instance, graph, priority, capped)
+    while run.done < graph.n:
+        run.start_ready()
+        if not run.running:
             return None  # capped and nothing fits: deadlock
-        now = running[0][0]
-        newly = []
-        while running and running[0][0] == now:  # every end at this instant frees before any start
-            _, i, proc = heapq.heappop(running)
-            done += 1
-            heapq.heappush(free, proc)
-            held -= instance.nodes[i].exec + (0 if graph.successors[i] else graph.output[i])
-            for pr in graph.predecessors[i]:
-                remaining[pr] -= 1
-                if remaining[pr] == 0:
-                    held -= graph.output[pr]
-            for s in graph.successors[i]:
-                missing[s] -= 1
-                if missing[s] == 0:
-                    newly.append(s)
-        if newly:
-            ready = sorted(ready + newly, key=lambda i: priority[i])
-    return start, processor
+        run.finish_next_instant()
+    return run.start, run.processor
 
 
 def _sequential_schedule(instance: Instance, order: Sequence[int]) -> tuple[list[int], list[int]]:
