@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from ...core.errors import InfeasibleError
 from ...core.result import Result, Status
@@ -241,6 +242,65 @@ def _lpt(works: Sequence[int], p: int) -> tuple[int, list[int]]:
     return max(load for load, _ in loads), machine
 
 
+class _Cut(NamedTuple):
+    """A cut of the tree: subtrees run in parallel, then the nodes above them one by one."""
+
+    estimate: float
+    subtree_roots: list[int]
+    sequential: list[int]
+
+
+def _subtree_work(parent: Sequence[int], whole_order: Sequence[int], times: Sequence[int]) -> list[int]:
+    """Total time of the subtree under each node (``whole_order`` lists children before parents)."""
+    work = list(times)
+    for i in whole_order:
+        if parent[i] >= 0:
+            work[parent[i]] += work[i]
+    return work
+
+
+def _best_cut(
+    graph: Graph, parent: Sequence[int], work: Sequence[int], times: Sequence[int], p: int, optim: bool
+) -> _Cut:
+    """Split the heaviest subtree root off, one at a time; keep the cut of least estimated makespan."""
+    total = sum(times)
+    heap = [(-work[r], r) for r in range(graph.n) if parent[r] < 0]
+    heapq.heapify(heap)
+    sequential: list[int] = []
+    best: _Cut | None = None
+    for _ in range(graph.n):
+        subtree_roots = [r for _, r in heap]
+        works = [work[r] for r in subtree_roots]
+        sequential_work = sum(times[i] for i in sequential)
+        if optim:
+            estimate = _lpt(works, p)[0] + sequential_work
+        else:
+            largest = sorted(works, reverse=True)[:p]
+            estimate = largest[0] + (total - sum(largest))
+        if best is None or estimate < best.estimate:
+            best = _Cut(estimate, list(subtree_roots), list(sequential))
+        top = heap[0][1]
+        kids = graph.predecessors[top]
+        if not kids:
+            break
+        heapq.heappop(heap)
+        sequential.append(top)
+        for c in kids:
+            heapq.heappush(heap, (-work[c], c))
+    if best is None:  # the loop runs at least once: an instance has a node
+        raise AssertionError("no cut of the tree was estimated")
+    return best
+
+
+def _parallel_roots(cut: _Cut, work: Sequence[int], p: int, optim: bool) -> tuple[list[int], list[int]]:
+    """The subtree roots run in parallel and the processor of each (LPT with optim, else the p heaviest)."""
+    if optim:
+        _, machine = _lpt([work[r] for r in cut.subtree_roots], p)
+        return cut.subtree_roots, machine
+    chosen = sorted(cut.subtree_roots, key=lambda r: -work[r])[:p]
+    return chosen, list(range(len(chosen)))
+
+
 def _subtrees(instance: Instance, graph: Graph, optim: bool) -> Result:
     refused = other_question(instance, "parallel")
     if refused is not None:
@@ -253,46 +313,10 @@ def _subtrees(instance: Instance, graph: Graph, optim: bool) -> Result:
         raise AssertionError("no Liu order for an in-forest")
     p = instance.processors or 1
     times = [node.time for node in instance.nodes]
-    work = list(times)
-    for i in whole_order:  # children before parents
-        if parent[i] >= 0:
-            work[parent[i]] += work[i]
-    total = sum(times)
-    roots = [i for i in range(graph.n) if parent[i] < 0]
-    heap = [(-work[r], r) for r in roots]
-    heapq.heapify(heap)
-    sequential: list[int] = []
-    best: tuple[float, list[int], list[int]] | None = None
-    for _ in range(graph.n):
-        subtree_roots = [r for _, r in heap]
-        works = [work[r] for r in subtree_roots]
-        sequential_work = sum(times[i] for i in sequential)
-        if optim:
-            estimate = _lpt(works, p)[0] + sequential_work
-        else:
-            largest = sorted(works, reverse=True)[:p]
-            estimate = largest[0] + (total - sum(largest))
-        if best is None or estimate < best[0]:
-            best = (estimate, list(subtree_roots), list(sequential))
-        top = heap[0][1]
-        kids = graph.predecessors[top]
-        if not kids:
-            break
-        heapq.heappop(heap)
-        sequential.append(top)
-        for c in kids:
-            heapq.heappush(heap, (-work[c], c))
-    if best is None:  # the loop runs at least once: an instance has a node
-        raise AssertionError("no cut of the tree was estimated")
-    _, subtree_roots, sequential = best
-    members = _members(graph, subtree_roots)
-    if optim:
-        _, machine = _lpt([work[r] for r in subtree_roots], p)
-        parallel_roots = subtree_roots
-    else:
-        chosen = sorted(subtree_roots, key=lambda r: -work[r])[:p]
-        machine = list(range(len(chosen)))
-        parallel_roots = chosen
+    work = _subtree_work(parent, whole_order, times)
+    cut = _best_cut(graph, parent, work, times, p, optim)
+    members = _members(graph, cut.subtree_roots)
+    parallel_roots, machine = _parallel_roots(cut, work, p, optim)
     start, processor = [0] * graph.n, [0] * graph.n
     clock = [0] * p
     for k, root in sorted(enumerate(parallel_roots), key=lambda item: -work[item[1]]):
