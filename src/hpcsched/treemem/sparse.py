@@ -29,6 +29,7 @@ used.)
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -169,6 +170,76 @@ class AssemblyTree:
     columns: tuple[int, ...]
 
 
+@dataclass
+class _Supernodes:
+    """Supernodes keyed by their first column: η (columns), μ − 1 (rows below the block) and parent."""
+
+    eta: dict[int, int]
+    below: dict[int, int]
+    parent: dict[int, int]
+
+
+def _fundamental_supernodes(parent: np.ndarray, counts: Sequence[int]) -> _Supernodes:
+    """Column j joins the supernode of j - 1 when j - 1 is j's only child and count(j-1) = count(j) + 1."""
+    n = len(parent)
+    child_count = np.bincount(parent[parent >= 0], minlength=n)
+    head = list(range(n))  # columns of a supernode, first column = head
+    members: dict[int, list[int]] = {}
+    for j in range(n):
+        previous = j - 1
+        if previous >= 0 and parent[previous] == j and child_count[j] == 1 and counts[previous] == counts[j] + 1:
+            head[j] = head[previous]
+        members.setdefault(head[j], []).append(j)
+    heads = sorted(members)
+    super_parent = {}
+    for s in heads:
+        last = members[s][-1]
+        super_parent[s] = head[int(parent[last])] if parent[last] >= 0 else -1
+    return _Supernodes(
+        eta={s: len(members[s]) for s in heads},
+        below={s: counts[members[s][-1]] - 1 for s in heads},  # μ − 1
+        parent=super_parent,
+    )
+
+
+def _amalgamate(supernodes: _Supernodes, amalgamation: int) -> None:
+    """Merge an only child into its parent while that adds at most ``amalgamation`` explicit zeros (in place)."""
+    eta, below, super_parent = supernodes.eta, supernodes.below, supernodes.parent
+    kids: dict[int, list[int]] = {s: [] for s in eta}
+    for s, p in super_parent.items():
+        if p >= 0:
+            kids[p].append(s)
+    for s in sorted(eta, reverse=True):  # parents before children: merge chains top-down
+        if s not in eta:
+            continue
+        while len(kids[s]) == 1:
+            child = kids[s][0]
+            # the child's columns gain the rows of the parent's front they lack: explicit zeros
+            zeros = eta[child] * (eta[s] + below[s] - below[child])
+            if zeros > amalgamation:
+                break
+            eta[s] += eta[child]
+            kids[s] = kids.pop(child)
+            for grandchild in kids[s]:
+                super_parent[grandchild] = s
+            del eta[child], below[child], super_parent[child]
+
+
+def _tree_of_supernodes(supernodes: _Supernodes) -> AssemblyTree:
+    """Front sizes and flops of each supernode (η columns, μ − 1 rows below): exec, output, time."""
+    eta, below, super_parent = supernodes.eta, supernodes.below, supernodes.parent
+    alive = sorted(eta)
+    index = {s: k for k, s in enumerate(alive)}
+    execs, outputs, times = [], [], []
+    for s in alive:
+        e, m = eta[s], below[s]
+        execs.append(e * e + 2 * e * m)
+        outputs.append(m * m)
+        times.append(math.ceil(2 * e**3 / 3 + e * e * m + e * m * m))
+    edges = tuple((index[s], index[super_parent[s]]) for s in alive if super_parent[s] >= 0)
+    return AssemblyTree(tuple(execs), tuple(outputs), tuple(times), edges, tuple(eta[s] for s in alive))
+
+
 def assembly_tree(
     shape: tuple[int, ...], *, ordering: str = "nested-dissection", seed: int = 0, amalgamation: int = 0
 ) -> AssemblyTree:
@@ -184,49 +255,7 @@ def assembly_tree(
     permuted = sp.csr_matrix(matrix)[permutation][:, permutation]
     parent = elimination_tree(permuted)
     counts = [len(s) for s in column_structures(permuted, parent)]
-    n = len(parent)
-    child_count = np.bincount(parent[parent >= 0], minlength=n)
-    # supernode of each column: walk columns, join j to the supernode of j + 1 when fundamental
-    head = list(range(n))  # columns of a supernode, first column = head
-    members: dict[int, list[int]] = {}
-    for j in range(n):
-        previous = j - 1
-        if previous >= 0 and parent[previous] == j and child_count[j] == 1 and counts[previous] == counts[j] + 1:
-            head[j] = head[previous]
-        members.setdefault(head[j], []).append(j)
-    supernodes = sorted(members)
-    eta = {s: len(members[s]) for s in supernodes}
-    below = {s: counts[members[s][-1]] - 1 for s in supernodes}  # μ − 1
-    super_parent = {}
-    for s in supernodes:
-        last = members[s][-1]
-        super_parent[s] = head[int(parent[last])] if parent[last] >= 0 else -1
+    supernodes = _fundamental_supernodes(parent, counts)
     if amalgamation > 0:
-        kids: dict[int, list[int]] = {s: [] for s in supernodes}
-        for s, p in super_parent.items():
-            if p >= 0:
-                kids[p].append(s)
-        for s in sorted(supernodes, reverse=True):  # parents before children: merge chains top-down
-            if s not in eta:
-                continue
-            while len(kids[s]) == 1:
-                child = kids[s][0]
-                # the child's columns gain the rows of the parent's front they lack: explicit zeros
-                zeros = eta[child] * (eta[s] + below[s] - below[child])
-                if zeros > amalgamation:
-                    break
-                eta[s] += eta[child]
-                kids[s] = kids.pop(child)
-                for grandchild in kids[s]:
-                    super_parent[grandchild] = s
-                del eta[child], below[child], super_parent[child]
-    alive = sorted(eta)
-    index = {s: k for k, s in enumerate(alive)}
-    execs, outputs, times = [], [], []
-    for s in alive:
-        e, m = eta[s], below[s]
-        execs.append(e * e + 2 * e * m)
-        outputs.append(m * m)
-        times.append(math.ceil(2 * e**3 / 3 + e * e * m + e * m * m))
-    edges = tuple((index[s], index[super_parent[s]]) for s in alive if super_parent[s] >= 0)
-    return AssemblyTree(tuple(execs), tuple(outputs), tuple(times), edges, tuple(eta[s] for s in alive))
+        _amalgamate(supernodes, amalgamation)
+    return _tree_of_supernodes(supernodes)
