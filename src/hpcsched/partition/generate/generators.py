@@ -1,0 +1,210 @@
+"""Seeded generators: training DAGs (forward/backward), random DAGs, chains."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from ..model import Instance
+from .options import MAX_GENERATED_NODES, _int_option, _memory_for, _model_option, _number_option
+
+
+def generate_training(
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    nodes: int = 200,
+    gpus: int = 4,
+    max_width: int = 4,
+    memory_slack: float = 1.3,
+    memory_model: str = "static",
+    colocate: bool = True,
+) -> Instance:
+    """A forward/backward training DAG of about ``nodes`` nodes (forward layers, a loss, mirrored backward).
+
+    Forward: layers of 1..``max_width`` nodes, each node fed by 1-2 nodes of
+    the previous layer. Backward: one node per forward node (time 2x its
+    forward time, as a backward pass costs about twice the forward), edges
+    mirrored, and each forward node's activation feeding its backward node
+    (the long-lived activations of training). Weights (persistent) on
+    about half the forward nodes; output sizes random; transfer =
+    ⌈output / 2^20⌉ (1 MiB per time unit). With ``colocate``, a forward
+    node and its backward node share a group (as the real graphs'
+    colorClass). M = ⌈``memory_slack`` x Σ(w + s) / K⌉.
+    """
+    nodes = _int_option(nodes if n is None else n, "nodes", 3, MAX_GENERATED_NODES)
+    gpus = _int_option(gpus, "gpus", 1, 4096)
+    max_width = _int_option(max_width, "max_width", 1, 10**6)
+    memory_slack = _number_option(memory_slack, "memory_slack", 0.0, 1e6)
+    memory_model = _model_option(memory_model)
+    rng = np.random.default_rng(seed)
+    forward_count = (nodes - 1) // 2
+    widths, placed = [], 0
+    while placed < forward_count:
+        widths.append(min(int(rng.integers(1, max_width + 1)), forward_count - placed))
+        placed += widths[-1]
+    layers, next_id = [], 0
+    for width in widths:
+        layers.append(list(range(next_id, next_id + width)))
+        next_id += width
+    f = forward_count
+    forward_time = rng.integers(1, 101, size=f)
+    weights = np.where(rng.random(f) < 0.5, rng.integers(1, 64, size=f) * 2**20, 0)
+    outputs = rng.integers(1, 32, size=f) * 2**20
+    edges = []
+    for previous, layer in itertools.pairwise(layers):
+        for v in layer:
+            parents = rng.choice(previous, size=min(len(previous), int(rng.integers(1, 3))), replace=False)
+            for u in sorted(int(p) for p in parents):
+                edges.append((u, v))
+    # every node of a layer but the last must feed something: link orphans to the next layer's first node
+    has_child = set(u for u, _ in edges)
+    for previous, layer in itertools.pairwise(layers):
+        for u in previous:
+            if u not in has_child:
+                edges.append((u, layer[0]))
+    loss = f
+    backward = [f + 1 + v for v in range(f)]
+    edges += [(u, loss) for u in layers[-1]]
+    edges += [(loss, backward[u]) for u in layers[-1]]
+    edges += [(backward[v], backward[u]) for u, v in list(edges) if u < f and v < f]
+    edges += [(v, backward[v]) for v in range(f)]
+    n = 2 * f + 1
+    time = [int(t) for t in forward_time] + [1] + [int(2 * t) for t in forward_time]
+    persistent = [int(w) for w in weights] + [0] + [0] * f
+    output = [int(s) for s in outputs] + [2**20] + [int(s) for s in outputs]
+    group = [f"L{v}" for v in range(f)] + [None] + [f"L{v}" for v in range(f)] if colocate else None
+    unique = sorted(set(edges))
+    edge_list = [(u, v, math.ceil(output[u] / 2**20)) for u, v in unique]
+    total = sum(persistent) + sum(output)
+    names = [f"fwd{v}" for v in range(f)] + ["loss"] + [f"bwd{v}" for v in range(f)]
+    return Instance.create(
+        time,
+        edge_list,
+        gpus=gpus,
+        memory=_memory_for(total, gpus, memory_slack),
+        persistent=persistent,
+        output=output,
+        group=group,
+        memory_model=memory_model,
+        names=names,
+        name=f"training-n{n}-K{gpus}-s{seed}",
+        time_unit=None,
+        source={
+            "generator": "training",
+            "seed": seed,
+            "parameters": {
+                "nodes": nodes,
+                "gpus": gpus,
+                "max_width": max_width,
+                "memory_slack": memory_slack,
+                "memory_model": memory_model,
+                "colocate": colocate,
+            },
+        },
+    )
+
+
+def generate_random(
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    nodes: int = 6,
+    gpus: int = 2,
+    edge_probability: float = 0.3,
+    max_time: int = 9,
+    max_transfer: int = 5,
+    memory_slack: float = 1.5,
+    memory_model: str = "static",
+    groups: int = 0,
+) -> Instance:
+    """A random DAG (edges u -> v with u < v, each with ``edge_probability``), small integer data.
+
+    Memory sizes in 1..9 bytes (w) and 0..5 (s); M = ⌈``memory_slack`` x
+    Σ(w + s) / K⌉, at least the largest node; ``groups`` > 0 puts the first
+    2·groups nodes in pairs.
+    """
+    nodes = _int_option(nodes if n is None else n, "nodes", 1, 100_000)
+    gpus = _int_option(gpus, "gpus", 1, 4096)
+    rng = np.random.default_rng(seed)
+    time = [int(t) for t in rng.integers(0, max_time + 1, size=nodes)]
+    persistent = [int(w) for w in rng.integers(1, 10, size=nodes)]
+    output = [int(s) for s in rng.integers(0, 6, size=nodes)]
+    edges = [
+        (u, v, int(rng.integers(0, max_transfer + 1)))
+        for u in range(nodes)
+        for v in range(u + 1, nodes)
+        if rng.random() < edge_probability
+    ]
+    group = [f"g{i // 2}" if i < 2 * groups else None for i in range(nodes)]
+    total = sum(persistent) + sum(output)
+    memory = max(
+        max(w + s for w, s in zip(persistent, output, strict=False)) * (2 if groups else 1),
+        _memory_for(total, gpus, memory_slack),
+    )
+    return Instance.create(
+        time,
+        edges,
+        gpus=gpus,
+        memory=memory,
+        persistent=persistent,
+        output=output,
+        group=group,
+        memory_model=_model_option(memory_model),
+        name=f"random-n{nodes}-K{gpus}-s{seed}",
+        source={
+            "generator": "random",
+            "seed": seed,
+            "parameters": {
+                "nodes": nodes,
+                "gpus": gpus,
+                "edge_probability": edge_probability,
+                "max_time": max_time,
+                "max_transfer": max_transfer,
+                "memory_slack": memory_slack,
+                "memory_model": memory_model,
+                "groups": groups,
+            },
+        },
+    )
+
+
+def generate_chain(
+    *,
+    seed: int = 0,
+    n: int | None = None,
+    nodes: int = 12,
+    gpus: int = 3,
+    max_time: int = 20,
+    max_transfer: int = 6,
+    memory_slack: float = 1.2,
+) -> Instance:
+    """A layer chain v0 -> v1 -> ... with random times, weights and transfers (static memory)."""
+    nodes = _int_option(nodes if n is None else n, "nodes", 1, MAX_GENERATED_NODES)
+    gpus = _int_option(gpus, "gpus", 1, 4096)
+    rng = np.random.default_rng(seed)
+    time = [int(t) for t in rng.integers(1, max_time + 1, size=nodes)]
+    persistent = [int(w) for w in rng.integers(1, 20, size=nodes)]
+    edges = [(v, v + 1, int(rng.integers(0, max_transfer + 1))) for v in range(nodes - 1)]
+    memory = max(max(persistent), _memory_for(sum(persistent), gpus, memory_slack))
+    return Instance.create(
+        time,
+        edges,
+        gpus=gpus,
+        memory=memory,
+        persistent=persistent,
+        name=f"chain-n{nodes}-K{gpus}-s{seed}",
+        source={
+            "generator": "chain",
+            "seed": seed,
+            "parameters": {
+                "nodes": nodes,
+                "gpus": gpus,
+                "max_time": max_time,
+                "max_transfer": max_transfer,
+                "memory_slack": memory_slack,
+            },
+        },
+    )

@@ -1,0 +1,39 @@
+"""Checked generator and importer options (shared by both)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ...core.errors import InvalidInstanceError
+from ..model import MEMORY_MODELS
+
+MAX_GENERATED_NODES = 2_000_000
+
+
+def _int_option(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or value < minimum
+        or (maximum is not None and value > maximum)
+    ):
+        limit = f" and <= {maximum}" if maximum is not None else ""
+        raise InvalidInstanceError(field, f"must be an integer >= {minimum}{limit}, got {value!r}")
+    return value
+
+
+def _number_option(value: Any, field: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (low < value <= high):
+        raise InvalidInstanceError(field, f"must be a number in ({low}, {high}], got {value!r}")
+    return float(value)
+
+
+def _model_option(value: Any) -> str:
+    if value not in MEMORY_MODELS:
+        raise InvalidInstanceError("options.memory_model", f"must be one of {', '.join(MEMORY_MODELS)}, got {value!r}")
+    return value
+
+
+def _memory_for(total: int, gpus: int, slack: float) -> int:
+    return max(1, math.ceil(slack * total / gpus))
