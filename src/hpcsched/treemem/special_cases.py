@@ -211,7 +211,26 @@ def _not_a_forest(instance: Instance) -> Result | None:
 
 
 def liu_optimal(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Liu 1987 optimal traversal of an in-tree (or in-forest): OPTIMAL, O(n log n) in practice."""
+    """Liu 1987 optimal traversal of an in-tree (or in-forest): OPTIMAL, O(n log n) in practice.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        NOT_APPLICABLE, OPTIMAL.
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused
@@ -230,7 +249,26 @@ def liu_optimal(instance: Instance, /, *, time_limit: float, seed: int, params: 
 
 
 def best_postorder(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Liu 1986 best post-order of an in-tree: optimal among post-orders, a heuristic for the problem."""
+    """Liu 1986 best post-order of an in-tree: optimal among post-orders, a heuristic for the problem.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Unused: the method runs in polynomial time without a deadline.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL.
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused

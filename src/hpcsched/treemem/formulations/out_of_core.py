@@ -107,7 +107,26 @@ def topological_orders(graph: Graph) -> Iterator[list[int]]:
 
 
 def brute_force_io(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Every topological order (n <= 8) and, on each, the cheapest set of evicted gaps: the reference."""
+    """Every topological order (n <= 8) and, on each, the cheapest set of evicted gaps: the reference.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the out-of-core question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The traversal order with its I/O events and the volume written;
+        the status, set in this method or its helpers, is one of
+        NOT_APPLICABLE, OPTIMAL.
+    """
     refused = other_question(instance, "out-of-core")
     if refused is not None:
         return refused
@@ -267,6 +286,25 @@ def milp_io(instance: Instance, /, *, time_limit: float, seed: int, params: Milp
     D_v(t) = Σ_{s<=t} x[v,s]; z[i,t] >= D_i(t−1) − D_parent(i)(t) − y_i
     (output i waits in memory at step t unless evicted); at every slot
     Σ_v MemReq_v x[v,t] + Σ_i f_i z[i,t] <= M; minimize Σ f_i y_i.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the out-of-core question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Used: it seeds the solver's or the search's randomness.
+    params : MilpIoParams | None
+        Options; None takes the defaults of ``MilpIoParams``.
+
+    Returns
+    -------
+    Result
+        The traversal order with its I/O events and the volume written;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL
+        (and the statuses the HiGHS adapter maps a solver outcome to).
     """
     refused = other_question(instance, "out-of-core")
     if refused is not None:

@@ -140,7 +140,27 @@ class _ParallelModel:
 
 
 def cpsat_parallel(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatParams | None) -> Result:
-    """CP-SAT for the parallel question: intervals, precedences, a cumulative over processors and one over memory."""
+    """CP-SAT for the parallel question: intervals, precedences, a cumulative over processors and one over memory.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Used: it seeds the solver's or the search's randomness.
+    params : CpSatParams | None
+        Options; None takes the defaults of ``CpSatParams``.
+
+    Returns
+    -------
+    Result
+        The schedule (start and processor per node) and its makespan;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, INFEASIBLE, NOT_APPLICABLE, TIME_LIMIT_NO_SOLUTION
+        (and the statuses the CP-SAT adapter maps a solver outcome to).
+    """
     refused = other_question(instance, "parallel")
     if refused is not None:
         return refused

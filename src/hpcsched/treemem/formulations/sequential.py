@@ -49,7 +49,26 @@ def heuristic_incumbent(graph: Graph, deadline: Deadline) -> list[int]:
 
 
 def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Every topological order, n <= 8: the reference the other exact methods are checked against."""
+    """Every topological order, n <= 8: the reference the other exact methods are checked against.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        NOT_APPLICABLE, OPTIMAL.
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused
@@ -207,7 +226,26 @@ class _DoneSetSearch:
 
 
 def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams | None) -> Result:
-    """Exact best-first DP over the sets of done nodes with free-move dominance (n up to ~25)."""
+    """Exact best-first DP over the sets of done nodes with free-move dominance (n up to ~25).
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Unused: the method is deterministic.
+    params : DpParams | None
+        Options; None takes the defaults of ``DpParams``.
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL.
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused

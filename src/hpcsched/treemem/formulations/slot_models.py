@@ -125,7 +125,27 @@ class _SlotPeakMilp:
 
 
 def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpParams | None) -> Result:
-    """Slot MILP (PuLP/HiGHS): x[v,t] assigns node v to slot t, prefixes S_v(t), liveness rows."""
+    """Slot MILP (PuLP/HiGHS): x[v,t] assigns node v to slot t, prefixes S_v(t), liveness rows.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Used: it seeds the solver's or the search's randomness.
+    params : MilpParams | None
+        Options; None takes the defaults of ``MilpParams``.
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE
+        (and the statuses the HiGHS adapter maps a solver outcome to).
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused
@@ -254,7 +274,27 @@ class _SlotPeakModel:
 
 
 def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatParams | None) -> Result:
-    """CP-SAT slot model: Boolean x[v,t], done prefixes, liveness Booleans, one memory row per slot."""
+    """CP-SAT slot model: Boolean x[v,t], done prefixes, liveness Booleans, one memory row per slot.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Used: it seeds the solver's or the search's randomness.
+    params : CpSatParams | None
+        Options; None takes the defaults of ``CpSatParams``.
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE
+        (and the statuses the CP-SAT adapter maps a solver outcome to).
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused

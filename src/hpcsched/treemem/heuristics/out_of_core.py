@@ -162,7 +162,27 @@ def _eviction_method(policy: str):
         )
 
     method.__name__ = f"io_{policy.replace('-', '_')}"
-    method.__doc__ = f"Out-of-core: the {policy} eviction rule on a fixed traversal (heuristic)."
+    method.__doc__ = f"""Out-of-core: the {policy} eviction rule on a fixed traversal (heuristic).
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the out-of-core question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds (traversal and eviction scan).
+    seed : int
+        Unused: the method is deterministic.
+    params : EvictionParams | None
+        The traversal to evict on; None takes the defaults of ``EvictionParams``.
+
+    Returns
+    -------
+    Result
+        The traversal order with its I/O events and the volume written; OPTIMAL when nothing is
+        written, else FEASIBLE (bound 0); NOT_APPLICABLE for another question or an in-forest
+        traversal on a DAG. Raises the infeasibility error of ``require_feasible`` when some node
+        alone exceeds M.
+    """
     return method
 
 

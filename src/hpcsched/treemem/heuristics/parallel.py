@@ -212,22 +212,98 @@ def _list_method(instance: Instance, rule: str, capped: bool) -> Result:
 
 
 def par_inner_first(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """ParInnerFirst (TOPC 2015): list scheduling, ready inner nodes before leaves, post-order ranks; ignores M."""
+    """ParInnerFirst (TOPC 2015): list scheduling, ready inner nodes before leaves, post-order ranks; ignores M.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Unused: the method runs in polynomial time without a deadline.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The schedule (start and processor per node) and its makespan;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL, TIME_LIMIT_NO_SOLUTION.
+    """
     return _list_method(instance, "inner-first", capped=False)
 
 
 def par_deepest_first(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """ParDeepestFirst (TOPC 2015): list scheduling by largest bottom level; ignores M."""
+    """ParDeepestFirst (TOPC 2015): list scheduling by largest bottom level; ignores M.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Unused: the method runs in polynomial time without a deadline.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The schedule (start and processor per node) and its makespan;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL, TIME_LIMIT_NO_SOLUTION.
+    """
     return _list_method(instance, "deepest-first", capped=False)
 
 
 def par_inner_first_capped(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """ParInnerFirst that starts a node only when it fits in M (sequential fallback on deadlock)."""
+    """ParInnerFirst that starts a node only when it fits in M (sequential fallback on deadlock).
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Unused: the method runs in polynomial time without a deadline.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The schedule (start and processor per node) and its makespan;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL, TIME_LIMIT_NO_SOLUTION.
+    """
     return _list_method(instance, "inner-first", capped=True)
 
 
 def par_deepest_first_capped(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """ParDeepestFirst that starts a node only when it fits in M (sequential fallback on deadlock)."""
+    """ParDeepestFirst that starts a node only when it fits in M (sequential fallback on deadlock).
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Unused: the method runs in polynomial time without a deadline.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The schedule (start and processor per node) and its makespan;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL, TIME_LIMIT_NO_SOLUTION.
+    """
     return _list_method(instance, "deepest-first", capped=True)
 
 
@@ -368,10 +444,48 @@ def _subtree_order(graph: Graph, nodes: list[int]) -> list[int]:
 
 
 def par_subtrees(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """ParSubtrees (TOPC 2015): the p largest subtrees of the best split in parallel, the rest after; ignores M."""
+    """ParSubtrees (TOPC 2015): the p largest subtrees of the best split in parallel, the rest after; ignores M.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Unused: the method runs in polynomial time without a deadline.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The schedule (start and processor per node) and its makespan;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL.
+    """
     return _subtrees(instance, Graph.of(instance), optim=False)
 
 
 def par_subtrees_optim(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """ParSubtreesOptim (TOPC 2015): all subtrees of the best split by LPT, the sequential set after; ignores M."""
+    """ParSubtreesOptim (TOPC 2015): all subtrees of the best split by LPT, the sequential set after; ignores M.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Unused: the method runs in polynomial time without a deadline.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The schedule (start and processor per node) and its makespan;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL.
+    """
     return _subtrees(instance, Graph.of(instance), optim=True)

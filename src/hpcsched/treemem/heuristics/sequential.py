@@ -59,7 +59,26 @@ def dfs_order(graph: Graph) -> list[int]:
 
 
 def dfs_postorder(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Depth-first post-order from the sinks (predecessors in index order): the baseline."""
+    """Depth-first post-order from the sinks (predecessors in index order): the baseline.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Unused: the method runs in polynomial time without a deadline.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL.
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused
@@ -101,7 +120,26 @@ def greedy_order(graph: Graph, deadline: Deadline | None = None) -> list[int]:
 
 
 def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Greedy least increase: the ready node that raises the peak least, ties by what it leaves resident."""
+    """Greedy least increase: the ready node that raises the peak least, ties by what it leaves resident.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL.
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused
@@ -165,7 +203,26 @@ def _forest_predecessors(parent: Sequence[int]) -> tuple[tuple[int, ...], ...]:
 
 
 def forest_postorder(instance: Instance, /, *, time_limit: float, seed: int, params: ForestParams | None) -> Result:
-    """Best post-order (or Liu's traversal) of a spanning in-forest, repaired into a topological order."""
+    """Best post-order (or Liu's traversal) of a spanning in-forest, repaired into a topological order.
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Unused: the method runs in polynomial time without a deadline.
+    seed : int
+        Unused: the method is deterministic.
+    params : ForestParams | None
+        Options; None takes the defaults of ``ForestParams``.
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL.
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused
@@ -230,7 +287,26 @@ def improve(graph: Graph, order: list[int], *, max_iterations: int, seed: int, d
 
 
 def local_search(instance: Instance, /, *, time_limit: float, seed: int, params: LocalSearchParams | None) -> Result:
-    """Local search on orders from the best of greedy, DFS and spanning-forest starts (seeded moves)."""
+    """Local search on orders from the best of greedy, DFS and spanning-forest starts (seeded moves).
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Used: it seeds the solver's or the search's randomness.
+    params : LocalSearchParams | None
+        Options; None takes the defaults of ``LocalSearchParams``.
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL.
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused

@@ -105,7 +105,26 @@ def sp_order(graph: Graph, order: Sequence[int], deadline: Deadline | None = Non
 
 
 def sp_ization(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """SP-ization + Liu's segment merging (heuristic upper bound; see the module docstring)."""
+    """SP-ization + Liu's segment merging (heuristic upper bound; see the module docstring).
+
+    Parameters
+    ----------
+    instance : Instance
+        A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
+    time_limit : float
+        Wall-clock budget in seconds.
+    seed : int
+        Unused: the method is deterministic.
+    params : None
+        No options (pass None).
+
+    Returns
+    -------
+    Result
+        The traversal order and its peak memory;
+        the status, set in this method or its helpers, is one of
+        FEASIBLE, NOT_APPLICABLE, OPTIMAL.
+    """
     refused = other_question(instance, "sequential")
     if refused is not None:
         return refused
