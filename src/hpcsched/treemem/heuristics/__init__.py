@@ -19,6 +19,12 @@ from .out_of_core import (
 from .out_of_core import (
     io_largest as io_largest,
 )
+from .par_subtrees import (
+    par_subtrees as par_subtrees,
+)
+from .par_subtrees import (
+    par_subtrees_optim as par_subtrees_optim,
+)
 from .parallel import (
     par_deepest_first as par_deepest_first,
 )
@@ -30,12 +36,6 @@ from .parallel import (
 )
 from .parallel import (
     par_inner_first_capped as par_inner_first_capped,
-)
-from .parallel import (
-    par_subtrees as par_subtrees,
-)
-from .parallel import (
-    par_subtrees_optim as par_subtrees_optim,
 )
 from .sequential import (
     ForestParams as ForestParams,
