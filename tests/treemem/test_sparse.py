@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from hpcsched.core.errors import InvalidInstanceError
+from hpcsched.core.errors import InvalidInstanceError, SolverUnavailableError
 from hpcsched.treemem import generate_assembly
 from hpcsched.treemem.sparse import (
     ORDERINGS,
@@ -39,6 +41,8 @@ def dense_etree(lower: np.ndarray) -> list[int]:
 @pytest.mark.parametrize("shape", [(4, 5), (3, 3, 3), (7,), (6, 6)])
 @pytest.mark.parametrize("name", ORDERINGS)
 def test_etree_and_counts_match_the_dense_symbolic_factorization(shape, name):
+    if name == "metis-nested-dissection":
+        pytest.importorskip("pymetis", reason="the metis ordering needs the optional extra hpcsched[metis]")
     matrix = grid_laplacian(shape)
     permutation = ordering(matrix, shape, name)
     assert sorted(permutation) == list(range(matrix.shape[0]))
@@ -89,3 +93,17 @@ def test_bad_ordering_is_named():
     with pytest.raises(InvalidInstanceError) as caught:
         generate_assembly(shape=(3, 3), ordering="metis")
     assert caught.value.field == "parameters.ordering"
+
+
+def test_metis_ordering_builds_an_assembly_tree_covering_every_column():
+    pytest.importorskip("pymetis", reason="the metis ordering needs the optional extra hpcsched[metis]")
+    tree = assembly_tree((9, 8), ordering="metis-nested-dissection", seed=2)
+    assert sum(tree.columns) == 72
+    roots = set(range(len(tree.exec_sizes))) - {u for u, _ in tree.edges}
+    assert len(roots) == 1  # a connected grid gives one tree
+
+
+def test_metis_ordering_without_pymetis_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pymetis", None)  # makes `import pymetis` raise ImportError
+    with pytest.raises(SolverUnavailableError, match=r"hpcsched\[metis\]"):
+        ordering(grid_laplacian((4, 4)), (4, 4), "metis-nested-dissection")
