@@ -1,63 +1,14 @@
-"""Data model of the partition problem: a DNN training graph on K GPUs under memory limits.
-
-A DAG of operations v with GPU time p_v (``time``), persistent memory w_v
-(``persistent``: weights and optimizer state, held by the GPU hosting v for
-the whole iteration) and output size s_v (``output``, bytes). Edge (u, v)
-with transfer time c_uv (``transfer``), charged when u and v run on
-different GPUs. K identical GPUs with memory M each; optional colocation
-groups (all members of a group on one GPU) and pinned nodes. Decisions: a
-GPU and a start per node; one operation per GPU at a time; S_v >= C_u (+
-c_uv when apart). Objective: the makespan of one iteration. See
-``docs/partition.md`` and ``../shared/spec/partition.md``.
-
-Memory models (``memory_model``)
---------------------------------
-* ``"static"``: for every GPU g, Σ_{v on g} (w_v + s_v) <= M (the bound
-  ParDNN's knapsack uses; the schedule's times do not matter).
-* ``"dynamic"``: a sweep over time. On GPU g, at every instant t, the sum of
-  the following must be <= M (half-open intervals: an item released at t and
-  one allocated at t are never counted together; an empty interval holds
-  nothing):
-
-  - w_v for every node v hosted on g, for the whole iteration;
-  - the output of every node u on g, alive on ``[S_u, max(C_u, C_v over the
-    consumers v of u on g))``: from its producer's start to the end of its
-    last consumer on that GPU (to C_u when none);
-  - one *copy* per cut edge (u, v) with v on g: s_u bytes alive on
-    ``[C_u + c_uv, C_v)``. **Arrival** is defined as C_u + c_uv: the copy is
-    sent eagerly when u completes (as TensorFlow's send/recv ops do) and
-    lands c_uv later; it is freed when its consumer ends. Two consumers of u
-    on one GPU hold two copies (one per edge, as the definition says "a copy
-    of u's output then lives on v's GPU").
-
-Modelling choices where the specification leaves room
------------------------------------------------------
-* Times, transfers and memory sizes are non-negative integers; solution
-  starts are non-negative integers (with integer data an optimal integer
-  schedule exists: shift starts left to an event).
-* ``group`` is null, a string or an integer; ``pin`` (optional) is a GPU
-  index in ``0..K-1``. A group whose members are pinned to two GPUs, or a
-  node (or group) whose memory alone exceeds M, is *legal* data: every
-  method answers INFEASIBLE naming it (`hpcsched.partition.bounds.require_feasible`).
-* Edges name existing nodes, do not repeat, and the graph is acyclic (a
-  cycle is an instance error naming a node on it).
-* The validator is written from the definition: the shared schedule rules
-  of `hpcsched.taskgraph.validate_machine_schedule` (delay charged between
-  *machines*) plus the GPU index, pins, colocation and memory checks here;
-  it shares no code with the heuristics' memory accounting
-  (`hpcsched.partition.simulate`) or the formulations.
-"""
+"""The partition instance and solution records, their JSON schema and checks (definition: `partition.model`)."""
 
 from __future__ import annotations
 
 import numbers
-from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.errors import InvalidInstanceError
-from ..core.fields import (
+from ...core.errors import InvalidInstanceError
+from ...core.fields import (
     LARGEST_INTEGER,
     require_dict,
     require_int,
@@ -66,8 +17,7 @@ from ..core.fields import (
     require_list,
     require_str,
 )
-from ..core.violation import Violation
-from ..taskgraph import CycleError, Edge, Placement, topological_order, validate_machine_schedule
+from ...taskgraph import CycleError, Edge, Placement, topological_order
 
 MEMORY_MODELS = ("static", "dynamic")
 MACHINE_CLASS = "gpu"
@@ -398,160 +348,3 @@ class Solution:
     def from_placements(cls, placements: Sequence[Placement]) -> Solution:
         """The solution of an engine schedule (class ``"gpu"``)."""
         return cls(tuple(int(p.machine) for p in placements), tuple(round(p.start) for p in placements))
-
-
-# --- memory per the definition (the validator's, shared with nothing) ---------------------------------
-
-
-def memory_items(instance: Instance, solution: Solution) -> list[tuple[int, int, int, int]]:
-    """Every ``(gpu, begin, end, bytes)`` the dynamic model holds (module docstring), empty ones dropped.
-
-    Persistent memory is given the interval ``[0, makespan)`` (the whole
-    iteration); for a makespan of 0 nothing is ever held.
-    """
-    nodes = instance.nodes
-    ends = [s + node.time for s, node in zip(solution.start, nodes, strict=False)]
-    horizon = max(ends, default=0)
-    items = [(solution.gpu[v], 0, horizon, node.persistent) for v, node in enumerate(nodes) if node.persistent]
-    last_local_end = list(ends)
-    for edge in instance.edges:
-        u, v = edge.u, edge.v
-        if solution.gpu[u] == solution.gpu[v]:
-            last_local_end[u] = max(last_local_end[u], ends[v])
-        elif nodes[u].output:
-            # transfers are integers (Instance.__post_init__); the shared Edge types its delay as float
-            items.append((solution.gpu[v], ends[u] + int(edge.delay), ends[v], nodes[u].output))
-    for u, node in enumerate(nodes):
-        if node.output:
-            items.append((solution.gpu[u], solution.start[u], last_local_end[u], node.output))
-    return [item for item in items if item[2] > item[1] and item[3] > 0]
-
-
-def memory_profile(instance: Instance, solution: Solution) -> dict[int, list[tuple[int, int]]]:
-    """Per GPU, ``(time, bytes held from that time on)`` at every change of the dynamic model's level.
-
-    Releases and allocations at one instant are applied together (half-open intervals).
-    """
-    deltas: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    for gpu, begin, end, size in memory_items(instance, solution):
-        deltas[gpu][begin] += size
-        deltas[gpu][end] -= size
-    profile = {}
-    for gpu, changes in deltas.items():
-        level, steps = 0, []
-        for time in sorted(changes):
-            level += changes[time]
-            steps.append((time, level))
-        profile[gpu] = steps
-    return profile
-
-
-def peak_memory(instance: Instance, solution: Solution) -> list[int]:
-    """Peak bytes per GPU under the instance's memory model."""
-    peaks = [0] * instance.gpus
-    if instance.memory_model == "static":
-        for v, node in enumerate(instance.nodes):
-            if 0 <= solution.gpu[v] < instance.gpus:
-                peaks[solution.gpu[v]] += node.persistent + node.output
-        return peaks
-    for gpu, steps in memory_profile(instance, solution).items():
-        if 0 <= gpu < instance.gpus:
-            peaks[gpu] = max(level for _, level in steps)
-    return peaks
-
-
-def validate(instance: Instance, solution: Solution) -> list[Violation]:
-    """Every rule of the definition that ``solution`` breaks ([] = feasible).
-
-    Rules: ``size`` (one GPU and start per node); the shared schedule rules
-    of `hpcsched.taskgraph.validate_machine_schedule` with the delay charged
-    between GPUs (``machine-index``: GPU outside ``0..K-1``; ``start``;
-    ``overlap``; ``precedence``: S_v >= C_u + c_uv when apart); ``pin`` (a
-    pinned node elsewhere); ``colocation`` (two nodes of one group on two
-    GPUs); ``memory`` (static: Σ (w + s) per GPU > M; dynamic: the level of
-    the sweep in the module docstring exceeds M at some instant).
-    """
-    n = instance.n
-    if len(solution.gpu) != n or len(solution.start) != n:
-        return [Violation("size", f"expected {n} GPUs and starts, got {len(solution.gpu)} and {len(solution.start)}")]
-    names = [node.name for node in instance.nodes]
-    placements = [
-        Placement(MACHINE_CLASS, g, s, node.time)
-        for g, s, node in zip(solution.gpu, solution.start, instance.nodes, strict=False)
-    ]
-    violations = validate_machine_schedule(placements, instance.machines, instance.edges, rule="machine", names=names)
-    for v, node in enumerate(instance.nodes):
-        if node.pin is not None and solution.gpu[v] != node.pin:
-            violations.append(
-                Violation(
-                    "pin", f"node {v} '{node.name}' is pinned to GPU {node.pin} but runs on GPU {solution.gpu[v]}"
-                )
-            )
-    first_of_group: dict[Any, int] = {}
-    for v, node in enumerate(instance.nodes):
-        if node.group is None:
-            continue
-        first = first_of_group.setdefault(node.group, v)
-        if solution.gpu[v] != solution.gpu[first]:
-            violations.append(
-                Violation(
-                    "colocation",
-                    f"node {v} '{node.name}' runs on GPU {solution.gpu[v]} but node {first} '{names[first]}' "
-                    f"of its group {node.group!r} runs on GPU {solution.gpu[first]}",
-                )
-            )
-    if any(v.rule in ("machine-index", "start") for v in violations):
-        return violations  # memory per GPU is meaningless on a GPU that does not exist
-    if instance.memory_model == "static":
-        for gpu, level in enumerate(peak_memory(instance, solution)):
-            if level > instance.memory:
-                violations.append(
-                    Violation(
-                        "memory", f"GPU {gpu} holds Σ(persistent + output) = {level} bytes > M = {instance.memory}"
-                    )
-                )
-    else:
-        for gpu, steps in sorted(memory_profile(instance, solution).items()):
-            for time, level in steps:
-                if level > instance.memory:
-                    violations.append(
-                        Violation("memory", f"GPU {gpu} holds {level} bytes at time {time} > M = {instance.memory}")
-                    )
-                    break
-    return violations
-
-
-def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
-    """Makespan (the objective) and KPIs.
-
-    KPIs: ``makespan``; ``cut_edges`` (edges whose ends run on different
-    GPUs), ``communication`` (their Σ c_uv) and ``bytes_moved`` (Σ s_u over
-    cut edges: one copy per edge); ``peak_memory_gpu<g>`` per GPU and
-    ``peak_memory`` (the largest, per the memory model) with
-    ``peak_memory_fraction`` (of M); ``load_balance`` (largest GPU busy time
-    over the mean, 1 = perfect); ``gpus_used``.
-    """
-    nodes = instance.nodes
-    ends = [s + node.time for s, node in zip(solution.start, nodes, strict=False)]
-    makespan = max(ends, default=0)
-    cut = [e for e in instance.edges if solution.gpu[e.u] != solution.gpu[e.v]]
-    load = [0] * instance.gpus
-    for g, node in zip(solution.gpu, nodes, strict=False):
-        if 0 <= g < instance.gpus:
-            load[g] += node.time
-    peaks = peak_memory(instance, solution)
-    mean = sum(load) / instance.gpus
-    kpis = {
-        "objective": float(makespan),
-        "makespan": float(makespan),
-        "cut_edges": float(len(cut)),
-        "communication": float(sum(e.delay for e in cut)),
-        "bytes_moved": float(sum(nodes[e.u].output for e in cut)),
-        "peak_memory": float(max(peaks)),
-        "peak_memory_fraction": max(peaks) / instance.memory if instance.memory else 0.0,
-        "load_balance": max(load) / mean if mean else 1.0,
-        "gpus_used": float(len(set(solution.gpu))),
-    }
-    for g, peak in enumerate(peaks):
-        kpis[f"peak_memory_gpu{g}"] = float(peak)
-    return kpis
