@@ -115,8 +115,22 @@ PROBLEM.add_method("io-best-fit", heuristics.io_best_fit, kind="heuristic", para
 
 
 def _choose(instance: Instance) -> str:
-    """Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Out-of-core: milp-io on in-forests up to 20 nodes,
-    else Belady evictions. Sequential: liu-optimal on in-forests, dp up to 25 nodes, else local search."""
+    """The method ``auto`` runs for ``instance``.
+
+    Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Out-of-core: milp-io on in-forests up to 20
+    nodes, brute-force-io on other graphs up to 6, else Belady evictions. Sequential: liu-optimal on
+    in-forests, dp up to 25 nodes, else local search.
+
+    Parameters
+    ----------
+    instance : Instance
+        The treemem instance (any question).
+
+    Returns
+    -------
+    str
+        The name of the registered method the dispatcher runs.
+    """
     if instance.question == "parallel":
         return "cpsat-parallel" if instance.n <= 30 else "par-inner-first-capped"
     if instance.question == "out-of-core":
