@@ -122,34 +122,53 @@ def _cheapest_cuts(
     parents = []
     best_total, best_layer = infinity, -1
     for layer in range(layers):
-        current = [infinity] * (n + 1)
-        parent = [-1] * (n + 1)
-        window: deque[tuple[int, float]] = deque()  # (j, key), keys increasing
-        low = 0
-        source = previous if max_segments is not None else None
-        for i in range(1, n + 1):
-            # j = i - 1 enters the window (a segment j..i-1 ends at i)
-            j = i - 1
-            value = source[j] if source is not None else current[j] if j > 0 else 0.0
-            key = value + (cost[j] if j > 0 else 0)
-            if key < infinity:
-                while window and window[-1][1] >= key:
-                    window.pop()
-                window.append((j, key))
-            while prefix[i] - prefix[low] > capacity:
-                low += 1
-            while window and window[0][0] < low:
-                window.popleft()
-            if window:
-                current[i], parent[i] = window[0][1], window[0][0]
+        current, parent = _dp_layer(previous if max_segments is not None else None, cost, prefix, capacity)
         parents.append(parent)
         if current[n] < best_total:
             best_total, best_layer = current[n], layer
         previous = current
     if best_total == infinity:
         return infinity, []
+    return best_total, _trace_cuts(parents, best_layer if max_segments is not None else None, n)
+
+
+def _dp_layer(
+    source: list[float] | None, cost: list[int], prefix: list[int], capacity: int
+) -> tuple[list[float], list[int]]:
+    """One layer of the `_cheapest_cuts` DP: best cost and parent per prefix length.
+
+    ``source``: the previous layer (one segment more ends each prefix), or
+    None for the unlimited DP, which reads its own earlier entries. The
+    valid j of a prefix i form a window; a monotone deque keeps its minimum.
+    """
+    n = len(prefix) - 1
+    infinity = math.inf
+    current = [infinity] * (n + 1)
+    parent = [-1] * (n + 1)
+    window: deque[tuple[int, float]] = deque()  # (j, key), keys increasing
+    low = 0
+    for i in range(1, n + 1):
+        # j = i - 1 enters the window (a segment j..i-1 ends at i)
+        j = i - 1
+        value = source[j] if source is not None else current[j] if j > 0 else 0.0
+        key = value + (cost[j] if j > 0 else 0)
+        if key < infinity:
+            while window and window[-1][1] >= key:
+                window.pop()
+            window.append((j, key))
+        while prefix[i] - prefix[low] > capacity:
+            low += 1
+        while window and window[0][0] < low:
+            window.popleft()
+        if window:
+            current[i], parent[i] = window[0][1], window[0][0]
+    return current, parent
+
+
+def _trace_cuts(parents: list[list[int]], best_layer: int | None, n: int) -> list[int]:
+    """The cut positions of the best split, followed back through the parents (``best_layer`` None: unlimited)."""
     cuts, i = [], n
-    if max_segments is None:
+    if best_layer is None:
         parent = parents[0]
         while i > 0:
             j = parent[i]
@@ -163,7 +182,7 @@ def _cheapest_cuts(
             if j > 0:
                 cuts.append(j)
             i, layer = j, layer - 1
-    return best_total, sorted(cuts)
+    return sorted(cuts)
 
 
 def chain_cuts(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
