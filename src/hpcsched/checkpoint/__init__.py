@@ -115,7 +115,9 @@ PROBLEM.add_method("chen", _remat_only(heuristics.chen), kind="heuristic")
 PROBLEM.add_method("checkpoint-sequential", _remat_only(heuristics.checkpoint_sequential), kind="heuristic")
 PROBLEM.add_method("revolve-repaired", _remat_only(heuristics.revolve_repaired), kind="heuristic")
 PROBLEM.add_method("greedy", _remat_only(heuristics.greedy), kind="heuristic")
-PROBLEM.add_method("dp-coarse", _remat_only(heuristics.dp_coarse), kind="heuristic", params=heuristics.CoarseDpParams)
+PROBLEM.add_method(
+    "dp-coarse", _remat_only(formulations.dp_coarse), kind="heuristic", params=formulations.CoarseDpParams
+)
 
 PROBLEM.add_method("cpsat-offload", formulations.cpsat_offload, kind="exact", params=formulations.CpsatOffloadParams)
 PROBLEM.add_method(
