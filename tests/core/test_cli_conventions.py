@@ -231,13 +231,6 @@ def test_compare_json(square_file):
     assert row["method"] == "clamp" and row["status"] == "OPTIMAL" and row["objective"] == 0.0
 
 
-# Both live in src/hpcsched/experiments/cli.py (_report_rows, _format), which the
-# core brief does not own: the fix is reported to the lead; strict, so that the
-# fix turns these into failures until the markers go.
-_EXPERIMENTS_CLI = "needs src/hpcsched/experiments/cli.py (not in the core brief): reported"
-
-
-@pytest.mark.xfail(strict=True, reason=_EXPERIMENTS_CLI)
 def test_compare_json_options_are_objects(square_file):
     result = invoke("compare", square_file, "-m", "clamp", "--json", "--plugin", SQUARE)
     assert result.exit_code == 0, result.output
@@ -245,7 +238,6 @@ def test_compare_json_options_are_objects(square_file):
     assert row["options"] == {}
 
 
-@pytest.mark.xfail(strict=True, reason=_EXPERIMENTS_CLI)
 def test_compare_table_prints_numbers_without_exponent(tmp_path):
     far = tmp_path / "far.json"  # clamp picks x = 0: objective 20000**2 = 400,000,000
     far.write_text(json.dumps({"problem": "square", "name": "far", "data": {"target": 20000, "limit": 0}}))

@@ -24,6 +24,7 @@ from typing import Any
 
 import typer
 
+from ..core.display import readable_number
 from ..core.errors import HpcschedError
 
 #: Default per-run time limit of ``compare`` (seconds).
@@ -105,7 +106,7 @@ def _format(value: Any, kind: str = "") -> str:
     if kind == "time":
         return f"{value:.2f}"
     if isinstance(value, float):
-        return f"{value:.6g}"
+        return readable_number(value)
     return str(value)
 
 
@@ -171,6 +172,11 @@ def compare(
         raise _fail(f"{len(failed)} of {len(rows)} runs ended in ERROR")
 
 
+def _json_row(row: dict[str, Any]) -> dict[str, Any]:
+    options = row.get("options")
+    return {**row, "options": json.loads(options)} if isinstance(options, str) else dict(row)
+
+
 def _report_rows(rows: list[dict[str, Any]], csv: Path | None, as_json: bool, time_limit: float, seed: int) -> None:
     """Print the rows (a table, or JSON with ``--json``) and the runs' errors; write the CSV if asked."""
     from ..core.io import is_stdio
@@ -178,7 +184,8 @@ def _report_rows(rows: list[dict[str, Any]], csv: Path | None, as_json: bool, ti
 
     to_stdout = csv is not None and is_stdio(csv)  # the CSV owns stdout: the table goes to stderr
     if as_json:
-        text = json.dumps([{column: row.get(column) for column in row} for row in rows], indent=1, default=str)
+        # a row stores its options as JSON text (the CSV's column); --json gives them as an object
+        text = json.dumps([_json_row(row) for row in rows], indent=1, default=str)
         typer.echo(text, err=to_stdout)
     else:
         _console(stderr=to_stdout).print(_compare_table(rows, time_limit, seed))
