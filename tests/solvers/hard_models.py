@@ -29,7 +29,7 @@ def golomb_cpsat():
     model = new_model()
     marks = [model.new_int_var(0, _limit(CPSAT_MARKS), f"x{i}") for i in range(CPSAT_MARKS)]
     model.add(marks[0] == 0)
-    for a, b in zip(marks, marks[1:]):
+    for a, b in itertools.pairwise(marks):
         model.add(b >= a + 1)
     # one variable per difference: OR-Tools before 9.15 takes only affine expressions in all_different
     differences = []
@@ -63,7 +63,7 @@ def golomb_pulp():
         problem += difference <= -1 + 2 * limit * (1 - order + waived)
         terms.append(waived)
     problem += length + PENALTY * pulp.lpSum(terms)
-    for a, b in zip(marks, marks[1:]):
+    for a, b in itertools.pairwise(marks):
         problem += b >= a
     return problem, length
 
