@@ -88,6 +88,27 @@ def test_generators_are_seeded_and_round_trip(tmp_path):
         assert read_instance(tmp_path / "x.json") == first
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: generate_layered(seed=4, n=15, layers=3, cpus=3, gpus=2, mean_cpu=20, max_acceleration=9.0),
+        lambda: generate_fork_join(seed=4, phases=3, width=2, cpus=3, gpus=2, min_acceleration=2.0),
+        lambda: generate_cholesky(seed=4, tiles=3, cpus=3, gpus=2, noise=0.2),
+        lambda: generate_heteroprio_trap(seed=4, chain=3, acceleration=2, cpus=3, gpus=2),
+    ],
+)
+def test_a_generated_file_records_its_platform_and_regenerates_from_its_source(tmp_path, make):
+    """source.parameters names the platform (cpus, gpus) and every option: the file alone remakes it."""
+    from hpcsched.hetero import PROBLEM
+
+    write_instance(make(), tmp_path / "g.json")
+    stored = read_instance(tmp_path / "g.json")
+    parameters = stored.source["parameters"]
+    assert (parameters["cpus"], parameters["gpus"]) == (3, 2) == (stored.cpus, stored.gpus)
+    generator = PROBLEM.generators[stored.source["generator"]]
+    assert generator(seed=stored.source["seed"], **parameters) == stored
+
+
 def test_cholesky_shape():
     instance = generate_cholesky(tiles=5)
     assert instance.n == 35 and len(instance.edges) == 60  # the shape of spotrf-*-5

@@ -68,6 +68,8 @@ def generate_layered(
             "mean_cpu": mean_cpu,
             "min_acceleration": min_acceleration,
             "max_acceleration": max_acceleration,
+            "cpus": cpus,
+            "gpus": gpus,
         },
     }
     return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, name=f"layered-n{n}-s{seed}", source=source)
@@ -102,7 +104,19 @@ def generate_fork_join(
         for i in range(1, width + 1):
             edges += [(fork, fork + i), (fork + i, join)]
         fork = join
-    source = {"generator": "fork-join", "seed": seed, "parameters": {"phases": phases, "width": width}}
+    source = {
+        "generator": "fork-join",
+        "seed": seed,
+        "parameters": {
+            "phases": phases,
+            "width": width,
+            "mean_cpu": mean_cpu,
+            "min_acceleration": min_acceleration,
+            "max_acceleration": max_acceleration,
+            "cpus": cpus,
+            "gpus": gpus,
+        },
+    }
     return Instance.create(
         cpu, gpu, edges, cpus=cpus, gpus=gpus, name=f"forkjoin-{phases}x{width}-s{seed}", source=source
     )
@@ -160,7 +174,7 @@ def generate_cholesky(*, seed: int = 0, tiles: int = 5, cpus: int = 10, gpus: in
     source = {
         "generator": "cholesky",
         "seed": seed,
-        "parameters": {"tiles": tiles, "noise": noise},
+        "parameters": {"tiles": tiles, "noise": noise, "cpus": cpus, "gpus": gpus},
         "notes": ["kernel times from hetero_swf spotrf-960-5 (see CHOLESKY_KERNELS_US)"],
     }
     return Instance.create(
@@ -216,7 +230,14 @@ def generate_heteroprio_trap(
     source = {
         "generator": "heteroprio-trap",
         "seed": seed,
-        "parameters": {"chain": chain, "acceleration": acceleration, "chain_gpu": chain_gpu, "pool_gpu": pool_gpu},
+        "parameters": {
+            "chain": chain,
+            "acceleration": acceleration,
+            "chain_gpu": chain_gpu,
+            "pool_gpu": pool_gpu,
+            "cpus": cpus,
+            "gpus": gpus,
+        },
         "notes": ["our adversarial construction, not the IPDPS 2020 lower-bound instances"],
     }
     return Instance.create(
