@@ -6,7 +6,7 @@ Usage::
         [--platforms 10x4 8x2] [--merge] [--output gaps.csv]
     .venv/bin/python benchmarks/hetero/run.py trap
     .venv/bin/python benchmarks/hetero/run.py dnn
-    .venv/bin/python benchmarks/hetero/run.py speed [--n 100000]
+    .venv/bin/python benchmarks/hetero/run.py speed [--n 100000] [--time-limit 600]
 
 ``gaps``: every hetero_swf graph with at most ``--max-tasks`` tasks, on each
 platform: every heuristic's makespan, its gap to bounds.best ((value -
@@ -31,8 +31,9 @@ for several (m, k); the true ratio HP / OPT lies between HP / best known
 next to 1 + max(m/k, k/m) and 2 + max(m/k, k/m).
 ``dnn``: the dnn_partitioning latency graphs (uniform acceleration, with
 communication), gap of each heuristic to bounds.best.
-``speed``: HEFT (both variants) and HeteroPrio on a random layered graph of
-``--n`` tasks.
+``speed``: HEFT (both variants), HeteroPrio (with and without spoliation) and
+MinMin, one after the other in one run, on the same random layered graph of
+``--n`` tasks (each bounded by ``--time-limit`` seconds).
 """
 
 from __future__ import annotations
@@ -194,10 +195,14 @@ def speed(args) -> None:
     started = time.perf_counter()
     instance = generate_layered(seed=0, n=args.n, layers=args.n // 100, edge_probability=0.03, cpus=10, gpus=4)
     print(f"generated n = {instance.n}, {len(instance.edges)} edges in {time.perf_counter() - started:.1f} s")
-    for method in ("heft", "heft-insertion", "heteroprio", "heteroprio-nospol"):
-        result = run_method(instance, method, time_limit=600)
+    print("| method | n | edges | time | makespan | status |")
+    print("|---|---|---|---|---|---|")
+    for method in ("heft", "heft-insertion", "heteroprio", "heteroprio-nospol", "minmin"):
+        result = run_method(instance, method, time_limit=args.time_limit)
+        makespan = "-" if result.objective is None else f"{result.objective:,.0f}"
         print(
-            f"| {method} | {instance.n} | {len(instance.edges)} | {result.runtime_s:.1f} s | {result.status} |",
+            f"| {method} | {instance.n} | {len(instance.edges)} | {result.runtime_s:.1f} s | {makespan} | "
+            f"{result.status} |",
             flush=True,
         )
 
@@ -220,6 +225,7 @@ def main() -> None:
     parts.add_parser("dnn")
     speed_parser = parts.add_parser("speed")
     speed_parser.add_argument("--n", type=int, default=100_000)
+    speed_parser.add_argument("--time-limit", type=float, default=600.0, help="per method, seconds")
     args = parser.parse_args()
     {"gaps": gaps, "trap": trap, "dnn": dnn, "speed": speed}[args.part](args)
 
