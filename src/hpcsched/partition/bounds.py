@@ -79,10 +79,10 @@ def gpus_needed(instance: Instance) -> int:
     total = sum(sizes)
     if total == 0:
         return 1
+    if instance.memory_model == "dynamic" and sum(instance.times) == 0:
+        return 1  # a makespan of 0 holds nothing (the definition's persistent interval is [0, 0)), even with M = 0
     if instance.memory == 0:
         return math.inf  # type: ignore[return-value]
-    if instance.memory_model == "dynamic" and sum(instance.times) == 0:
-        return 1  # a makespan of 0 holds nothing (the definition's persistent interval is [0, 0))
     large = sum(1 for size in sizes if 2 * size > instance.memory)
     return max(1, math.ceil(total / instance.memory), large)
 

@@ -1,4 +1,5 @@
-"""Brute force for partition (static memory, n <= 7, K <= 3): every assignment x every semi-active order."""
+"""Brute force for partition (n <= 7, K <= 3): every assignment x every semi-active order (static memory) or
+every branch of the disjunctive search (dynamic memory, `hpcsched.partition.formulations.disjunctive`)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,15 @@ from ...taskgraph import predecessors
 from .. import bounds
 from ..model import Instance, Solution
 from ..simulate import units
+from .disjunctive import AssignmentSearch
 
 #: Largest n and K brute force accepts.
-
-
 BRUTE_FORCE_MAX_NODES = 7
 BRUTE_FORCE_MAX_GPUS = 3
 
 
-def _static_memory_ok(instance: Instance, gpu_of) -> bool:
+def static_memory_ok(instance: Instance, gpu_of) -> bool:
+    """Σ (w_v + s_v) of the nodes on every GPU is at most M (the static rule)."""
     load = [0] * instance.gpus
     for v, node in enumerate(instance.nodes):
         load[gpu_of[v]] += node.persistent + node.output
@@ -27,8 +28,8 @@ def _static_memory_ok(instance: Instance, gpu_of) -> bool:
 
 
 def _assignments(instance: Instance):
-    """Every node -> GPU map that respects pins, colocation and static memory; GPUs relabelled canonically without
-    pins."""
+    """Every node -> GPU map that respects pins, colocation and (static model) memory; GPUs relabelled canonically
+    without pins."""
     unit_list = units(instance)
     symmetric = all(unit.pin is None for unit in unit_list)
     for labels in itertools.product(range(instance.gpus), repeat=len(unit_list)):
@@ -40,23 +41,28 @@ def _assignments(instance: Instance):
         for i, unit in enumerate(unit_list):
             for v in unit.members:
                 gpu_of[v] = labels[i]
-        if _static_memory_ok(instance, gpu_of):
+        if instance.memory_model != "static" or static_memory_ok(instance, gpu_of):
             yield gpu_of
 
 
 def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """Exhaustive search (static memory, n <= 7, K <= 3): every feasible assignment x every semi-active order.
+    """Exhaustive search (n <= 7, K <= 3): every assignment, then every semi-active order (static memory) or the
+    disjunctive search (dynamic memory).
 
-    Theorem: the optimum is found. With static memory, feasibility of the
-    memory, pins and colocation depends on the assignment only, which is
-    enumerated (up to relabelling identical GPUs when nothing is pinned).
-    For a fixed assignment, list the nodes of an optimal schedule by start;
+    Theorem: the optimum is found. Pins and colocation depend on the
+    assignment only, which is enumerated (up to relabelling identical GPUs
+    when nothing is pinned); so does static memory. Static memory: for a
+    fixed assignment, list the nodes of an optimal schedule by start;
     placing them in that order, each at max(data ready, end of the previous
     node on its GPU) (a node of length 0 at its data-ready time), every node
     starts no later than in the optimum (induction on the order: its
     predecessors end no later, so its data is ready no later, and the
     previous node on its GPU ends no later). The search branches on the
-    next ready node and prunes by the best makespan found.
+    next ready node and prunes by the best makespan found. Dynamic memory:
+    an optimum may need idle time, and `disjunctive.AssignmentSearch`
+    (theorem in its module) searches every order of the items and runs
+    that matters, exhaustively; the best makespan over all assignments
+    prunes each search.
 
     Parameters
     ----------
@@ -72,13 +78,9 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
     Returns
     -------
     Result
-        OPTIMAL with an optimal schedule, INFEASIBLE when no assignment fits; NOT_APPLICABLE outside
-        static memory, n <= 7, K <= 3.
+        OPTIMAL with an optimal schedule, INFEASIBLE when no assignment has a valid schedule;
+        NOT_APPLICABLE outside n <= 7, K <= 3.
     """
-    if instance.memory_model != "static":
-        return Result(
-            status=Status.NOT_APPLICABLE, notes=("brute force is for static memory (see the module docstring)",)
-        )
     if instance.n > BRUTE_FORCE_MAX_NODES or instance.gpus > BRUTE_FORCE_MAX_GPUS:
         return Result(
             status=Status.NOT_APPLICABLE,
@@ -86,6 +88,36 @@ def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: 
         )
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
+    if instance.memory_model == "static":
+        return _static_search(instance, deadline)
+    return _dynamic_search(instance, deadline)
+
+
+def _dynamic_search(instance: Instance, deadline: Deadline) -> Result:
+    """The disjunctive search on every assignment, the best makespan so far as the cut (`brute_force`)."""
+    best: tuple[int, list[int], list[int]] | None = None
+    branches = 0
+    for gpu_of in _assignments(instance):
+        search = AssignmentSearch(instance, gpu_of, deadline)
+        found = search.best(best[0] if best is not None else math.inf)  # type: ignore[arg-type]
+        branches += search.branches
+        if found is not None:
+            best = (found[0], list(gpu_of), found[1])
+    if best is None:
+        from ...core.errors import InfeasibleError
+
+        raise InfeasibleError(
+            "no assignment has a schedule within pins, colocation and dynamic memory (exhaustive disjunctive search)"
+        )
+    return Result(
+        status=Status.OPTIMAL,
+        solution=Solution(tuple(best[1]), tuple(best[2])),
+        notes=(f"{branches} branches of the disjunctive search",),
+    )
+
+
+def _static_search(instance: Instance, deadline: Deadline) -> Result:
+    """Every feasible assignment x every semi-active order, pruned by the best makespan (`brute_force`)."""
     n = instance.n
     times = instance.times
     incoming = predecessors(n, instance.edges)

@@ -240,14 +240,29 @@ class _CpsatModel:
         self._add_assignment_and_runs()
         self._add_colocation()
         self._add_precedence()
+        positive = None
         if self.instance.memory_model == "static":
             self._add_static_memory()
         else:
+            # With Σp = 0 a makespan of 0 holds nothing, persistent memory included (the definition's
+            # [0, makespan) is empty), so the persistent rows hold only when the makespan is positive.
+            positive = self.model.new_bool_var("positive") if sum(self.times) == 0 else None
             _dynamic_memory(
-                self.model, self.instance, self.x, self.start, self.end, self.split, self.horizon, self.deadline
+                self.model,
+                self.instance,
+                self.x,
+                self.start,
+                self.end,
+                self.split,
+                self.horizon,
+                self.deadline,
+                positive,
             )
         makespan = self.model.new_int_var(lower, self.horizon, "makespan")
         self.model.add_max_equality(makespan, self.end)
+        if positive is not None:
+            self.model.add(makespan >= 1).only_enforce_if(positive)
+            self.model.add(makespan == 0).only_enforce_if(~positive)
         self.model.minimize(makespan)
         return self
 
@@ -316,8 +331,14 @@ def _build_model(instance: Instance, horizon: int, lower: int, deadline: Deadlin
     return built.model, built.x, built.start, built.end
 
 
-def _dynamic_memory(model, instance: Instance, x, start, end, split, horizon: int, deadline: Deadline) -> None:
-    """The Cumulative over lifetimes of the dynamic memory model (see `cpsat`)."""
+def _dynamic_memory(
+    model, instance: Instance, x, start, end, split, horizon: int, deadline: Deadline, positive=None
+) -> None:
+    """The Cumulative over lifetimes of the dynamic memory model (see `cpsat`).
+
+    ``positive``: None when Σp > 0 (the makespan is positive); otherwise the literal "makespan > 0", which the
+    persistent memory's rows are conditioned on.
+    """
     n, gpus = instance.n, instance.gpus
     nodes = instance.nodes
     # Output lifetimes [S_u, O_u), O_u >= E_u and >= E_v for every consumer v on the same GPU.
@@ -352,6 +373,9 @@ def _dynamic_memory(model, instance: Instance, x, start, end, split, horizon: in
     for g in range(gpus):
         # CP-SAT wants an affine capacity: one variable equal to M - Σ w_v x_vg
         capacity = model.new_int_var(0, instance.memory, f"free{g}")
-        model.add(capacity == instance.memory - sum(nodes[v].persistent * x[v][g] for v in range(n)))
+        free = model.add(capacity == instance.memory - sum(nodes[v].persistent * x[v][g] for v in range(n)))
+        if positive is not None:
+            free.only_enforce_if(positive)
+            model.add(capacity == instance.memory).only_enforce_if(~positive)
         if intervals[g]:
             model.add_cumulative(intervals[g], demands[g], capacity)

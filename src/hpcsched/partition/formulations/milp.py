@@ -1,4 +1,5 @@
-"""Big-M MILP for partition (PuLP/HiGHS, static memory, small graphs)."""
+"""Big-M MILP for partition (PuLP/HiGHS, small graphs): static memory rows, or dynamic memory rows at event points
+(`hpcsched.partition.formulations.milp_dynamic`)."""
 
 from __future__ import annotations
 
@@ -13,10 +14,9 @@ from ...taskgraph import topological_order
 from .. import bounds
 from ..model import Instance, Solution, evaluate
 from ..simulate import retime
-
-#: Largest n and K brute force accepts.
-from .brute_force import _static_memory_ok
+from .brute_force import static_memory_ok
 from .cpsat import incumbent
+from .milp_dynamic import DynamicMemoryRows
 
 # --- big-M MILP ------------------------------------------------------------------------------------
 
@@ -28,7 +28,9 @@ class MilpParams:
     Attributes
     ----------
     max_nodes
-        Refuse (NOT_APPLICABLE) above this many nodes (the model has O(n² K) rows).
+        Refuse (NOT_APPLICABLE) above this many nodes, static memory (the model has O(n² K) rows).
+    max_dynamic_nodes
+        The same for dynamic memory (O((n + e)² K) rows: one per pair of memory items and GPU).
     workers
         HiGHS threads.
     stop_at_bound
@@ -36,11 +38,13 @@ class MilpParams:
     """
 
     max_nodes: int = 30
+    max_dynamic_nodes: int = 10
     workers: int = 2
     stop_at_bound: bool = True
 
     def __post_init__(self):
         at_least("max_nodes", self.max_nodes, 1)
+        at_least("max_dynamic_nodes", self.max_dynamic_nodes, 1)
         at_least("workers", self.workers, 1)
 
 
@@ -64,7 +68,7 @@ class _PartitionMilp:
     Parameters
     ----------
     instance
-        A static-memory instance.
+        A partition instance (dynamic memory: integer starts, exact split bits, `milp_dynamic` rows).
     horizon
         The big-M and the upper bound of the starts (an optimum ends no later).
     lower
@@ -79,9 +83,14 @@ class _PartitionMilp:
         self.pulp, self.instance, self.horizon, self.deadline = pulp, instance, horizon, deadline
         n, gpus = instance.n, instance.gpus
         self.n, self.gpus, self.times = n, gpus, instance.times
+        self.dynamic = instance.memory_model == "dynamic"
         self.problem = pulp.LpProblem("partition", pulp.LpMinimize)
         self.x = [[pulp.LpVariable(f"x_{v}_{g}", cat="Binary") for g in range(gpus)] for v in range(n)]
-        self.start = [pulp.LpVariable(f"S_{v}", lowBound=0, upBound=horizon) for v in range(n)]
+        # static: the engine re-times the backend's order, so starts may be continuous; dynamic: the starts
+        # are the answer, and the event rows compare them strictly (b_I >= b_J + 1), which needs integers
+        kind = "Integer" if self.dynamic else "Continuous"
+        self.start = [pulp.LpVariable(f"S_{v}", lowBound=0, upBound=horizon, cat=kind) for v in range(n)]
+        self.split: list = []
         self.makespan = pulp.LpVariable("C", lowBound=lower, upBound=horizon)
         self.problem += self.makespan
 
@@ -90,7 +99,10 @@ class _PartitionMilp:
         self._add_node_rows()
         self._add_precedence()
         self._add_disjunctions()
-        self._add_static_memory()
+        if self.dynamic:
+            DynamicMemoryRows(self).add()
+        else:
+            self._add_static_memory()
         if start_solution is not None:
             self._set_initial_values(start_solution)
         return self
@@ -116,13 +128,16 @@ class _PartitionMilp:
                         problem += x[v][g] == x[first][g]
 
     def _add_precedence(self) -> None:
-        """S_v >= S_u + p_u + c_uv y_uv with the split bit y_uv >= x_ug - x_vg."""
+        """S_v >= S_u + p_u + c_uv y_uv with the split bit y_uv >= x_ug - x_vg (dynamic: also <= 2 - x_ug - x_vg)."""
         problem, x, start = self.problem, self.x, self.start
         for edge in self.instance.edges:
             y = self.pulp.LpVariable(f"y_{edge.u}_{edge.v}", cat="Binary")
             for g in range(self.gpus):
                 problem += y >= x[edge.u][g] - x[edge.v][g]
+                if self.dynamic:  # exact: the output's lifetime and the copy depend on it
+                    problem += y <= 2 - x[edge.u][g] - x[edge.v][g]
             problem += start[edge.v] >= start[edge.u] + self.times[edge.u] + edge.delay * y
+            self.split.append(y)
 
     def _add_disjunctions(self) -> None:
         """Pairs with no path between them and positive times do not overlap when on the same GPU."""
@@ -179,8 +194,8 @@ def _milp_bound(outcome, lower: int, horizon: int) -> int:
 
 
 def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpParams | None) -> Result:
-    """Big-M MILP (PuLP/HiGHS, static memory, small graphs): assignment, split and same-GPU variables, disjunctive
-    order.
+    """Big-M MILP (PuLP/HiGHS, small graphs): assignment, split and same-GPU variables, disjunctive order; static
+    memory rows, or dynamic memory rows at event points.
 
     Variables: x_vg binary (one per node; pins, colocation equalities);
     S_v >= 0; y_uv >= x_ug - x_vg (split); for each pair {i, j} with no
@@ -188,12 +203,16 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     and an order bit z_ij: S_j >= S_i + p_i - H(1 - z_ij) - H(1 - Σ_g q_ijg)
     and S_i >= S_j + p_j - H z_ij - H(1 - Σ_g q_ijg) (pairs joined by a path
     are ordered by the precedence rows S_v >= S_u + p_u + c_uv y_uv);
-    Σ_v (w_v + s_v) x_vg <= M; C >= S_v + p_v. H is the incumbent's
-    makespan (else Σp + Σc), which an optimum does not exceed. The
+    C >= S_v + p_v. Static memory: Σ_v (w_v + s_v) x_vg <= M; the
     backend's assignment and per-GPU order are re-timed by the engine
     (`hpcsched.partition.simulate.retime`: integer starts, none later).
-    The bound is HiGHS' dual bound minus its tolerance times H, rounded up
-    (the optimum is an integer).
+    Dynamic memory: integer starts, y exact, and the rows at the begin of
+    every memory item of `milp_dynamic` (exactness proven there); the
+    backend's starts are the schedule (re-timing earlier could keep a copy
+    alive longer). H is the incumbent's makespan (else Σp + Σc, the horizon
+    lemma of `cpsat`), which an optimum does not exceed. The bound is
+    HiGHS' dual bound minus its tolerance times H, rounded up (the optimum
+    is an integer).
 
     Parameters
     ----------
@@ -210,14 +229,18 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     -------
     Result
         OPTIMAL when HiGHS proves it, FEASIBLE with the bound ceil(dual - tolerance) otherwise; NOT_APPLICABLE
-        for dynamic memory or n > ``max_nodes``.
+        for n > ``max_nodes`` (static) or ``max_dynamic_nodes`` (dynamic).
     """
     params = params or MilpParams()
-    if instance.memory_model != "static":
-        return Result(status=Status.NOT_APPLICABLE, notes=("the MILP is for static memory (see the module docstring)",))
-    if instance.n > params.max_nodes:
+    limit, option = (
+        (params.max_nodes, "max_nodes")
+        if instance.memory_model == "static"
+        else (params.max_dynamic_nodes, "max_dynamic_nodes")
+    )
+    if instance.n > limit:
         return Result(
-            status=Status.NOT_APPLICABLE, notes=(f"n = {instance.n} exceeds options.max_nodes = {params.max_nodes}",)
+            status=Status.NOT_APPLICABLE,
+            notes=(f"n = {instance.n} exceeds options.{option} = {limit} ({instance.memory_model} memory)",),
         )
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
@@ -242,7 +265,10 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     if outcome.status is Status.INFEASIBLE and start_solution is None:
         from ...core.errors import InfeasibleError
 
-        raise InfeasibleError("HiGHS proved that no assignment respects pins, colocation and static memory")
+        raise InfeasibleError(
+            f"HiGHS proved that no schedule respects pins, colocation and {instance.memory_model} memory "
+            f"within Σp + Σc = {horizon}, which is no restriction (see cpsat's docstring)"
+        )
     if start_solution is not None:
         return Result(
             status=Status.FEASIBLE,
@@ -257,11 +283,16 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
 def _milp_solution_result(
     instance: Instance, built: _PartitionMilp, outcome, start_solution: Solution | None, bound: int
 ) -> Result:
-    """The backend's assignment re-timed by the engine (the incumbent if better); OPTIMAL only at the bound."""
+    """The backend's schedule (static: its assignment re-timed by the engine), the incumbent if better; OPTIMAL only
+    at the bound."""
     gpu_of = built.assignment(outcome)
-    if not _static_memory_ok(instance, gpu_of):  # pragma: no cover - rounding noise
-        gpu_of = list(start_solution.gpu) if start_solution else gpu_of
-    solution = retime(instance, gpu_of, [outcome.value(built.start[v]) or 0 for v in range(built.n)])
+    starts = [outcome.value(built.start[v]) or 0 for v in range(built.n)]
+    if built.dynamic:
+        solution = Solution(tuple(gpu_of), tuple(round(start) for start in starts))  # integer variables
+    else:
+        if not static_memory_ok(instance, gpu_of):  # pragma: no cover - rounding noise
+            gpu_of = list(start_solution.gpu) if start_solution else gpu_of
+        solution = retime(instance, gpu_of, starts)
     if (
         start_solution is not None
         and evaluate(instance, start_solution)["objective"] < evaluate(instance, solution)["objective"]
