@@ -13,8 +13,9 @@ checks memory at the begin of every item with integer starts
 (`milp_dynamic`), CP-SAT a Cumulative over lifetimes.
 """
 
-from .brute_force import BRUTE_FORCE_MAX_GPUS, BRUTE_FORCE_MAX_NODES, brute_force, static_memory_ok
-from .cpsat import CpSatParams, canonical, cpsat, incumbent
+from .brute_force import BRUTE_FORCE_MAX_GPUS, BRUTE_FORCE_MAX_NODES, brute_force
+from .common import canonical, incumbent, static_memory_ok
+from .cpsat import CpSatParams, cpsat
 from .lns import LnsParams, cpsat_lns
 from .milp import MilpParams, milp
 

@@ -12,19 +12,12 @@ from ...taskgraph import predecessors
 from .. import bounds
 from ..model import Instance, Solution
 from ..simulate import units
+from .common import static_memory_ok
 from .disjunctive import AssignmentSearch
 
 #: Largest n and K brute force accepts.
 BRUTE_FORCE_MAX_NODES = 7
 BRUTE_FORCE_MAX_GPUS = 3
-
-
-def static_memory_ok(instance: Instance, gpu_of) -> bool:
-    """Σ (w_v + s_v) of the nodes on every GPU is at most M (the static rule)."""
-    load = [0] * instance.gpus
-    for v, node in enumerate(instance.nodes):
-        load[gpu_of[v]] += node.persistent + node.output
-    return all(level <= instance.memory for level in load)
 
 
 def _assignments(instance: Instance):

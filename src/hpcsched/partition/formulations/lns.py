@@ -12,9 +12,8 @@ from ...taskgraph import topological_order
 from .. import bounds
 from ..model import Instance, evaluate
 from ..simulate import unit_index, units
-
-#: Largest n and K brute force accepts.
-from .cpsat import _build_model, _hint_as_is, _read_solution, incumbent
+from .common import incumbent
+from .cpsat_model import build_model, hint_as_is, read_solution
 
 # --- CP-SAT large-neighbourhood search ---------------------------------------------------------------
 
@@ -97,10 +96,10 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
         free = {u for v in order[first : first + size] for u in unit_list[owner[v]].members}
         fixed = {v: best.gpu[v] for v in range(instance.n) if v not in free}
         try:
-            model, x, start, _end = _build_model(instance, best_value, lower, deadline, fixed)
+            model, x, start, _end = build_model(instance, best_value, lower, deadline, fixed)
         except TimeLimitReached:  # the deadline while building: stop with the incumbent
             break
-        _hint_as_is(instance, model, x, start, best)
+        hint_as_is(instance, model, x, start, best)
         outcome = cpsat_backend.solve_cpsat(
             model,
             time_limit=deadline.remaining(),
@@ -109,7 +108,7 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
             seed=seed + iterations,
         )
         iterations += 1
-        candidate = _read_solution(instance, outcome, x, start)
+        candidate = read_solution(instance, outcome, x, start)
         if candidate is not None:
             value = int(evaluate(instance, candidate)["objective"])
             if value < best_value:

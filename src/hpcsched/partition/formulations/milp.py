@@ -14,8 +14,7 @@ from ...taskgraph import topological_order
 from .. import bounds
 from ..model import Instance, Solution, evaluate
 from ..simulate import retime
-from .brute_force import static_memory_ok
-from .cpsat import incumbent
+from .common import incumbent, static_memory_ok
 from .milp_dynamic import DynamicMemoryRows
 
 # --- big-M MILP ------------------------------------------------------------------------------------

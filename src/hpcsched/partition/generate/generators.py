@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..model import Instance
-from .options import MAX_GENERATED_NODES, _int_option, _memory_for, _model_option, _number_option
+from .options import MAX_GENERATED_NODES, int_option, memory_for, model_option, number_option
 
 
 def generate_training(
@@ -34,11 +34,11 @@ def generate_training(
     node and its backward node share a group (as the real graphs'
     colorClass). M = ⌈``memory_slack`` x Σ(w + s) / K⌉.
     """
-    nodes = _int_option(nodes if n is None else n, "nodes", 3, MAX_GENERATED_NODES)
-    gpus = _int_option(gpus, "gpus", 1, 4096)
-    max_width = _int_option(max_width, "max_width", 1, 10**6)
-    memory_slack = _number_option(memory_slack, "memory_slack", 0.0, 1e6)
-    memory_model = _model_option(memory_model)
+    nodes = int_option(nodes if n is None else n, "nodes", 3, MAX_GENERATED_NODES)
+    gpus = int_option(gpus, "gpus", 1, 4096)
+    max_width = int_option(max_width, "max_width", 1, 10**6)
+    memory_slack = number_option(memory_slack, "memory_slack", 0.0, 1e6)
+    memory_model = model_option(memory_model)
     rng = np.random.default_rng(seed)
     forward_count = (nodes - 1) // 2
     widths, placed = [], 0
@@ -84,7 +84,7 @@ def generate_training(
         time,
         edge_list,
         gpus=gpus,
-        memory=_memory_for(total, gpus, memory_slack),
+        memory=memory_for(total, gpus, memory_slack),
         persistent=persistent,
         output=output,
         group=group,
@@ -126,8 +126,8 @@ def generate_random(
     Σ(w + s) / K⌉, at least the largest node; ``groups`` > 0 puts the first
     2·groups nodes in pairs.
     """
-    nodes = _int_option(nodes if n is None else n, "nodes", 1, 100_000)
-    gpus = _int_option(gpus, "gpus", 1, 4096)
+    nodes = int_option(nodes if n is None else n, "nodes", 1, 100_000)
+    gpus = int_option(gpus, "gpus", 1, 4096)
     rng = np.random.default_rng(seed)
     time = [int(t) for t in rng.integers(0, max_time + 1, size=nodes)]
     persistent = [int(w) for w in rng.integers(1, 10, size=nodes)]
@@ -142,7 +142,7 @@ def generate_random(
     total = sum(persistent) + sum(output)
     memory = max(
         max(w + s for w, s in zip(persistent, output, strict=False)) * (2 if groups else 1),
-        _memory_for(total, gpus, memory_slack),
+        memory_for(total, gpus, memory_slack),
     )
     return Instance.create(
         time,
@@ -152,7 +152,7 @@ def generate_random(
         persistent=persistent,
         output=output,
         group=group,
-        memory_model=_model_option(memory_model),
+        memory_model=model_option(memory_model),
         name=f"random-n{nodes}-K{gpus}-s{seed}",
         source={
             "generator": "random",
@@ -182,13 +182,13 @@ def generate_chain(
     memory_slack: float = 1.2,
 ) -> Instance:
     """A layer chain v0 -> v1 -> ... with random times, weights and transfers (static memory)."""
-    nodes = _int_option(nodes if n is None else n, "nodes", 1, MAX_GENERATED_NODES)
-    gpus = _int_option(gpus, "gpus", 1, 4096)
+    nodes = int_option(nodes if n is None else n, "nodes", 1, MAX_GENERATED_NODES)
+    gpus = int_option(gpus, "gpus", 1, 4096)
     rng = np.random.default_rng(seed)
     time = [int(t) for t in rng.integers(1, max_time + 1, size=nodes)]
     persistent = [int(w) for w in rng.integers(1, 20, size=nodes)]
     edges = [(v, v + 1, int(rng.integers(0, max_transfer + 1))) for v in range(nodes - 1)]
-    memory = max(max(persistent), _memory_for(sum(persistent), gpus, memory_slack))
+    memory = max(max(persistent), memory_for(sum(persistent), gpus, memory_slack))
     return Instance.create(
         time,
         edges,

@@ -13,7 +13,7 @@ from typing import Any
 from ...core.errors import FormatError, InvalidInstanceError
 from ...core.io import file_sha256
 from ..model import Instance
-from .options import _int_option, _model_option, _number_option
+from .options import int_option, model_option, number_option
 
 
 def import_dnn(
@@ -27,12 +27,12 @@ def import_dnn(
 ) -> Instance:
     """One graph of msr-fiddle/dnn-partitioning on ``gpus`` GPUs (module docstring for the mapping)."""
     path = Path(path)
-    gpus = _int_option(gpus, "options.gpus", 1, 4096)
-    time_scale = _int_option(time_scale, "options.time_scale", 1, 10**9)
-    memory_fraction = _number_option(memory_fraction, "options.memory_fraction", 0.0, 1e6)
-    memory_model = _model_option(memory_model)
+    gpus = int_option(gpus, "options.gpus", 1, 4096)
+    time_scale = int_option(time_scale, "options.time_scale", 1, 10**9)
+    memory_fraction = number_option(memory_fraction, "options.memory_fraction", 0.0, 1e6)
+    memory_model = model_option(memory_model)
     if memory is not None:
-        memory = _int_option(memory, "options.memory", 0)
+        memory = int_option(memory, "options.memory", 0)
     try:
         raw = json.loads(path.read_text())
     except OSError as error:
@@ -129,10 +129,10 @@ def import_pipedream(
     import re
 
     path = Path(path)
-    gpus = _int_option(gpus, "options.gpus", 1, 4096)
-    memory = _int_option(memory, "options.memory", 0)
-    bandwidth = _int_option(bandwidth, "options.bandwidth", 1)
-    memory_model = _model_option(memory_model)
+    gpus = int_option(gpus, "options.gpus", 1, 4096)
+    memory = int_option(memory, "options.memory", 0)
+    bandwidth = int_option(bandwidth, "options.bandwidth", 1)
+    memory_model = model_option(memory_model)
     try:
         lines = path.read_text().splitlines()
     except OSError as error:

@@ -11,7 +11,8 @@ from ..model import MEMORY_MODELS
 MAX_GENERATED_NODES = 2_000_000
 
 
-def _int_option(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:
+def int_option(value: Any, field: str, minimum: int, maximum: int | None = None) -> int:
+    """``value`` when it is an integer in [minimum, maximum] (no bool), else `InvalidInstanceError` on ``field``."""
     if (
         isinstance(value, bool)
         or not isinstance(value, int)
@@ -23,17 +24,20 @@ def _int_option(value: Any, field: str, minimum: int, maximum: int | None = None
     return value
 
 
-def _number_option(value: Any, field: str, low: float, high: float) -> float:
+def number_option(value: Any, field: str, low: float, high: float) -> float:
+    """``value`` as a float when it is a number in (low, high] (no bool), else `InvalidInstanceError` on ``field``."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (low < value <= high):
         raise InvalidInstanceError(field, f"must be a number in ({low}, {high}], got {value!r}")
     return float(value)
 
 
-def _model_option(value: Any) -> str:
+def model_option(value: Any) -> str:
+    """``value`` when it is a memory model of `hpcsched.partition.model.MEMORY_MODELS`."""
     if value not in MEMORY_MODELS:
         raise InvalidInstanceError("options.memory_model", f"must be one of {', '.join(MEMORY_MODELS)}, got {value!r}")
     return value
 
 
-def _memory_for(total: int, gpus: int, slack: float) -> int:
+def memory_for(total: int, gpus: int, slack: float) -> int:
+    """M = ⌈slack × total / K⌉, at least 1: the generators' memory per GPU for ``total`` bytes of demand."""
     return max(1, math.ceil(slack * total / gpus))
