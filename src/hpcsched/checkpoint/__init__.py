@@ -121,6 +121,12 @@ PROBLEM.add_method(
 
 PROBLEM.add_method("cpsat-offload", formulations.cpsat_offload, kind="exact", params=formulations.CpsatOffloadParams)
 PROBLEM.add_method(
+    "brute-force-offload",
+    formulations.brute_force_offload,
+    kind="brute-force",
+    params=formulations.BruteForceOffloadParams,
+)
+PROBLEM.add_method(
     "offload-greedy", offload_greedy.offload_greedy, kind="heuristic", params=offload_greedy.OffloadGreedyParams
 )
 

@@ -1,12 +1,14 @@
-"""Exact methods of the checkpoint problem: `brute_force`, `dp` (persistent), `cpsat` (all sequences)."""
+"""Exact methods: `brute_force`, `dp`, `cpsat`; kind chain-offload: `cpsat_offload`, `brute_force_offload`."""
 
 from .brute_force import BruteForceParams, brute_force, shortest_sequence
+from .brute_force_offload import BruteForceOffloadParams, brute_force_offload
 from .cpsat import CpsatParams, cpsat, phase_slots
 from .cpsat_offload import CpsatOffloadParams, cpsat_offload, known_horizon
 from .dp import DpParams, PersistentPlan, dp, persistent_dp
 from .dp_coarse import CoarseDpParams, dp_coarse
 
 __all__ = [
+    "BruteForceOffloadParams",
     "BruteForceParams",
     "CoarseDpParams",
     "CpsatOffloadParams",
@@ -14,6 +16,7 @@ __all__ = [
     "DpParams",
     "PersistentPlan",
     "brute_force",
+    "brute_force_offload",
     "cpsat",
     "cpsat_offload",
     "dp",
