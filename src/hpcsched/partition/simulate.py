@@ -19,6 +19,7 @@ written from the definition.
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -201,27 +202,60 @@ def repair_memory(
     Passes repeat until no GPU overflows or a pass moves nothing. Returns
     ``(assignment, moves)`` or None when it fails.
     """
-    import heapq
+    return _OverflowRepair(instance, gpu_of, unit_list, deadline).run()
 
-    gpu_of = list(gpu_of)
-    incident = incident_edges(instance)
-    out_edges: list[list[int]] = [[] for _ in range(instance.n)]
-    in_edges: list[list[int]] = [[] for _ in range(instance.n)]
-    for edge in instance.edges:
-        out_edges[edge.u].append(edge.v)
-        in_edges[edge.v].append(edge.u)
-    owner = unit_index(instance, unit_list)
-    load = ledger(instance, gpu_of)
-    moves = 0
 
-    def score(u: int, g: int) -> tuple[float, int] | None:
-        members = unit_list[u].members
-        comm = communication_to(instance, members, gpu_of, incident)
+class _OverflowRepair:
+    """The state of one `repair_memory` run: the assignment, the ledgers, the adjacency, the moves made."""
+
+    def __init__(
+        self, instance: Instance, gpu_of: list[int], unit_list: Sequence[Unit], deadline: Deadline | None
+    ) -> None:
+        self.instance, self.unit_list, self.deadline = instance, unit_list, deadline
+        self.gpu_of = list(gpu_of)
+        self.incident = incident_edges(instance)
+        self.out_edges: list[list[int]] = [[] for _ in range(instance.n)]
+        self.in_edges: list[list[int]] = [[] for _ in range(instance.n)]
+        for edge in instance.edges:
+            self.out_edges[edge.u].append(edge.v)
+            self.in_edges[edge.v].append(edge.u)
+        self.owner = unit_index(instance, unit_list)
+        self.load = ledger(instance, self.gpu_of)
+        self.moves = 0
+
+    def run(self) -> tuple[list[int], int] | None:
+        """Passes over the over-full GPUs until none is left (the assignment and the moves) or one moves nothing."""
+        memory = self.instance.memory
+        for _ in range(4 * self.instance.gpus + 4):
+            over = [g for g in range(self.instance.gpus) if self.load[g] > memory]
+            if not over:
+                return self.gpu_of, self.moves
+            moved = False
+            for g in over:
+                if self.deadline is not None:
+                    self.deadline.check("repairing memory overflows")
+                moved = self._relieve(g) or moved
+            if not moved:
+                return None
+        return (self.gpu_of, self.moves) if all(level <= memory for level in self.load) else None
+
+    def _on(self, u: int, g: int) -> bool:
+        """Unit u is movable (unpinned) and on GPU g."""
+        unit = self.unit_list[u]
+        return unit.pin is None and self.gpu_of[unit.members[0]] == g
+
+    def _delta(self, u: int, target: int) -> dict[int, int]:
+        return move_delta(self.instance, self.unit_list[u].members, target, self.gpu_of, self.out_edges, self.in_edges)
+
+    def score(self, u: int, g: int) -> tuple[float, int] | None:
+        """The best ``(bytes freed on g / (1 + communication added), target)`` of unit u on g, None without a target."""
+        instance, load = self.instance, self.load
+        comm = communication_to(instance, self.unit_list[u].members, self.gpu_of, self.incident)
         best = None
         for h in range(instance.gpus):
             if h == g:
                 continue
-            delta = move_delta(instance, members, h, gpu_of, out_edges, in_edges)
+            delta = self._delta(u, h)
             if delta[g] >= 0 or any(load[x] + d > instance.memory for x, d in delta.items() if x != g and d > 0):
                 continue
             added = comm.get(g, 0) - comm.get(h, 0)
@@ -230,48 +264,47 @@ def repair_memory(
                 best = (value, h)
         return best
 
-    for _ in range(4 * instance.gpus + 4):
-        over = [g for g in range(instance.gpus) if load[g] > instance.memory]
-        if not over:
-            return gpu_of, moves
+    def _relieve(self, g: int) -> bool:
+        """Move units off GPU g, best score first (lazy heap), until it fits or no unit can leave; True if any moved."""
+        heap = []
+        for u in range(len(self.unit_list)):
+            if self._on(u, g):
+                found = self.score(u, g)
+                if found is not None:
+                    heap.append((-found[0], u))
+        heapq.heapify(heap)
         moved = False
-        for g in over:
-            if deadline is not None:
-                deadline.check("repairing memory overflows")
-            heap = []
-            for u, unit in enumerate(unit_list):
-                if unit.pin is None and gpu_of[unit.members[0]] == g:
-                    found = score(u, g)
-                    if found is not None:
-                        heap.append((-found[0], u))
-            heapq.heapify(heap)
-            while heap and load[g] > instance.memory:
-                negative, u = heapq.heappop(heap)
-                if gpu_of[unit_list[u].members[0]] != g:
-                    continue
-                found = score(u, g)
-                if found is None:
-                    continue
-                if found[0] < -negative - 1e-12 * max(1.0, abs(negative)):
-                    heapq.heappush(heap, (-found[0], u))  # stale: its score fell, try it again later
-                    continue
-                members = unit_list[u].members
-                delta = move_delta(instance, members, found[1], gpu_of, out_edges, in_edges)
-                for x, d in delta.items():
-                    load[x] += d
-                for v in members:
-                    gpu_of[v] = found[1]
-                moves += 1
-                moved = True
-                neighbours = {owner[other] for v in members for other, _ in incident[v]} - {u}
-                for w in neighbours:
-                    if unit_list[w].pin is None and gpu_of[unit_list[w].members[0]] == g:
-                        refreshed = score(w, g)
-                        if refreshed is not None:
-                            heapq.heappush(heap, (-refreshed[0], w))
-        if not moved:
-            return None
-    return (gpu_of, moves) if all(level <= instance.memory for level in load) else None
+        while heap and self.load[g] > self.instance.memory:
+            negative, u = heapq.heappop(heap)
+            if self.gpu_of[self.unit_list[u].members[0]] != g:
+                continue
+            found = self.score(u, g)
+            if found is None:
+                continue
+            if found[0] < -negative - 1e-12 * max(1.0, abs(negative)):
+                heapq.heappush(heap, (-found[0], u))  # stale: its score fell, try it again later
+                continue
+            self._move(u, found[1])
+            moved = True
+            self._refresh_neighbours(u, g, heap)
+        return moved
+
+    def _move(self, u: int, target: int) -> None:
+        """Unit u to ``target``, ledgers updated."""
+        for x, d in self._delta(u, target).items():
+            self.load[x] += d
+        for v in self.unit_list[u].members:
+            self.gpu_of[v] = target
+        self.moves += 1
+
+    def _refresh_neighbours(self, u: int, g: int, heap: list[tuple[float, int]]) -> None:
+        """Push the new scores of the units still on g that share an edge with unit u (they became cheaper to move)."""
+        neighbours = {self.owner[other] for v in self.unit_list[u].members for other, _ in self.incident[v]} - {u}
+        for w in neighbours:
+            if self._on(w, g):
+                refreshed = self.score(w, g)
+                if refreshed is not None:
+                    heapq.heappush(heap, (-refreshed[0], w))
 
 
 def enforce_units(instance: Instance, gpu_of: Sequence[int], unit_list: Sequence[Unit]) -> list[int]:

@@ -40,37 +40,13 @@ def generate_training(
     memory_slack = number_option(memory_slack, "memory_slack", 0.0, 1e6)
     memory_model = model_option(memory_model)
     rng = np.random.default_rng(seed)
-    forward_count = (nodes - 1) // 2
-    widths, placed = [], 0
-    while placed < forward_count:
-        widths.append(min(int(rng.integers(1, max_width + 1)), forward_count - placed))
-        placed += widths[-1]
-    layers, next_id = [], 0
-    for width in widths:
-        layers.append(list(range(next_id, next_id + width)))
-        next_id += width
-    f = forward_count
+    # the draws happen in this order (widths, forward data, parents): a fixed seed gives a fixed graph
+    f = (nodes - 1) // 2  # forward nodes; then the loss and f backward nodes
+    layers = _forward_layers(rng, f, max_width)
     forward_time = rng.integers(1, 101, size=f)
     weights = np.where(rng.random(f) < 0.5, rng.integers(1, 64, size=f) * 2**20, 0)
     outputs = rng.integers(1, 32, size=f) * 2**20
-    edges = []
-    for previous, layer in itertools.pairwise(layers):
-        for v in layer:
-            parents = rng.choice(previous, size=min(len(previous), int(rng.integers(1, 3))), replace=False)
-            for u in sorted(int(p) for p in parents):
-                edges.append((u, v))
-    # every node of a layer but the last must feed something: link orphans to the next layer's first node
-    has_child = set(u for u, _ in edges)
-    for previous, layer in itertools.pairwise(layers):
-        for u in previous:
-            if u not in has_child:
-                edges.append((u, layer[0]))
-    loss = f
-    backward = [f + 1 + v for v in range(f)]
-    edges += [(u, loss) for u in layers[-1]]
-    edges += [(loss, backward[u]) for u in layers[-1]]
-    edges += [(backward[v], backward[u]) for u, v in list(edges) if u < f and v < f]
-    edges += [(v, backward[v]) for v in range(f)]
+    edges = _with_backward_pass(_forward_edges(rng, layers), layers, f)
     n = 2 * f + 1
     time = [int(t) for t in forward_time] + [1] + [int(2 * t) for t in forward_time]
     persistent = [int(w) for w in weights] + [0] + [0] * f
@@ -105,6 +81,49 @@ def generate_training(
             },
         },
     )
+
+
+def _forward_layers(rng: np.random.Generator, forward_count: int, max_width: int) -> list[list[int]]:
+    """Consecutive node indices 0..forward_count-1 cut into layers of 1..``max_width`` nodes."""
+    widths, placed = [], 0
+    while placed < forward_count:
+        widths.append(min(int(rng.integers(1, max_width + 1)), forward_count - placed))
+        placed += widths[-1]
+    layers, next_id = [], 0
+    for width in widths:
+        layers.append(list(range(next_id, next_id + width)))
+        next_id += width
+    return layers
+
+
+def _forward_edges(rng: np.random.Generator, layers: list[list[int]]) -> list[tuple[int, int]]:
+    """Each node fed by 1-2 nodes of the previous layer; a node that feeds nothing feeds the next layer's first."""
+    edges = []
+    for previous, layer in itertools.pairwise(layers):
+        for v in layer:
+            parents = rng.choice(previous, size=min(len(previous), int(rng.integers(1, 3))), replace=False)
+            for u in sorted(int(p) for p in parents):
+                edges.append((u, v))
+    # every node of a layer but the last must feed something: link orphans to the next layer's first node
+    has_child = set(u for u, _ in edges)
+    for previous, layer in itertools.pairwise(layers):
+        for u in previous:
+            if u not in has_child:
+                edges.append((u, layer[0]))
+    return edges
+
+
+def _with_backward_pass(edges: list[tuple[int, int]], layers: list[list[int]], f: int) -> list[tuple[int, int]]:
+    """The forward edges plus the loss (node f), the mirrored backward edges (backward of v is f + 1 + v) and each
+    forward node's activation feeding its backward node."""
+    loss = f
+    backward = [f + 1 + v for v in range(f)]
+    edges = list(edges)
+    edges += [(u, loss) for u in layers[-1]]
+    edges += [(loss, backward[u]) for u in layers[-1]]
+    edges += [(backward[v], backward[u]) for u, v in list(edges) if u < f and v < f]
+    edges += [(v, backward[v]) for v in range(f)]
+    return edges
 
 
 def generate_random(

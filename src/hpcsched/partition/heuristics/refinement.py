@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -11,6 +10,7 @@ from ...core.result import Result
 from ..model import Instance
 from ..simulate import (
     Unit,
+    communication_to,
     enforce_units,
     own_memory,
 )
@@ -50,6 +50,35 @@ class Refinement:
         return results
 
 
+@dataclass
+class _Loads:
+    """Work (Σ p) and static memory ledger (Σ (w + s)) per GPU, kept up to date as units move."""
+
+    work: list[int]
+    memory: list[int]
+
+    @classmethod
+    def of(cls, instance: Instance, gpu_of: list[int]) -> _Loads:
+        work, memory = [0] * instance.gpus, [0] * instance.gpus
+        for v, time in enumerate(instance.times):
+            work[gpu_of[v]] += time
+            memory[gpu_of[v]] += own_memory(instance, v)
+        return cls(work, memory)
+
+    def move(self, gpu_of: list[int], members, unit_time: int, unit_memory: int, source: int, target: int) -> None:
+        """``members`` (a unit) from ``source`` to ``target``."""
+        for v in members:
+            gpu_of[v] = target
+        self.work[source] -= unit_time
+        self.work[target] += unit_time
+        self.memory[source] -= unit_memory
+        self.memory[target] += unit_memory
+
+
+def _unit_memory(instance: Instance, members) -> int:
+    return sum(own_memory(instance, v) for v in members)
+
+
 def _switch_nodes(
     instance: Instance,
     gpu_of: list[int],
@@ -69,13 +98,8 @@ def _switch_nodes(
     within M.
     """
     times = instance.times
-    load = [0] * instance.gpus
-    for v in range(instance.n):
-        load[gpu_of[v]] += times[v]
+    loads = _Loads.of(instance, gpu_of)
     limit = (1 + params.balance_slack) * sum(times) / instance.gpus
-    memory = [0] * instance.gpus
-    for v in range(instance.n):
-        memory[gpu_of[v]] += own_memory(instance, v)
     moves = 0
     for _ in range(params.refinement_passes):
         deadline.check("refining (node switching)")
@@ -84,27 +108,17 @@ def _switch_nodes(
             if unit.pin is not None or any(slack[v] <= 0 for v in unit.members):
                 continue
             current = gpu_of[unit.members[0]]
-            inside = set(unit.members)
-            comm: dict[int, int] = defaultdict(int)
-            for v in unit.members:
-                for other, cost in incident[v]:
-                    if other not in inside:
-                        comm[gpu_of[other]] += cost
+            comm = communication_to(instance, unit.members, gpu_of, incident)
             if not comm:
                 continue
             target = max(sorted(comm), key=lambda g: comm[g])
             if target == current or comm[target] <= comm.get(current, 0):
                 continue
             unit_time = sum(times[v] for v in unit.members)
-            unit_memory = sum(own_memory(instance, v) for v in unit.members)
-            if load[target] + unit_time > limit or memory[target] + unit_memory > instance.memory:
+            unit_memory = _unit_memory(instance, unit.members)
+            if loads.work[target] + unit_time > limit or loads.memory[target] + unit_memory > instance.memory:
                 continue
-            for v in unit.members:
-                gpu_of[v] = target
-            load[current] -= unit_time
-            load[target] += unit_time
-            memory[current] -= unit_memory
-            memory[target] += unit_memory
+            loads.move(gpu_of, unit.members, unit_time, unit_memory, current, target)
             moves += 1
             changed = True
         if not changed:
@@ -124,57 +138,66 @@ def _balance(
     smallest (1 + communication added) / time, and keeping the target's
     memory ledger (static part) within M. Returns the number of moves.
     """
-    times = instance.times
     gpus = instance.gpus
-    load = [0] * gpus
-    for v in range(instance.n):
-        load[gpu_of[v]] += times[v]
-    memory = [0] * gpus
-    for v in range(instance.n):
-        memory[gpu_of[v]] += own_memory(instance, v)
-    limit = (1 + params.balance_slack) * sum(times) / gpus
+    loads = _Loads.of(instance, gpu_of)
+    limit = (1 + params.balance_slack) * sum(instance.times) / gpus
     moves = 0
     for _ in range(gpus * 4):
         deadline.check("refining (balancing)")
-        source = max(range(gpus), key=lambda g: (load[g], -g))
-        if load[source] <= limit:
+        source = max(range(gpus), key=lambda g: (loads.work[g], -g))
+        if loads.work[source] <= limit:
             break
-        candidates = []
-        for u, unit in enumerate(unit_list):
-            if unit.pin is not None or gpu_of[unit.members[0]] != source:
-                continue
-            unit_time = sum(times[v] for v in unit.members)
-            if unit_time == 0:
-                continue
-            inside = set(unit.members)
-            comm: dict[int, int] = defaultdict(int)
-            for v in unit.members:
-                for other, cost in incident[v]:
-                    if other not in inside:
-                        comm[gpu_of[other]] += cost
-            for h in range(gpus):
-                if h != source:
-                    added = comm.get(source, 0) - comm.get(h, 0)
-                    candidates.append(((1 + max(added, 0)) / unit_time, u, h, unit_time))
-        candidates.sort()
-        moved_units: set[int] = set()
-        for _, u, h, unit_time in candidates:
-            if load[source] <= limit:
-                break
-            if u in moved_units or load[h] + unit_time > limit or load[h] + unit_time >= load[source]:
-                continue
-            members = unit_list[u].members
-            unit_memory = sum(own_memory(instance, v) for v in members)
-            if memory[h] + unit_memory > instance.memory:
-                continue
-            for v in members:
-                gpu_of[v] = h
-            load[source] -= unit_time
-            load[h] += unit_time
-            memory[source] -= unit_memory
-            memory[h] += unit_memory
-            moved_units.add(u)
-            moves += 1
-        if not moved_units:
+        candidates = _balance_candidates(instance, gpu_of, unit_list, incident, source)
+        moved = _balance_moves(instance, gpu_of, unit_list, loads, candidates, source, limit)
+        if not moved:
             break
+        moves += moved
     return moves
+
+
+def _balance_candidates(
+    instance: Instance, gpu_of: list[int], unit_list, incident, source: int
+) -> list[tuple[float, int, int, int]]:
+    """``(cost, unit, target, unit time)`` for every unpinned unit of positive time on ``source`` and every other GPU,
+    cheapest first; cost = (1 + communication added) / time."""
+    times = instance.times
+    candidates = []
+    for u, unit in enumerate(unit_list):
+        if unit.pin is not None or gpu_of[unit.members[0]] != source:
+            continue
+        unit_time = sum(times[v] for v in unit.members)
+        if unit_time == 0:
+            continue
+        comm = communication_to(instance, unit.members, gpu_of, incident)
+        for h in range(instance.gpus):
+            if h != source:
+                added = comm.get(source, 0) - comm.get(h, 0)
+                candidates.append(((1 + max(added, 0)) / unit_time, u, h, unit_time))
+    candidates.sort()
+    return candidates
+
+
+def _balance_moves(
+    instance: Instance,
+    gpu_of: list[int],
+    unit_list,
+    loads: _Loads,
+    candidates: list[tuple[float, int, int, int]],
+    source: int,
+    limit: float,
+) -> int:
+    """Make the candidate moves in order while ``source`` is above ``limit`` (each unit once, the target staying
+    below the limit, below the source and within memory); returns how many."""
+    moved_units: set[int] = set()
+    for _, u, h, unit_time in candidates:
+        if loads.work[source] <= limit:
+            break
+        if u in moved_units or loads.work[h] + unit_time > limit or loads.work[h] + unit_time >= loads.work[source]:
+            continue
+        members = unit_list[u].members
+        unit_memory = _unit_memory(instance, members)
+        if loads.memory[h] + unit_memory > instance.memory:
+            continue
+        loads.move(gpu_of, members, unit_time, unit_memory, source, h)
+        moved_units.add(u)
+    return len(moved_units)
