@@ -282,6 +282,8 @@ def _pipedream_edges(layers: dict[str, dict], links: list[tuple[str, str, int]],
         edges.append({"from": f"{u}.fwd", "to": f"{v}.fwd", "transfer": transfer(layers[u]["activation"])})
         if u in has_backward and v in has_backward:
             edges.append({"from": f"{v}.bwd", "to": f"{u}.bwd", "transfer": transfer(layers[v]["activation"])})
-    for name in has_backward:  # the last forward layer's link to its backward node starts the backward pass
+    # in file order (iterating the set made the edge order depend on PYTHONHASHSEED)
+    for name in (name for name in layers if name in has_backward):
+        # the last forward layer's link to its backward node starts the backward pass
         edges.append({"from": f"{name}.fwd", "to": f"{name}.bwd", "transfer": 0})  # same group: never charged
     return edges
