@@ -16,11 +16,12 @@ measures, per stage i:
   itself in this model) and the module's parameters (not activations);
 * ``ftmp``/``btmp``: on CUDA, the peak allocated during the operation
   (``torch.cuda.max_memory_allocated``) beyond what was allocated before it
-  and what it keeps; 0 on the CPU (no counter).
+  and what it keeps, over the timed runs (the warm-up's peak holds cuDNN's
+  autotuning workspaces and is not counted); 0 on the CPU (no counter).
 
 Times are integer microseconds; ``bw[L]`` (the loss) is the backward time of
 ``loss(output)`` when ``loss`` is given, else 0. Install with
-``pip install hpcsched[torch]`` (extra to be declared in pyproject.toml).
+``pip install hpcsched[torch]``. ``instances/checkpoint/profile_gpu.py`` runs it on torchvision models on a GPU.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def profile_chain(
             result = run() if state is None else run(state)
             sync()
             elapsed = time.perf_counter() - started
-            if cuda:
+            if cuda and attempt > 0:  # the warm-up's peak includes cuDNN autotuning workspaces
                 kept = torch.cuda.memory_allocated() - before
                 transient = max(transient, torch.cuda.max_memory_allocated() - before - max(kept, 0))
             del result
@@ -202,7 +203,7 @@ def profile_chain(
     ]
     source = {
         "importer": "torch-profile",
-        "device": "cuda" if cuda else "cpu",
+        "device": torch.cuda.get_device_name() if cuda else "cpu",
         "torch": torch.__version__,
         "layers": [type(stage).__name__ for stage in stages],
         "notes": notes,
