@@ -52,3 +52,16 @@ def test_each_file_names_its_profile_and_leaves_a_decision(file):
     (named,) = instance.source["files"]
     assert named["sha256"] == file_sha256(FOLDER / named["file"])
     assert instance.memory < store_all_peak(instance)  # store-all does not fit: there is something to decide
+
+
+def test_the_offload_files_are_the_two_level_chains_mapped(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("make_h100", FOLDER.parent / "offload" / "make_h100.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "HERE", tmp_path)
+    module.main()
+    written = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert written == ["transformer12-h100-50.json", "vgg16-h100-30.json"]
+    for name in written:
+        shipped = FOLDER.parent / "offload" / name
+        assert json.loads((tmp_path / name).read_text()) == json.loads(shipped.read_text())
