@@ -26,6 +26,11 @@ Protocol (what the numbers mean):
   block scheduler favours the stream queued first: two kernels that each
   fill the GPU run one after the other); the pair's rates are the mean of
   the two orders, and both orders' values and raw end times are kept.
+
+``--single`` measures the same pairs with ONE launch of each kernel (both
+orders, median of ``--repeats``), the granularity at which a schedule of
+the coschedule model pairs kernels; rates are derived the same way from the
+two end times and the single-launch solo times.
 """
 
 from __future__ import annotations
@@ -146,16 +151,79 @@ def _rates(solo_a: float, solo_b: float, ended_a: float, ended_b: float) -> tupl
     return rate_a, rate_b
 
 
+def _queued_ms(launch, repeats: int) -> float:
+    """One launch timed like the co-runs: queued behind a spin kernel, so no CPU dispatch time is counted."""
+    times = []
+    for _ in range(repeats + 1):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        torch.cuda._sleep(1_000_000)
+        start.record()
+        launch()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end))
+    return statistics.median(times[1:])
+
+
+def _single_pairs(kinds: dict, repeats: int) -> list[dict]:
+    """One launch of each kind of the pair, on two streams behind one start event, both launch orders.
+
+    The looped measurement averages over many kernel boundaries; this one asks what a single
+    pair of kernels does, which is what a schedule of the coschedule model pairs.
+    """
+    streams = (torch.cuda.Stream(), torch.cuda.Stream())
+    launch = {name: entry[2] for name, entry in kinds.items()}
+    solo = {name: _queued_ms(launch[name], repeats) for name in kinds}
+    names, out = list(kinds), []
+    for i, a in enumerate(names):
+        for b in names[i:]:
+            orders = {}
+            for label, first, second in (("a_first", a, b), ("b_first", b, a)):
+                ends = []
+                for _ in range(repeats + 1):
+                    start = torch.cuda.Event(enable_timing=True)
+                    done = (torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                    torch.cuda.synchronize()
+                    torch.cuda._sleep(1_000_000)
+                    start.record()
+                    for stream, name, end in zip(streams, (first, second), done, strict=True):
+                        stream.wait_event(start)
+                        with torch.cuda.stream(stream):
+                            launch[name]()
+                            end.record(stream)
+                    torch.cuda.synchronize()
+                    ends.append((start.elapsed_time(done[0]), start.elapsed_time(done[1])))
+                ends = ends[1:]
+                first_end = statistics.median(e[0] for e in ends)
+                second_end = statistics.median(e[1] for e in ends)
+                end_a, end_b = (first_end, second_end) if first == a else (second_end, first_end)
+                rate_a, rate_b = _rates(solo[a], solo[b], end_a, end_b)
+                orders[label] = {"end_a_ms": end_a, "end_b_ms": end_b, "rate_a": rate_a, "rate_b": rate_b}
+            out.append({"a": a, "b": b, "solo_a_ms": solo[a], "solo_b_ms": solo[b], **orders})
+            print(f"single {a} | {b}: {orders}", flush=True)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out")
     parser.add_argument("--window", type=float, default=20.0, help="ms one graph replay lasts alone")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--single", action="store_true", help="one launch per kernel instead of looped graphs")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
     device = torch.device("cuda")
     kinds = _kinds(device)
+    if args.single:
+        for _, _, launch in kinds.values():  # warm-up: cuBLAS/cuDNN handles and algorithm choice
+            launch()
+        pairs = _single_pairs(kinds, args.repeats)
+        record = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "repeats": args.repeats}
+        with open(args.out, "w") as handle:
+            json.dump({"about": record, "mode": "single launches", "pairs": pairs}, handle, indent=1)
+        return
     graphs, solo, reps_of = {}, {}, {}
     for name, (_, _, launch) in kinds.items():
         single = _event_ms(lambda launch=launch: launch(), 20)
