@@ -58,6 +58,22 @@ def test_the_recurrence_value_is_the_definition_makespan(seed):
         assert evaluate_two_levels(instance, solution)["makespan"] == predicted
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_the_method_returns_the_fastest_slot_count_that_fits(seed):
+    """The method stops at the largest fitting c_0; every fitting c_0 is checked here, none is faster."""
+    instance = homogeneous_two_level(seed, max_length=10)
+    fitting = []
+    for slots in range(1, instance.length + 1):
+        _, solution = h_revolve_plan(instance, slots)
+        if not validate_two_levels(instance, solution):
+            fitting.append(evaluate_two_levels(instance, solution)["makespan"])
+    result = hpcsched.solve(instance, "h-revolve", time_limit=60)
+    if not fitting:
+        assert result.status is Status.NOT_APPLICABLE
+    else:
+        assert result.objective == min(fitting)
+
+
 @pytest.mark.parametrize("seed", range(16))
 def test_never_below_the_exhaustive_optimum(seed):
     instance = homogeneous_two_level(seed, max_length=3)

@@ -48,7 +48,8 @@ activation; a level-0 checkpoint is an x_s the sequence reads again (the
 definition keeps it held). Every operation starts when the previous one ends
 (H-Revolve's synchronous model), so the makespan is the recurrence's value
 plus Σbw: the tests check this against the definition's evaluation. c_0 is
-tried from 1 to L; the fastest schedule the definition accepts at M is kept.
+tried from L down; the first schedule the definition accepts at M is kept
+(the recurrence is nonincreasing in c_0, so it is the fastest that fits).
 
 What it proves: nothing here. In this package's model transfers overlap the
 compute and a ``Fall`` may be kept across backwards, so the two-level optimum
@@ -80,13 +81,25 @@ class HRevolvePlan:
         c_0, the level-0 checkpoints (x_s's own counted).
     length
         The longest chain asked (n <= length); the host has ``length`` slots.
+    deadline
+        Checked once per chain length while the tables fill (None: no limit).
 
     The level-0 table G costs O(c_0 · length²); the host tables H and W,
     filled on first use, O(length³).
     """
 
-    def __init__(self, forward: int, reverse: int, write: int, read: int, gpu_slots: int, length: int) -> None:
+    def __init__(
+        self,
+        forward: int,
+        reverse: int,
+        write: int,
+        read: int,
+        gpu_slots: int,
+        length: int,
+        deadline: Deadline | None = None,
+    ) -> None:
         self.uf, self.ub, self.w, self.r, self.c0, self.n_max = forward, reverse, write, read, gpu_slots, length
+        self.deadline = deadline
         # g[m][n], g_split[m][n]: G(n, m) and its split j (0: advance from x_s to each stage in turn)
         self.g = [[0] * (length + 1) for _ in range(gpu_slots + 1)]
         self.g_split = [[0] * (length + 1) for _ in range(gpu_slots + 1)]
@@ -119,6 +132,8 @@ class HRevolvePlan:
         self.h_split = [[0] * size for _ in range(size)]
         self.w_table = [[self.g[c0][n] for n in range(size)] for _ in range(size)]
         for n in range(1, size):
+            if self.deadline is not None:
+                self.deadline.check("filling H-Revolve's host tables")
             for h in range(1, size):
                 best, best_j = self.g[c0][n], 0
                 for j in range(1, n - 1):
@@ -207,12 +222,12 @@ def synchronous_schedule(instance: Instance, sequence: list[Op]) -> Solution:
     return Solution(tuple(sequence), tuple(starts))
 
 
-def h_revolve_plan(instance: Instance, gpu_slots: int) -> tuple[int, Solution]:
+def h_revolve_plan(instance: Instance, gpu_slots: int, deadline: Deadline | None = None) -> tuple[int, Solution]:
     """(predicted makespan, schedule) of H-Revolve with ``gpu_slots`` level-0 slots on a homogeneous chain."""
     fw, L = instance.fw[0], instance.length
     size = instance.x[0]
     write, read = instance.transfer_time(size, "out"), instance.transfer_time(size, "in")
-    plan = HRevolvePlan(fw, fw, write, read, gpu_slots, L)
+    plan = HRevolvePlan(fw, fw, write, read, gpu_slots, L, deadline)
     predicted = plan.working(L, L) + sum(instance.bw)
     return predicted, synchronous_schedule(instance, plan.working_sequence(L))
 
@@ -243,14 +258,14 @@ def h_revolve(instance: Instance, /, *, time_limit: float, seed: int, params: No
         return Result(status=Status.NOT_APPLICABLE, notes=(f"not a homogeneous two-level chain: {why}",))
     deadline = Deadline.after(time_limit)
     best: tuple[int, int, Solution] | None = None
-    for slots in range(1, instance.length + 1):
+    # The recurrence never gets slower with more level-0 slots (each minimum ranges over more splits), so
+    # the largest slot count whose schedule fits M is the fastest that fits: scan down, stop at the first.
+    for slots in range(instance.length, 0, -1):
         deadline.check("trying level-0 slot counts")
-        _, solution = h_revolve_plan(instance, slots)
-        if validate_two_levels(instance, solution):
-            continue  # does not fit M (more slots usually hold more): try the next count
-        makespan = int(evaluate_two_levels(instance, solution)["makespan"])
-        if best is None or makespan < best[0]:
-            best = (makespan, slots, solution)
+        _, solution = h_revolve_plan(instance, slots, deadline)
+        if not validate_two_levels(instance, solution):
+            best = (int(evaluate_two_levels(instance, solution)["makespan"]), slots, solution)
+            break
     if best is None:
         return Result(status=Status.NOT_APPLICABLE, notes=("no level-0 slot count gives a schedule that fits M",))
     makespan, slots, solution = best
