@@ -1,4 +1,4 @@
-"""Exact methods: sequential traversals (`sequential`), parallel schedules (`parallel`), out-of-core (`out_of_core`)."""
+"""Exact methods: sequential traversals (`sequential`, `series_parallel`), parallel schedules, out-of-core (MinIO)."""
 
 from .out_of_core import (
     BRUTE_FORCE_IO_MAX_N as BRUTE_FORCE_IO_MAX_N,
@@ -28,6 +28,9 @@ from .sequential import (
 )
 from .sequential import (
     dp as dp,
+)
+from .series_parallel import (
+    sp_exact as sp_exact,
 )
 from .slot_models import (
     CpSatParams as CpSatParams,
