@@ -1,8 +1,8 @@
 """Checkpoint benchmarks: DP time vs L and S, overhead vs budget per method on PipeDream chains,
-persistent vs unrestricted optimum on small random chains, remat vs offload vs both (PCIe 3).
-Prints Markdown tables.
+persistent vs unrestricted optimum on small random chains, remat vs offload vs both (PCIe 3), the two-level
+exact methods against each other and the heuristics on small chains. Prints Markdown tables.
 
-    .venv/bin/python benchmarks/checkpoint/run.py [--part dp|overhead|persistent|twolevels|all] [--quick]
+    .venv/bin/python benchmarks/checkpoint/run.py [--part dp|overhead|persistent|twolevels|twoexact|all] [--quick]
 """
 
 from __future__ import annotations
@@ -181,9 +181,88 @@ def two_levels(quick: bool, only: str | None = None) -> None:
             )
 
 
+def small_two_level(rng: np.random.Generator, homogeneous: bool) -> Instance:
+    """A chain of 1..3 stages with a host link in a random mode, at a budget from the two-level floor to the peak."""
+    from hpcsched.checkpoint.model import offload_memory_lower_bound_with_reason
+
+    length = int(rng.integers(1, 4))
+    if homogeneous:
+        size, forward = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        fw, x, xbar = [forward] * length, [size] * (length + 1), [None] + [size] * length
+        ftmp, btmp = [0] * length, [0] * (length + 1)
+    else:
+        fw, x = rng.integers(1, 5, length).tolist(), rng.integers(1, 5, length + 1).tolist()
+        xbar = [None] + [x[i] + int(rng.integers(0, 2)) for i in range(1, length + 1)]
+        ftmp, btmp = rng.integers(0, 2, length).tolist(), rng.integers(0, 2, length + 1).tolist()
+    probe = Instance.create(fw, rng.integers(1, 5, length + 1).tolist(), x, xbar, 10**6, ftmp=ftmp, btmp=btmp)
+    modes = [None, 1, 2, 4]
+    probe = probe.with_link(
+        bandwidth_out=modes[int(rng.integers(0, 4))],
+        bandwidth_in=modes[int(rng.integers(0, 4))],
+        latency=int(rng.integers(0, 3)),
+        duplex=("full", "half")[int(rng.integers(0, 2))],
+    )
+    low, high = offload_memory_lower_bound_with_reason(probe)[0], store_all_peak(probe)
+    return probe.with_memory(int(rng.integers(low, max(low, high) + 1)))
+
+
+def two_level_exact(quick: bool) -> None:
+    """brute-force-offload vs cpsat-offload (agreement, time), and the gaps of offload-greedy, remat only
+    (the chain's exhaustive optimum) and, on homogeneous chains, h-revolve, to the two-level optimum."""
+    rng = np.random.default_rng(23)
+    trials = 20 if quick else 100
+    agree = disagree = unproven = 0
+    seconds: list[float] = []
+    gaps: dict[str, list[float]] = {"offload-greedy": [], "remat only": [], "h-revolve": []}
+    for trial in range(2 * trials):
+        homogeneous = trial % 2 == 1
+        instance = small_two_level(rng, homogeneous)
+        started = time.perf_counter()
+        exact = hpcsched.solve(instance, "brute-force-offload", time_limit=600, max_states=500_000)
+        seconds.append(time.perf_counter() - started)
+        if exact.status is not hpcsched.Status.OPTIMAL:
+            unproven += 1
+            continue
+        other = hpcsched.solve(instance, "cpsat-offload", time_limit=600, deterministic_time=60.0, workers=1)
+        if other.status is hpcsched.Status.OPTIMAL:
+            agree, disagree = (
+                agree + (other.objective == exact.objective),
+                disagree + (other.objective != exact.objective),
+            )
+        optimum = exact.objective
+        greedy = hpcsched.solve(instance, "offload-greedy", time_limit=60)
+        if greedy.objective is not None:
+            gaps["offload-greedy"].append(greedy.objective / optimum - 1)
+        try:
+            remat = shortest_sequence(instance.as_chain())
+        except Exception:
+            remat = None  # below the remat-only floor
+        if remat is not None:
+            gaps["remat only"].append(remat[0] / optimum - 1)
+        if homogeneous:
+            revolve = hpcsched.solve(instance, "h-revolve", time_limit=60)
+            if revolve.objective is not None:
+                gaps["h-revolve"].append(revolve.objective / optimum - 1)
+    print(f"\n### Two-level exact methods, {2 * trials} random chains L = 1..3 (half homogeneous), every link mode\n")
+    print(
+        f"- brute-force-offload proved {2 * trials - unproven}; cpsat-offload proved and agreed on {agree}, "
+        f"disagreed on {disagree}"
+    )
+    print(f"- brute-force-offload time: median {statistics.median(seconds):.2f} s, max {max(seconds):.1f} s")
+    print("\n| method | chains answered | at the optimum | mean gap | max gap |\n|---|---|---|---|---|")
+    for name, values in gaps.items():
+        if values:
+            at = sum(1 for v in values if v == 0)
+            print(
+                f"| {name} | {len(values)} | {at} | {100 * statistics.mean(values):.1f} % | {100 * max(values):.1f} % |"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--part", default="all", choices=("dp", "overhead", "persistent", "twolevels", "all"))
+    parser.add_argument(
+        "--part", default="all", choices=("dp", "overhead", "persistent", "twolevels", "twoexact", "all")
+    )
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--only", default=None, help="overhead part: only chains whose name contains this")
     args = parser.parse_args()
@@ -195,6 +274,8 @@ def main() -> None:
         overhead(args.quick, args.only)
     if args.part in ("twolevels", "all") and SHARED.is_dir():
         two_levels(args.quick, args.only)
+    if args.part in ("twoexact", "all"):
+        two_level_exact(args.quick)
 
 
 if __name__ == "__main__":
