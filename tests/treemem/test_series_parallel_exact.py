@@ -16,6 +16,7 @@ import hpcsched
 from hpcsched.core.result import Result, Status
 from hpcsched.treemem import Instance, generate_harpoon, generate_random_tree
 from hpcsched.treemem.formulations import sp_exact
+from hpcsched.treemem.formulations.series_parallel import min_cut_order
 from hpcsched.treemem.model import evaluate, validate
 
 from .treemem_strategies import dags, trees
@@ -85,6 +86,67 @@ def series_parallel(draw, max_n: int = 8) -> Instance:
     for u in unforced_outputs(n, unique, outputs):
         outputs[u] = 0
     return Instance.create(execs, outputs, unique, name="hypothesis-ttsp")
+
+
+@st.composite
+def weighted_ttsp(draw, max_vertices: int = 8) -> tuple[int, list[tuple[int, int, int]]]:
+    """The paper's own input: an edge-weighted two-terminal SP DAG (source 0, sink 1; parallel edges kept)."""
+    counter = [2]
+    edges: list[tuple[int, int, int]] = []
+
+    def build(size: int, source: int, target: int) -> None:
+        if size == 2:
+            edges.append((source, target, draw(st.integers(0, 9))))
+        elif size >= 4 and draw(st.booleans()):
+            first = draw(st.integers(3, size - 1))
+            build(first, source, target)
+            build(size - first + 2, source, target)
+        else:
+            first = draw(st.integers(2, size - 1))
+            junction = counter[0]
+            counter[0] += 1
+            build(first, source, junction)
+            build(size - first + 1, junction, target)
+        if size > 2 and draw(st.integers(0, 4)) == 0:
+            edges.append((source, target, draw(st.integers(0, 9))))
+
+    build(draw(st.integers(2, max_vertices)), 0, 1)
+    return counter[0], edges
+
+
+def largest_cut_by_brute_force(n_vertices: int, edges: list[tuple[int, int, int]]) -> int:
+    """The least largest cut over every topological order (networkx enumerates them)."""
+    graph = nx.MultiDiGraph()
+    graph.add_nodes_from(range(n_vertices))
+    graph.add_edges_from((u, v) for u, v, _ in edges)
+    best = None
+    for order in nx.all_topological_sorts(graph):
+        position = {v: k for k, v in enumerate(order)}
+        largest = max(sum(w for u, v, w in edges if position[u] <= k < position[v]) for k in range(n_vertices))
+        best = largest if best is None else min(best, largest)
+    assert best is not None
+    return best
+
+
+@settings(max_examples=200, deadline=None)
+@given(weighted_ttsp())
+def test_the_paper_s_edge_weighted_problem_against_brute_force(case):
+    # in treemem's class the branches of a parallel composition start with an empty cut, so this is
+    # the test that exercises the out-tree half (the reversed merge of the parts before the minimum cuts)
+    n_vertices, edges = case
+    found = min_cut_order(n_vertices, edges, 0, 1)
+    assert found is not None
+    order, largest = found
+    assert sorted(order) == list(range(n_vertices))
+    position = {v: k for k, v in enumerate(order)}
+    assert all(position[u] < position[v] for u, v, _ in edges)
+    recomputed = max(sum(w for u, v, w in edges if position[u] <= k < position[v]) for k in range(n_vertices))
+    assert largest == recomputed == largest_cut_by_brute_force(n_vertices, edges)
+
+
+def test_the_edge_weighted_problem_refuses_a_graph_that_is_not_two_terminal_sp():
+    # the bridge (Wheatstone): 0 -> 2, 0 -> 3, 2 -> 3, 2 -> 1, 3 -> 1
+    assert min_cut_order(4, [(0, 2, 1), (0, 3, 1), (2, 3, 1), (2, 1, 1), (3, 1, 1)], 0, 1) is None
 
 
 @settings(max_examples=150, deadline=None)

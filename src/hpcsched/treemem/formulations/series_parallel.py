@@ -278,6 +278,46 @@ def _traverse(decomposition: _Decomposition, root: int, increment: Sequence[int]
     return whole.before + whole.after
 
 
+def min_cut_order(
+    n_vertices: int, edges: Sequence[tuple[int, int, int]], source: int, sink: int, deadline: Deadline | None = None
+) -> tuple[list[int], int] | None:
+    """The paper's problem itself: an order of an edge-weighted TTSP DAG whose largest cut is least.
+
+    Parameters
+    ----------
+    n_vertices : int
+        Vertices ``0 .. n_vertices − 1``.
+    edges : Sequence[tuple[int, int, int]]
+        ``(tail, head, weight)``, weights >= 0 (parallel edges allowed).
+    source, sink : int
+        The two terminals.
+    deadline : Deadline | None
+        Checked between phases and inside the combining pass.
+
+    Returns
+    -------
+    tuple[list[int], int] | None
+        Every vertex in a topological order (``source`` first, ``sink`` last) and its largest cut
+        (the weight of the edges from a prefix to the rest, over all prefixes); None when the graph
+        is not two-terminal series-parallel with these terminals.
+    """
+    deadline = deadline or Deadline.after(None)
+    decomposition = _Decomposition(n_vertices, edges, source=source, sink=sink)
+    if decomposition.root is None:
+        return None
+    deadline.check("sp-exact: decomposed")
+    increment = [0] * n_vertices  # the change of the cut when a vertex runs: Σ out-weights − Σ in-weights
+    for tail, head, weight in edges:
+        increment[tail] += weight
+        increment[head] -= weight
+    vertices = [source, *_traverse(decomposition, decomposition.root, increment, deadline), sink]
+    largest, level = 0, 0
+    for v in vertices:
+        level += increment[v]
+        largest = max(largest, level)
+    return vertices, largest
+
+
 def _reaches(graph: Graph, start: int, goal: int, position: Sequence[int]) -> bool:
     """Whether ``goal`` is reachable from ``start`` (searching only vertices ordered before ``goal``)."""
     seen = {start}
@@ -382,24 +422,15 @@ def sp_exact(instance: Instance, /, *, time_limit: float, seed: int, params: Non
         )
     deadline.check("sp-exact: splitting the graph")
     n_vertices, edges = split_graph(graph, last)
-    decomposition = _Decomposition(n_vertices, edges, source=2 * graph.n, sink=2 * graph.n + 1)
-    if decomposition.root is None:
+    found = min_cut_order(n_vertices, edges, 2 * graph.n, 2 * graph.n + 1, deadline)
+    if found is None:
         return _not_applicable(
             "the graph is not series-parallel: with a virtual source before its sources and a virtual sink "
             "after its sinks it is not two-terminal series-parallel (the series and parallel reductions stop "
             "before one edge is left)"
         )
-    deadline.check("sp-exact: decomposed")
-    increment = [0] * n_vertices  # the change of the cut when a vertex runs: Σ out-weights − Σ in-weights
-    for tail, head, weight in edges:
-        increment[tail] += weight
-        increment[head] -= weight
-    vertices = _traverse(decomposition, decomposition.root, increment, deadline)
-    split_peak, level = 0, 0
-    for v in vertices:
-        level += increment[v]
-        split_peak = max(split_peak, level)
-    order = [v // 2 for v in vertices if v % 2 == 0]
+    vertices, split_peak = found
+    order = [v // 2 for v in vertices if v % 2 == 0 and v < 2 * graph.n]  # the i_in vertices
     value = peak(graph, order)
     solution = Solution.from_indices(instance, order)
     if value != split_peak:  # the contraction argument says value <= split_peak, optimality says ==
