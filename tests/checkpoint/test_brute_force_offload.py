@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -66,6 +68,26 @@ def test_equals_cpsat_offload_on_seeded_chains_up_to_three_stages(seed):
     assert exhaustive.objective == exact.objective
 
 
+def four_stage_chain(seed: int) -> Instance:
+    """Four stages, times 1-2, sizes 1-3, a link of 2 bytes per time unit each way."""
+    rng = random.Random(seed)
+    fw, bw = [rng.randint(1, 2) for _ in range(4)], [rng.randint(1, 2) for _ in range(5)]
+    x = [rng.randint(1, 3) for _ in range(5)]
+    xbar = [None] + [x[i] + rng.randint(0, 1) for i in range(1, 5)]
+    probe = Instance.create(fw, bw, x, xbar, 10**6).with_link(bandwidth_out=2, bandwidth_in=2)
+    low, high = offload_memory_lower_bound_with_reason(probe)[0], store_all_peak(probe)
+    return probe.with_memory(rng.randint(low, high), name=f"four-stages-{seed}")
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3, 5])
+def test_equals_cpsat_offload_on_four_stage_chains(seed):
+    instance = four_stage_chain(seed)
+    exhaustive = hpcsched.solve(instance, "brute-force-offload", time_limit=600)
+    exact = hpcsched.solve(instance, "cpsat-offload", time_limit=600, **PROOF)
+    assert exhaustive.status is Status.OPTIMAL and exact.status is Status.OPTIMAL
+    assert exhaustive.objective == exact.objective
+
+
 @settings(max_examples=25, deadline=None)
 @given(small_two_level_chains(max_length=3, max_time=2))
 def test_with_an_unusable_link_it_equals_the_remat_search(instance):
@@ -96,7 +118,7 @@ def test_offloading_beats_remat_where_the_link_is_fast():
 def test_outside_its_class_and_under_its_budget():
     chain = Instance.create([1, 1], [1, 1, 1], [1, 1, 1], [None, 1, 1], 10)
     assert hpcsched.solve(chain, "brute-force-offload", time_limit=10).status is Status.NOT_APPLICABLE
-    long = small_offload_instance(5, max_length=3)
+    long = small_offload_instance(5, max_length=3)  # L = 3
     assert hpcsched.solve(long, "brute-force-offload", time_limit=10, max_stages=2).status is Status.NOT_APPLICABLE
     stopped = hpcsched.solve(long, "brute-force-offload", time_limit=60, max_states=1)
     assert stopped.status is Status.TIME_LIMIT_NO_SOLUTION and stopped.bound is None

@@ -95,7 +95,7 @@ class BruteForceOffloadParams:
         Configurations expanded before the search stops without a proof (a deterministic budget).
     """
 
-    max_stages: int = 3
+    max_stages: int = 4
     max_states: int = 2_000_000
 
     def __post_init__(self) -> None:
