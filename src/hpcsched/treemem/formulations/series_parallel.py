@@ -333,8 +333,15 @@ def _reaches(graph: Graph, start: int, goal: int, position: Sequence[int]) -> bo
     return False
 
 
-def last_consumers(graph: Graph) -> tuple[list[int], int | None]:
+def last_consumers(graph: Graph, deadline: Deadline | None = None) -> tuple[list[int], int | None]:
     """The forced last consumer of every output (-1 for sinks and empty shared outputs).
+
+    Parameters
+    ----------
+    graph : Graph
+        The instance's index arrays.
+    deadline : Deadline | None
+        Checked before each reachability search.
 
     Returns
     -------
@@ -355,6 +362,8 @@ def last_consumers(graph: Graph) -> tuple[list[int], int | None]:
         if len(consumers) == 1:
             last[u] = consumers[0]
         elif len(consumers) > 1 and graph.output[u] > 0:
+            if deadline is not None:
+                deadline.check("sp-exact: finding the last consumers")
             candidate = max(consumers, key=position.__getitem__)  # the only one that can be reached by all
             if not all(v == candidate or _reaches(graph, v, candidate, position) for v in consumers):
                 return last, u
@@ -365,8 +374,18 @@ def last_consumers(graph: Graph) -> tuple[list[int], int | None]:
 def split_graph(graph: Graph, last: Sequence[int]) -> tuple[int, list[tuple[int, int, int]]]:
     """The paper's edge-weighted graph of our instance (module docstring): vertex count and weighted edges.
 
-    Node i becomes ``2i`` (in) and ``2i + 1`` (out); ``2n`` is the virtual
-    source and ``2n + 1`` the virtual sink.
+    Parameters
+    ----------
+    graph : Graph
+        The instance's index arrays.
+    last : Sequence[int]
+        Each node's forced last consumer, or -1 (`last_consumers`).
+
+    Returns
+    -------
+    tuple[int, list[tuple[int, int, int]]]
+        The vertex count and the ``(tail, head, weight)`` edges. Node i becomes ``2i`` (in) and
+        ``2i + 1`` (out); ``2n`` is the virtual source and ``2n + 1`` the virtual sink.
     """
     n = graph.n
     freed_by = [0] * n  # Σ f_j over the j whose forced last consumer is i
@@ -375,9 +394,14 @@ def split_graph(graph: Graph, last: Sequence[int]) -> tuple[int, list[tuple[int,
     edges = [(2 * i, 2 * i + 1, graph.step[i] + freed_by[i]) for i in range(n)]
     for u in range(n):
         edges.extend((2 * u + 1, 2 * v, graph.output[u] if v == last[u] else 0) for v in graph.successors[u])
-    edges.extend((2 * n, 2 * i, 0) for i in range(n) if not graph.predecessors[i])
-    edges.extend((2 * i + 1, 2 * n + 1, 0) for i in range(n) if not graph.successors[i])
-    return 2 * n + 2, edges
+    return 2 * n + 2, edges + _terminal_edges(graph)
+
+
+def _terminal_edges(graph: Graph) -> list[tuple[int, int, int]]:
+    """Weight-0 edges from the virtual source ``2n`` to every source, from every sink to the virtual sink."""
+    n = graph.n
+    edges = [(2 * n, 2 * i, 0) for i in range(n) if not graph.predecessors[i]]
+    return edges + [(2 * i + 1, 2 * n + 1, 0) for i in range(n) if not graph.successors[i]]
 
 
 def _not_applicable(reason: str) -> Result:
@@ -413,7 +437,7 @@ def sp_exact(instance: Instance, /, *, time_limit: float, seed: int, params: Non
         return refused
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
-    last, unforced = last_consumers(graph)
+    last, unforced = last_consumers(graph, deadline)
     if unforced is not None:
         return _not_applicable(
             f"the output of {instance.nodes[unforced].name!r} (size {graph.output[unforced]}) has several "
