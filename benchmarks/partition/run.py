@@ -5,6 +5,8 @@ Usage::
     .venv/bin/python benchmarks/partition/run.py speed  [--sizes 10001 100001] [--gpus 4]
     .venv/bin/python benchmarks/partition/run.py gaps   [--gpus 2 4 8] [--fractions 1.0 0.15] [--cpsat-limit 0]
                                                         [--cpsat-max-nodes 400] [--max-nodes 2100]
+                                                        [--cpsat-min-nodes 0 --cpsat-reuse CSV]
+                                                        [--cpsat-max-size 1000000] [--output gaps.csv]
     .venv/bin/python benchmarks/partition/run.py claims [--cpsat-limit 60]
 
 ``speed``: `generate_training` graphs (forward/backward, colocated pairs,
@@ -15,7 +17,13 @@ memory cap (a fraction of the file's maxSizePerFPGA): every heuristic's
 makespan and its gap (value - bound) / value to bounds.best, or, where
 CP-SAT runs (``--cpsat-limit`` > 0, graphs of at most
 ``--cpsat-max-nodes``), to the better of its bound and bounds.best, and to
-its optimum when proven. Writes results/gaps.csv and prints a summary.
+its optimum when proven. Below ``--cpsat-min-nodes`` CP-SAT is not run:
+its status, value and bound are copied from the earlier CSV
+``--cpsat-reuse`` (so a longer run extends an earlier one without
+recomputing it; the heuristics are always run). CP-SAT is skipped, with the
+reason in the row, when n K + |E| K exceeds ``--cpsat-max-size`` (memory:
+see `cpsat_model_size`). Writes results/<--output> (default gaps.csv) and
+prints the table.
 ``claims``: bert24_training (K = 2, 15 % of 17.2 GB) and
 resnet50_training (K = 4, full memory) with CP-SAT.
 """
@@ -79,71 +87,183 @@ def speed(args) -> None:
             )
 
 
+CPSAT_COLUMNS = ("cpsat", "cpsat_status", "cpsat_bound", "cpsat_s", "cpsat_note", "cpsat_source")
+
+
+def cpsat_model_size(instance) -> int:
+    """n K + |E| K: the (node, GPU) and (edge, GPU) pairs, each a literal or a few rows of the CP-SAT model.
+
+    Peak memory of a 10 s `cpsat` run grew by 131 MB at size 9526 and by 201 MB at 38104 (bert_L-12_training,
+    K = 2 and 8; about 100 MB fixed + 2.4 KB per unit), so ``--cpsat-max-size`` 10^6 keeps a run near 2.5 GB.
+    """
+    return instance.n * instance.gpus + len(instance.edges) * instance.gpus
+
+
+def earlier_cpsat_rows(path: str | None) -> dict[tuple[str, int, float], dict[str, str]]:
+    """CP-SAT columns of an earlier gaps CSV, by (graph, K, memory fraction); empty without a file."""
+    if not path:
+        return {}
+    with open(path, newline="") as handle:
+        return {
+            (row["graph"], int(row["K"]), float(row["memory_fraction"])): row
+            for row in csv.DictReader(handle)
+            if row.get("cpsat_status")
+        }
+
+
+def number(text: str | None) -> float | None:
+    """A CSV cell as a number (None when empty)."""
+    return float(text) if text not in (None, "") else None
+
+
+def cpsat_columns(instance, row: dict, args, earlier: dict) -> None:
+    """CP-SAT's status, value, bound and seconds for ``row``: run here when the instance is in the node range and
+    below the size threshold, else copied from the earlier CSV when it has the configuration."""
+    key = (row["graph"], row["K"], row["memory_fraction"])
+    size = cpsat_model_size(instance)
+    row["cpsat_size"] = size
+    if args.cpsat_limit <= 0 or instance.n > args.cpsat_max_nodes:
+        return
+    if instance.n < args.cpsat_min_nodes:
+        if key in earlier:
+            old = earlier[key]
+            row.update(
+                cpsat=number(old["cpsat"]),
+                cpsat_status=old["cpsat_status"],
+                cpsat_bound=number(old["cpsat_bound"]),
+                cpsat_source=args.cpsat_reuse,
+            )
+        return
+    if size > args.cpsat_max_size:
+        row.update(cpsat_status="SKIPPED", cpsat_note=f"model size {size} > --cpsat-max-size {args.cpsat_max_size}")
+        return
+    exact = run_method(instance, "cpsat", time_limit=args.cpsat_limit)
+    row.update(
+        cpsat=exact.objective,
+        cpsat_status=exact.status.value,
+        cpsat_bound=exact.bound,
+        cpsat_s=round(exact.runtime_s, 2),
+        cpsat_note="; ".join(exact.notes),
+        cpsat_source="this run",
+    )
+
+
+def heuristic_columns(instance, row: dict, args) -> None:
+    """Every heuristic's makespan, seconds, gap to the row's bound and, where CP-SAT proved it, to the optimum."""
+    optimum = row["optimum"]
+    for method in HEURISTICS:
+        result = run_method(instance, method, time_limit=args.heuristic_limit)
+        value = result.objective
+        row[method] = value
+        row[f"{method}_s"] = round(result.runtime_s, 4)
+        row[f"{method}_gap"] = (value - row["bound"]) / value if value else None
+        row[f"{method}_gap_opt"] = (value - optimum) / value if value and optimum is not None else None
+        if value is not None and value < row["bound"]:
+            print(f"CONTRADICTION: {row['graph']} K={row['K']} {method} {value} below the bound {row['bound']}")
+
+
+def gap_row(path: Path, gpus: int, fraction: float, args, earlier: dict) -> dict | None:
+    """One configuration's row (None when it has more than ``--max-nodes`` nodes)."""
+    instance = import_dnn(path, gpus=gpus, memory_fraction=fraction)
+    if instance.n > args.max_nodes:
+        return None
+    row: dict = {
+        "graph": f"{path.parent.parent.name.split('-')[0]}/{path.stem}",
+        "n": instance.n,
+        "K": gpus,
+        "memory_fraction": fraction,
+    }
+    try:
+        bounds.require_feasible(instance)
+    except InfeasibleError as error:
+        row.update(status="INFEASIBLE", note=str(error))
+        return row
+    row["bounds_best"] = lower = bounds.best(instance)
+    cpsat_columns(instance, row, args, earlier)
+    optimum = None
+    if row.get("cpsat_bound") is not None:
+        lower = max(lower, row["cpsat_bound"])
+    if row.get("cpsat_status") == "OPTIMAL":
+        optimum = row["cpsat"]
+    row.update(bound=lower, optimum=optimum)
+    heuristic_columns(instance, row, args)
+    return row
+
+
 def gaps(args) -> None:
     folder = data_folder()
     if folder is None:
         sys.exit("dnn_partitioning not found (set HPCSCHED_SHARED_DATA)")
     RESULTS.mkdir(exist_ok=True)
+    earlier = earlier_cpsat_rows(args.cpsat_reuse)
     rows = []
     for path in sorted(folder.glob("*-inputs/*/*.json")):
         for gpus in args.gpus:
             for fraction in args.fractions:
-                instance = import_dnn(path, gpus=gpus, memory_fraction=fraction)
-                if instance.n > args.max_nodes:
+                row = gap_row(path, gpus, fraction, args, earlier)
+                if row is None:
                     continue
-                row = {
-                    "graph": f"{path.parent.parent.name.split('-')[0]}/{path.stem}",
-                    "n": instance.n,
-                    "K": gpus,
-                    "memory_fraction": fraction,
-                }
-                try:
-                    bounds.require_feasible(instance)
-                except InfeasibleError as error:
-                    row.update(status="INFEASIBLE", note=str(error))
-                    rows.append(row)
-                    continue
-                lower = bounds.best(instance)
-                optimum = None
-                if args.cpsat_limit > 0 and instance.n <= args.cpsat_max_nodes:
-                    exact = run_method(instance, "cpsat", time_limit=args.cpsat_limit)
-                    row.update(cpsat=exact.objective, cpsat_status=exact.status.value, cpsat_bound=exact.bound)
-                    if exact.bound is not None:
-                        lower = max(lower, exact.bound)
-                    if exact.status.value == "OPTIMAL":
-                        optimum = exact.objective
-                row.update(bound=lower, optimum=optimum)
-                for method in HEURISTICS:
-                    result = run_method(instance, method, time_limit=args.heuristic_limit)
-                    value = result.objective
-                    row[method] = value
-                    row[f"{method}_s"] = round(result.runtime_s, 4)
-                    row[f"{method}_gap"] = (value - lower) / value if value else None
                 rows.append(row)
-                print(row["graph"], gpus, fraction, {m: row.get(f"{m}_gap") for m in HEURISTICS}, flush=True)
+                if row.get("status") != "INFEASIBLE":
+                    print(
+                        row["graph"],
+                        row["n"],
+                        gpus,
+                        fraction,
+                        {k: row.get(k) for k in ("cpsat_status", "cpsat", "cpsat_bound", "bounds_best", "cpsat_s")},
+                        flush=True,
+                    )
     keys = sorted(
         {key for row in rows for key in row}, key=lambda k: (k not in ("graph", "n", "K", "memory_fraction"), k)
     )
-    with open(RESULTS / "gaps.csv", "w", newline="") as handle:
+    with open(RESULTS / args.output, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=keys)
         writer.writeheader()
         writer.writerows(rows)
+    summarize(rows, args.cpsat_min_nodes)
+
+
+def summarize(rows: list[dict], cpsat_min_nodes: int) -> None:
+    """Print the gap table (to the best bound and to the optimum where proven) and CP-SAT's status counts."""
     solved = [row for row in rows if row.get("status") != "INFEASIBLE"]
-    print(f"\n{len(rows)} configurations, {len(rows) - len(solved)} proven infeasible by bounds.require_feasible\n")
-    print("| method | schedules found | mean gap to best bound | median | worst | best on |")
-    print("|---|---|---|---|---|---|")
+    proven = [row for row in solved if row.get("optimum") is not None]
+    print(f"\n{len(rows)} configurations, {len(rows) - len(solved)} proven infeasible by bounds.require_feasible")
+    for label, part in (
+        ("all", solved),
+        (f">= {cpsat_min_nodes} nodes", [r for r in solved if r["n"] >= cpsat_min_nodes]),
+    ):
+        statuses = [str(row.get("cpsat_status")) for row in part]
+        counts = ", ".join(f"{status} {statuses.count(status)}" for status in sorted(set(statuses)))
+        print(f"CP-SAT on {label}: {len(part)} configurations, {counts}")
+    print(
+        f"\n| method | schedules found | mean gap to best bound | median | worst | best of the {len(HEURISTICS)} on "
+        f"| mean gap to optimum ({len(proven)} proven) | median | worst |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     for method in HEURISTICS:
-        found = [row[f"{method}_gap"] for row in solved if row.get(f"{method}_gap") is not None]
-        wins = sum(
-            1
-            for row in solved
-            if row.get(method) is not None and row[method] == min(row[m] for m in HEURISTICS if row.get(m) is not None)
-        )
-        if found:
-            print(
-                f"| {method} | {len(found)}/{len(solved)} | {statistics.mean(found):.1%} | "
-                f"{statistics.median(found):.1%} | {max(found):.1%} | {wins} |"
-            )
+        print(summary_line(method, solved, proven))
+
+
+def spread(values: list[float]) -> str:
+    """``mean | median | worst`` as percentages (empty cells without values)."""
+    if not values:
+        return " | | "
+    return f"{statistics.mean(values):.1%} | {statistics.median(values):.1%} | {max(values):.1%}"
+
+
+def summary_line(method: str, solved: list[dict], proven: list[dict]) -> str:
+    """One method's row of the gap table."""
+    found = [row[f"{method}_gap"] for row in solved if row.get(f"{method}_gap") is not None]
+    to_optimum = [row[f"{method}_gap_opt"] for row in proven if row.get(f"{method}_gap_opt") is not None]
+    wins = sum(
+        1
+        for row in solved
+        if row.get(method) is not None and row[method] == min(row[m] for m in HEURISTICS if row.get(m) is not None)
+    )
+    return (
+        f"| {method} | {len(found)}/{len(solved)} | {spread(found)} | {wins} | "
+        f"{spread(to_optimum)} ({len(to_optimum)} found) |"
+    )
 
 
 def claims(args) -> None:
@@ -182,6 +302,12 @@ def main() -> None:
     gaps_parser.add_argument("--fractions", type=float, nargs="+", default=[1.0, 0.15])
     gaps_parser.add_argument("--cpsat-limit", type=float, default=0.0)
     gaps_parser.add_argument("--cpsat-max-nodes", type=int, default=400)
+    gaps_parser.add_argument(
+        "--cpsat-min-nodes", type=int, default=0, help="below this, CP-SAT's columns come from --cpsat-reuse"
+    )
+    gaps_parser.add_argument("--cpsat-reuse", default=None, help="an earlier gaps CSV whose CP-SAT columns are kept")
+    gaps_parser.add_argument("--cpsat-max-size", type=int, default=1_000_000, help="skip CP-SAT above n K + |E| K")
+    gaps_parser.add_argument("--output", default="gaps.csv", help="file name under results/")
     gaps_parser.add_argument("--max-nodes", type=int, default=2100)
     gaps_parser.add_argument("--heuristic-limit", type=float, default=120.0)
     claims_parser = commands.add_parser("claims")
