@@ -91,6 +91,7 @@ PROBLEM.add_method("milp", formulations.milp, kind="exact", params=formulations.
 PROBLEM.add_method("cpsat", formulations.cpsat, kind="exact", params=formulations.CpSatParams)
 PROBLEM.add_method("brute-force", formulations.brute_force, kind="brute-force", params=None)
 PROBLEM.add_method("liu-optimal", special_cases.liu_optimal, kind="special", params=None)
+PROBLEM.add_method("sp-exact", formulations.sp_exact, kind="special", params=None)
 PROBLEM.add_method("best-postorder", special_cases.best_postorder, kind="heuristic", params=None)
 PROBLEM.add_method("greedy", heuristics.greedy, kind="heuristic", params=None)
 PROBLEM.add_method("forest-postorder", heuristics.forest_postorder, kind="heuristic", params=heuristics.ForestParams)

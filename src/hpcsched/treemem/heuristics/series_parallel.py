@@ -1,9 +1,11 @@
 """``sp-ization``: series-parallel decomposition (forced where the DAG is not SP) + Liu's segment merging.
 
 Kayaaslan, Lambert, Marchal and Uçar (TCS 2018) schedule series-parallel
-graphs optimally; we could not consult the paper's statement, so this is
-*not* their algorithm and claims no optimality. It is the spec's fallback,
-named as a heuristic (an upper bound, validated like every method):
+graphs optimally: that algorithm is ``sp-exact``
+(`hpcsched.treemem.formulations.series_parallel`), exact on the graphs its
+edge-weight mapping covers and NOT_APPLICABLE elsewhere. This is *not* their
+algorithm and claims no optimality: it runs on every DAG, named as a
+heuristic (an upper bound, validated like every method):
 
 1. **Decompose.** A node set S is split recursively: its weakly connected
    components are a *parallel* composition; a connected S is a *series*
