@@ -6,7 +6,7 @@ this package registers the problem and its methods.
 
 from ..core.registry import Problem, register_problem
 from . import bounds as bounds
-from . import formulations, h_revolve, heuristics, offload_greedy, special_cases
+from . import formulations, h_revolve, heuristics, offload_dp, offload_greedy, special_cases
 from .bounds import best as lower_bound
 from .generate import (
     GENERATORS as GENERATORS,
@@ -130,6 +130,7 @@ PROBLEM.add_method("h-revolve", h_revolve.h_revolve, kind="special")
 PROBLEM.add_method(
     "offload-greedy", offload_greedy.offload_greedy, kind="heuristic", params=offload_greedy.OffloadGreedyParams
 )
+PROBLEM.add_method("offload-dp", offload_dp.offload_dp, kind="heuristic", params=offload_dp.OffloadDpParams)
 
 #: Method names by role (tests and benchmarks).
 EXACT_METHODS = ("dp", "cpsat", "brute-force")

@@ -1,0 +1,357 @@
+"""Our persistent DP with offloads for kind ``chain-offload`` (issue 23: a POFO-style DP as the heuristic).
+
+This is **our own** dynamic program, written in the spirit of POFO (Beaumont,
+Eyraud-Dubois & Shilova, NeurIPS 2021), whose text could not be read here:
+it is not POFO's recurrence. It extends rotor's persistent DP
+(`formulations.dp`) with one choice: the input of a segment may leave the
+GPU while the inner part of the segment runs.
+
+State P(s, t, bar, m), s <= t <= L: the input of stage s is held (x_s, or
+xbar_s when ``bar``; its bytes are counted by the caller), so is delta_{t+1}
+when t < L (counted in m); run ``B t .. B s`` within m free slots. Choices:
+
+* ``Fall s``, P(s+1, t, 1, m − xbar_{s+1}), ``B s`` (rotor's);
+* ``F s .. F s'-1``, P(s', t, 0, m − x_{s'}), P(s, s'−1, bar, m) (rotor's);
+* the same two with the input **offloaded**: written to the host during the
+  forwards that read it (``Fall s``, or ``F s .. F s'-1``), absent during
+  the inner subproblem, which then has m + input − (new checkpoint) slots,
+  and prefetched before the read that follows (``B s``, or the first
+  operation of P(s, s'−1)). Allowed only when the write fits under those
+  forwards (its time <= their compute time), so the DP's memory accounting
+  holds when the link is free; the prefetch is charged in full (it waits for
+  the compute before its reader: no overlap assumed).
+
+P(L, L) = ``B L``; P(t+1, t) = 0. The table has 2·O(L²·W) cells over W =
+⌊M / slot⌋ slots (sizes rounded up to whole slots: conservative), each in
+O(L): O(W·L³) time.
+
+**The DP's value is an estimate, used only to choose.** The chosen sequence
+and its offloads (each a *bridge* of `offload_bridges`: a copy absent
+between two consecutive uses) are timed by `offload_bridges.timed_schedule`
+(the timing `offload_greedy` uses), twice: prefetches serial as the DP
+assumes, and as late as possible overlapping the compute; the validator of
+the definition (`two_levels.validate_two_levels`) keeps the valid ones, and
+the registry's `evaluate` gives the true makespan. The remat-only `dp`
+answer on the chain (when remat alone fits M) is a candidate too, so this
+method is never worse than it. The bound is Σfw + Σbw (`bounds.best`):
+FEASIBLE unless the makespan meets it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.deadline import Deadline, TimeLimitReached
+from ..core.errors import InfeasibleError, InvalidInstanceError
+from ..core.params import at_least
+from ..core.result import Result, Status
+from . import bounds
+from .model import Instance, Solution
+from .model.two_levels import evaluate_two_levels, validate_two_levels
+from .offload_bridges import Bridge, copy_gaps, timed_schedule, value_copies
+
+_INFINITY = np.iinfo(np.int64).max // 4
+_FILLING = "filling the offload DP table"
+
+
+@dataclass(frozen=True)
+class OffloadDpParams:
+    """Options of `offload_dp`.
+
+    Attributes
+    ----------
+    slots
+        Most memory slots for M − x_0 (as `dp`'s option; the gcd of the sizes
+        is the slot when it gives at most this many, else sizes are rounded up).
+    remat_candidate
+        Also run the remat-only `dp` on the chain and keep its sequence when it
+        is faster (guarantees never worse than remat only).
+    """
+
+    slots: int = 200
+    remat_candidate: bool = True
+
+    def __post_init__(self) -> None:
+        at_least("slots", self.slots, 1)
+
+
+@dataclass(frozen=True)
+class OffloadPlan:
+    """The DP's choice: its estimated time, the remat sequence, and the offloaded gaps (value, opens, closes)."""
+
+    estimate: int
+    sequence: tuple[tuple[str, int], ...]
+    gaps: tuple[tuple[tuple[str, int], int, int], ...]
+
+
+class _OffloadTable:
+    """P(s, t, bar)[m] of the module docstring, vectorized over the budget m (0..W slots).
+
+    Parameters
+    ----------
+    instance
+        A ``chain-offload`` instance.
+    slots
+        Most slots for M − x_0 (see `OffloadDpParams`).
+    deadline
+        Checked while building and filling.
+    """
+
+    def __init__(self, instance: Instance, slots: int, deadline: Deadline) -> None:
+        from .formulations.dp_slots import slot_size, slot_sizes
+
+        slot, exact = slot_size(instance, slots)
+        sizes = slot_sizes(instance, slot, exact, "up")
+        self.instance, self.slot, self.exact, self.L = instance, slot, exact, instance.length
+        self.X, self.XB, self.FT, self.BT = sizes.x, sizes.xbar, sizes.ftmp, sizes.btmp
+        # the whole budget in slots; x_0 is charged X[0] slots at the top, returned when it is offloaded
+        self.W = instance.memory // slot
+        self.m = np.arange(self.W + 1)
+        L = self.L
+        self.fw_prefix = [0]
+        for f in instance.fw:
+            self.fw_prefix.append(self.fw_prefix[-1] + f)
+        self.index: dict[tuple[int, int], int] = {}
+        for s in range(L + 1):
+            deadline.check(_FILLING)
+            for t in range(s, L + 1):
+                self.index[s, t] = len(self.index)
+        shape = (2, len(self.index), self.W + 1)
+        self.table = np.full(shape, _INFINITY, dtype=np.int64)
+        self.choice = np.full(shape, -2, dtype=np.int32)  # -1 Fall first, s' > 0 checkpoint x_{s'}, -2 none
+        self.offloaded = np.zeros(shape, dtype=bool)
+        self.forward_need = [self._forward_need(s) for s in range(L + 1)]
+
+    def _forward_need(self, s: int) -> list[int]:
+        """Slots held by ``F s .. F s'-1`` besides the input and delta_{t+1}, per s' = s+1.. (a running max)."""
+        need, running = [], 0
+        for k in range(s, self.L):
+            running = max(running, (self.X[k] if k > s else 0) + self.X[k + 1] + self.FT[k])
+            need.append(running)
+        return need
+
+    def input_bytes(self, s: int, bar: int) -> int:
+        return self.instance.xbar[s] if bar else self.instance.x[s]
+
+    def row(self, s: int, t: int, bar: int) -> np.ndarray:
+        if s == t + 1:
+            return np.zeros(self.W + 1, dtype=np.int64)
+        return self.table[bar, self.index[s, t]]
+
+    def shifted(self, row: np.ndarray, delta: int) -> np.ndarray:
+        """``row[m + delta]`` for every m (infinite where m + delta < 0, capped at W)."""
+        source = self.m + delta
+        out = row[np.clip(source, 0, self.W)].copy()
+        out[source < 0] = _INFINITY
+        return out
+
+    def fill(self, deadline: Deadline) -> None:
+        for d in range(self.L + 1):
+            deadline.check(_FILLING)
+            for s in range(self.L - d + 1):
+                deadline.check(_FILLING)
+                for bar in (0, 1) if s > 0 else (0,):
+                    self._fill_cell(s, s + d, bar)
+
+    def _fill_cell(self, s: int, t: int, bar: int) -> None:
+        L, X, XB, m, instance = self.L, self.X, self.XB, self.m, self.instance
+        best = np.full(self.W + 1, _INFINITY, dtype=np.int64)
+        how = np.full(self.W + 1, -2, dtype=np.int32)
+        offl = np.zeros(self.W + 1, dtype=bool)
+
+        def improve(candidate: np.ndarray, code: int, offload: bool) -> None:
+            better = candidate < best
+            best[better], how[better], offl[better] = candidate[better], code, offload
+
+        if s == L:
+            best[m >= X[L] + self.BT[L]] = instance.bw[L]
+            how[m >= X[L] + self.BT[L]] = -1
+        else:
+            held = X[t + 1] if t < L else 0
+            size = X[s] if not bar else XB[s]
+            moved = self.input_bytes(s, bar)
+            out, back = instance.transfer_time(moved, "out"), instance.transfer_time(moved, "in")
+            # Fall s, P(s+1, t, 1), B s
+            need = max(held + XB[s + 1] + self.FT[s], XB[s + 1] + X[s + 1] + X[s] + self.BT[s])
+            sub = self.row(s + 1, t, 1)
+            base = instance.fw[s] + instance.bw[s]
+            for offload, delta, extra in ((False, -XB[s + 1], 0), (True, size - XB[s + 1], back)):
+                if offload and (t == s or moved == 0 or out > instance.fw[s]):
+                    continue
+                inner = self.shifted(sub, delta)
+                improve(np.where((m >= need) & (inner < _INFINITY), inner + base + extra, _INFINITY), -1, offload)
+            # F s .. F s'-1, P(s', t, 0), P(s, s'-1, bar)
+            for sp in range(s + 1, t + 1):
+                left, right = self.row(s, sp - 1, bar), self.row(sp, t, 0)
+                forwards = self.fw_prefix[sp] - self.fw_prefix[s]
+                room = (m >= self.forward_need[s][sp - s - 1] + held) & (left < _INFINITY)
+                for offload, delta, extra in ((False, -X[sp], 0), (True, size - X[sp], back)):
+                    if offload and (moved == 0 or out > forwards):
+                        continue
+                    inner = self.shifted(right, delta)
+                    ok = room & (inner < _INFINITY)
+                    improve(np.where(ok, inner + left + forwards + extra, _INFINITY), sp, offload)
+        cell = self.index[s, t]
+        self.table[bar, cell], self.choice[bar, cell], self.offloaded[bar, cell] = best, how, offl
+
+    def plan(self) -> OffloadPlan | None:
+        """The chosen sequence at the full budget and its offloaded gaps (None: nothing fits)."""
+        L, X, XB, W = self.L, self.X, self.XB, self.W
+        top = W - X[0]
+        if top < 0 or self.row(0, L, 0)[top] >= _INFINITY:
+            return None
+        sequence: list[tuple[str, int]] = []
+        gaps: list[list] = []
+        stack: list[tuple] = [(0, L, 0, top)]
+        while stack:
+            item = stack.pop()
+            if item[0] == "op":
+                sequence.append((item[1], item[2]))
+                continue
+            if item[0] == "closes":
+                gaps[item[1]][2] = len(sequence)  # the next operation reads the prefetched input
+                continue
+            s, t, bar, budget = item
+            if s == t + 1:
+                continue
+            if s == L:
+                sequence.append(("B", L))
+                continue
+            cell = self.index[s, t]
+            how, offload = int(self.choice[bar, cell, budget]), bool(self.offloaded[bar, cell, budget])
+            size = XB[s] if bar else X[s]
+            opens = len(sequence)  # Fall s or F s: the last read of the input before the gap
+            if how == -1:
+                sequence.append(("Fall", s))
+                stack.append(("op", "B", s))
+                inner = budget - XB[s + 1]
+                nxt: tuple = (s + 1, t, 1)
+            else:
+                sequence.extend(("F", k) for k in range(s, how))
+                stack.append((s, how - 1, bar, budget))
+                inner = budget - X[how]
+                nxt = (how, t, 0)
+            if offload:
+                stack.append(("closes", len(gaps)))
+                gaps.append([("xbar" if bar else "x", s), opens, None])
+                inner = min(W, inner + size)
+            stack.append((*nxt, inner))
+        estimate = int(self.row(0, L, 0)[top])
+        return OffloadPlan(estimate, tuple(sequence), tuple((v, a, z) for v, a, z in gaps))
+
+
+def offload_plan(instance: Instance, slots: int, deadline: Deadline) -> tuple[OffloadPlan | None, int, bool]:
+    """Run the DP (module docstring); the plan, the slot size and whether the sizes were exact multiples of it."""
+    table = _OffloadTable(instance, slots, deadline)
+    table.fill(deadline)
+    return table.plan(), table.slot, table.exact
+
+
+def plan_bridges(instance: Instance, plan: OffloadPlan, serial: bool) -> list[Bridge]:
+    """The plan's offloaded gaps as bridges of `offload_bridges` (the copy whose consecutive uses they are)."""
+    copies = value_copies(instance.length, plan.sequence)
+    known = set(copy_gaps(copies))
+    bridges = []
+    for value, opens, closes in plan.gaps:
+        found = [
+            c
+            for c, copy in enumerate(copies)
+            if copy.value == value and (c, opens, closes) in known and closes in copy.reads
+        ]
+        if len(found) != 1:
+            raise AssertionError(f"offloaded gap {value} {opens}->{closes} is not one copy's gap")
+        bridges.append((found[0], opens, closes))
+    first: dict[int, int] = {}
+    for c, opens, _ in bridges:
+        first[c] = min(first.get(c, opens), opens)
+    # an x copy is written once (the host copy stays valid); an xbar copy at each of its gaps, since it serves
+    # reads of x only up to its last explicit read (see offload_greedy._reassign_offloads)
+    return [
+        Bridge(c, a, z, copies[c].value[0] == "xbar" or a == first[c], serial)
+        for c, a, z in sorted(bridges, key=lambda b: b[1])
+    ]
+
+
+def _remat_candidate(instance: Instance, deadline: Deadline) -> tuple[Solution, str] | None:
+    """The remat-only `dp` answer on the chain (back to back), when remat alone fits M."""
+    from .formulations.dp import dp
+
+    try:
+        chain = instance.as_chain()
+        left = deadline.remaining()
+        # when the DP used up the limit, dp still returns its cheap baseline incumbent (FEASIBLE)
+        result = dp(chain, time_limit=math.inf if left is None else left, seed=0, params=None)
+    except (InvalidInstanceError, InfeasibleError, TimeLimitReached):
+        return None
+    if result.solution is None:
+        return None
+    return result.solution, "remat-only dp's sequence"
+
+
+def offload_dp(instance: Instance, /, *, time_limit: float, seed: int, params: OffloadDpParams | None) -> Result:
+    """Our persistent DP with offloads (module docstring): a heuristic for kind ``chain-offload``.
+
+    Parameters
+    ----------
+    instance
+        A ``chain-offload`` instance (kind ``chain``: NOT_APPLICABLE).
+    time_limit
+        Seconds of wall time for the whole method, the table included; when it
+        cuts the DP, the remat-only baseline found so far is returned.
+    seed
+        Random seed (unused: the DP is deterministic).
+    params : OffloadDpParams or None
+        Options (None: the defaults).
+
+    Returns
+    -------
+    Result
+        FEASIBLE with the fastest valid schedule among the DP's (timed two
+        ways) and remat `dp`'s; OPTIMAL only when it meets Σfw + Σbw;
+        NOT_APPLICABLE when none fits M. The DP's own estimate is in the
+        notes; the objective is the registry's `evaluate`.
+    """
+    params = params or OffloadDpParams()
+    if instance.kind != "chain-offload":
+        return Result(status=Status.NOT_APPLICABLE, notes=("kind 'chain-offload' only (the chain has no host level)",))
+    deadline = Deadline.after(time_limit)
+    found: list[tuple[float, Solution, str]] = []
+    notes: list[str] = []
+
+    def consider(solution: Solution, label: str) -> None:
+        if not validate_two_levels(instance, solution):
+            found.append((evaluate_two_levels(instance, solution)["makespan"], solution, label))
+
+    try:
+        plan, slot, exact = offload_plan(instance, params.slots, deadline)
+        notes.append(f"slot = {slot} bytes ({'exact sizes' if exact else 'sizes rounded up'})")
+        if plan is None:
+            notes.append("the DP found no sequence within its slot-rounded budget")
+        else:
+            notes.append(f"DP estimate {plan.estimate} with {len(plan.gaps)} offloaded inputs")
+            for serial in (True, False):
+                bridges = plan_bridges(instance, plan, serial)
+                copies = value_copies(instance.length, plan.sequence)
+                solution, _ = timed_schedule(instance, plan.sequence, copies, bridges, True)
+                consider(
+                    solution,
+                    f"our DP, prefetches {'after the compute before the reader' if serial else 'as late as possible'}",
+                )
+    except TimeLimitReached:
+        notes.append("the time limit cut the DP")
+    if params.remat_candidate:
+        remat = _remat_candidate(instance, deadline)
+        if remat is not None:
+            consider(*remat)
+    bound = float(bounds.best(instance))
+    if not found:
+        return Result(status=Status.NOT_APPLICABLE, bound=bound, notes=(*notes, "no valid schedule found that fits M"))
+    makespan, solution, label = min(found, key=lambda entry: entry[0])
+    status = Status.OPTIMAL if makespan <= bound else Status.FEASIBLE
+    return Result(status=status, solution=solution, bound=bound, notes=(*notes, f"kept: {label}"))
+
+
+__all__ = ["OffloadDpParams", "OffloadPlan", "offload_dp", "offload_plan", "plan_bridges"]
