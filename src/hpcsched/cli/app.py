@@ -47,8 +47,25 @@ app = typer.Typer(
     add_completion=True,
     pretty_exceptions_enable=False,
 )
-console = Console()
-error_console = Console(stderr=True)
+#: Width of the tables when the output is not a terminal and COLUMNS is not set.
+PIPE_WIDTH = 200
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console that does not squeeze tables into 80 columns when piped.
+
+    On a terminal rich uses its width; elsewhere (a pipe, a file) it would
+    fall back to 80 and wrap names and paths. There ``COLUMNS`` decides when
+    set (rich reads it), else `PIPE_WIDTH`.
+    """
+    console = Console(stderr=stderr)
+    if console.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
+        return console
+    return Console(stderr=stderr, width=PIPE_WIDTH)
+
+
+console = _console()
+error_console = _console(stderr=True)
 
 
 def _show_version(value: bool) -> None:

@@ -53,12 +53,58 @@ def generate(
     check_output_path(output, "--output")
     if n is not None:
         params["n"] = n
+    _check_keywords(entry.generators[family], params, "--param", f"generator family '{family}' of {problem}", ("seed",))
     try:
         instance = entry.generators[family](seed=seed, **params)
     except TypeError as error:
         raise InvalidInstanceError("--param", f"generator '{family}' rejects these parameters: {error}") from None
     write_instance(instance, output)
     wrote(output, f"wrote {output} ({problem}, family {family}, seed {seed})")
+
+
+def _check_keywords(
+    func: Any,
+    given: Mapping[str, Any],
+    option: str,
+    what: str,
+    reserved: tuple[str, ...],
+    *,
+    positional: int = 0,
+) -> None:
+    """Refuse a keyword ``func`` does not take, in one line: the name, ``what``
+    takes it from, the closest accepted name and all of them.
+
+    Without this a typo ends in Python's own TypeError text. ``reserved`` are
+    keywords the command passes itself (``seed``: ``--seed``); ``positional``
+    leading parameters are not options (an importer's path). A ``**kwargs``
+    function accepts anything: its own TypeError is still caught by the caller.
+    """
+    import difflib
+    import inspect
+
+    try:
+        parameters = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):  # a callable without a signature: nothing to check here
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return
+    accepted = [
+        p.name
+        for p in parameters[positional:]
+        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        and p.name not in reserved
+    ]
+    for name in given:
+        if name in accepted:
+            continue
+        known = f"(accepted: {', '.join(accepted) or 'none'})"
+        if name in reserved:
+            raise InvalidInstanceError(
+                f"{option} {name}", f"'{name}' of {what} is set by --{name}, not {option} {known}"
+            )
+        close = difflib.get_close_matches(name, accepted, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise InvalidInstanceError(f"{option} {name}", f"{what} has no parameter '{name}'{hint} {known}")
 
 
 class _stdin_as_file:
@@ -104,6 +150,7 @@ def import_trace(
         fail(f"{trace}: no such file")
     options = parse_assignments(option, "--option")
     check_output_path(output, "--output")
+    _check_keywords(entry.importers[format], options, "--option", f"importer '{format}' of {problem}", (), positional=1)
     try:
         with _stdin_as_file(trace) as readable:
             instance = entry.importers[format](readable, **options)

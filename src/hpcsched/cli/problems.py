@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from ..core.io import instance_schema
+from ..core.method_table import MethodSummary
 from ..core.registry import get_problem, problem_names, problem_summaries
 from .app import (
     console,
@@ -25,7 +26,7 @@ def show_methods(
         None, "--plugin", help="Module or .py file registering problems or methods (repeatable)."
     ),
 ) -> None:
-    """List the problems, their methods, generators and importers."""
+    """List the problems, their methods (with each method's options: name, type, default), generators and importers."""
     load_plugins(plugin)
     names = [problem] if problem else problem_names()
     if problem and problem not in problem_names():
@@ -35,19 +36,26 @@ def show_methods(
         console.print_json(json.dumps([summary.to_data() for summary in summaries]))
         return
     table = Table(show_header=True, header_style="bold")
-    for column in ("problem", "method", "kind", "summary"):
+    for column in ("problem", "method", "kind", "summary", "options (--opt name=value)"):
         table.add_column(column, overflow="fold")
     extras = []
     for entry in summaries:
         for method in entry.methods:
             flag = " (default)" if method.name == entry.default_method else ""
-            table.add_row(entry.name, method.name + flag, method.kind, method.summary)
+            table.add_row(entry.name, method.name + flag, method.kind, method.summary, _options_text(method))
         generators = ", ".join(entry.generators) or "-"
         importers = ", ".join(entry.importers) or "-"
         extras.append(f"{entry.name}: generators {generators}; importers {importers}")
     console.print(table)
     for line in extras:
         console.print(line, highlight=False)
+
+
+def _options_text(method: MethodSummary) -> str:
+    """One line per option, ``name: type = default`` (``-`` for a method without options)."""
+    if not method.options:
+        return "-"
+    return "\n".join(f"{o.name}: {o.type} = {json.dumps(o.default)}" for o in method.options)
 
 
 @friendly_errors

@@ -6,14 +6,15 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
 
 from ..core.deadline import DEFAULT_TIME_LIMIT
 from ..core.display import readable_number
-from ..core.errors import InvalidInstanceError
+from ..core.errors import InvalidInstanceError, OptionError
+from ..core.fields import check_method_options
 from ..core.io import read_instance
 from ..core.registry import Problem, get_problem, problem_of
 from .app import (
@@ -25,6 +26,7 @@ from .app import (
     friendly_errors,
     known_method,
     load_plugins,
+    parse_assignments,
 )
 
 if TYPE_CHECKING:
@@ -50,6 +52,12 @@ def solved(
     ),
     time_limit: float = typer.Option(DEFAULT_TIME_LIMIT, "--time-limit", "-t", help="Seconds per method run."),
     seed: int = typer.Option(0, "--seed", help="Seed passed to every method."),
+    opt: list[str] | None = typer.Option(
+        None,
+        "--opt",
+        help="Method option key=value for every method of the portfolio, recorded in the entry and "
+        "used by --check (repeatable; not with --check, which re-runs each entry's recorded options).",
+    ),
     folder: Path | None = typer.Option(None, "--folder", help="Instances folder (default: instances/PROBLEM)."),
     table: str = typer.Option(
         "solved.json",
@@ -80,6 +88,9 @@ def solved(
     if not (time_limit > 0 and math.isfinite(time_limit)):
         raise InvalidInstanceError("--time-limit", f"must be a finite number > 0 seconds, got {time_limit}")
     check_seed(seed)
+    options = parse_assignments(opt, "--opt")
+    if check and options:
+        fail("--opt with --check: the check re-runs each entry with the options recorded in it")
     names = method or [entry.default_method]
     for name in names:
         known_method(entry, name, "--method")  # before any work
@@ -93,7 +104,9 @@ def solved(
         _check_solved(table_path, files, wanted, entries, as_json, explicit=bool(only))
         return
     kept = {name: value for name, value in entries.items() if name in files} if only else {}
-    _solve_shipped(problem, names, time_limit, seed, {name: files[name] for name in wanted}, kept)
+    chosen = {name: files[name] for name in wanted}
+    _check_options(entry, names, chosen, options)  # before any work: a typo must not cost a portfolio run
+    _solve_shipped(problem, names, time_limit, seed, options, chosen, kept)
     _write_solved_table(table_path, kept, wanted, as_json)
 
 
@@ -164,18 +177,33 @@ def _check_solved(
         raise typer.Exit(EXIT_BAD_INPUT)
 
 
+def _check_options(entry: Problem, names: list[str], files: Mapping[str, Path], options: dict[str, Any]) -> None:
+    """Refuse an option that a method of the portfolio does not take (for a
+    dispatcher, the method it chooses on each file), naming ``options.<name>``."""
+    if not options:
+        return
+    for path in files.values():
+        instance = read_instance(path)
+        for name in names:
+            try:
+                check_method_options(entry.resolve(name, instance), options)
+            except OptionError as error:
+                raise OptionError(error.field, f"{error.reason} (--method {name} on {path.name})") from None
+
+
 def _solve_shipped(
     problem: str,
     names: list[str],
     time_limit: float,
     seed: int,
+    options: Mapping[str, Any],
     files: Mapping[str, Path],
     kept: dict[str, SolvedEntry],
 ) -> None:
     """Solve each of ``files`` with the portfolio ``names`` into ``kept`` (file name -> entry)."""
     from ..core.solved import Attempt, solve_file
 
-    attempts = [Attempt(name, time_limit, seed) for name in names]
+    attempts = [Attempt(name, time_limit, seed, dict(options)) for name in names]
     for name, path in files.items():
         with error_console.status(f"{problem}: {', '.join(names)} on {name}...", spinner="dots"):
             kept[name] = solve_file(path, attempts)

@@ -18,9 +18,10 @@ from ..core.io import (
     STDIN_NAME,
     atomic_output,
     check_output_path,
+    claim_violations,
     is_stdio,
     read_instance,
-    read_solution,
+    read_solution_file,
     write_solution,
 )
 from ..core.registry import problem_of, run_method
@@ -148,9 +149,15 @@ def solve(
     if out is not None:
         write_solution(instance, result, out)
     if plot is not None:
-        if result.solution is None:
-            fail(f"{plot}: nothing to plot, {name} returned no solution ({result.status})")
-        _draw(problem, instance, result.solution, plot)
+        if result.solution is None:  # the table above is the answer; there is just no picture of it
+            shown.print(
+                f"note: {plot} not drawn: {name} returned no solution ({result.status.value})",
+                highlight=False,
+                soft_wrap=True,
+                markup=False,
+            )
+        else:
+            _draw(problem, instance, result.solution, plot)
     if result.status.value == "ERROR":
         raise typer.Exit(EXIT_BAD_INPUT)  # a failed run, not a usage error
 
@@ -165,21 +172,37 @@ def validate(
         None, "--plugin", help="Module or .py file registering problems (repeatable)."
     ),
 ) -> None:
-    """Check a solution against its instance with the problem's independent validator."""
+    """Check a solution against its instance with the problem's independent validator.
+
+    The file's recorded objective, bound and status are checked too: a
+    recorded objective other than the evaluated one, a bound above it, or
+    OPTIMAL with a bound below it is reported (exit 1).
+    """
     if is_stdio(file) and is_stdio(solution):
         fail("only one of FILE and SOLUTION can be '-' (standard input)")
     load_plugins(plugin)
     instance = read_instance(file)
     problem = problem_of(instance)
-    decoded = read_solution(solution, instance)
+    decoded, document = read_solution_file(solution, instance)
     violations = problem.validate(instance, decoded)
     if violations:
         for violation in violations:
             error_console.print(f"{solution}: {violation}", highlight=False, soft_wrap=True, markup=False)
         fail(f"{solution}: {len(violations)} violation(s): the solution is not feasible for {file}")
     kpis = problem.evaluate(instance, decoded)
-    console.print(f"{solution}: valid for {file}", highlight=False)
+    # A feasible schedule with a false objective, bound or OPTIMAL is a false
+    # file all the same: what it records is checked against the evaluation.
+    contradictions = claim_violations(document, float(kpis["objective"]))
+    if contradictions:
+        for violation in contradictions:
+            error_console.print(f"{solution}: {violation}", highlight=False, soft_wrap=True, markup=False)
+        fail(f"{solution}: {len(contradictions)} violation(s): the file's claims contradict its solution on {file}")
+    # soft_wrap: one line each, whatever the width (a path cut in two breaks grep)
+    console.print(f"{solution}: valid for {file}", highlight=False, soft_wrap=True, markup=False)
     for key, value in kpis.items():
         console.print(
-            f"  {key} = {value:.10g}" if isinstance(value, (int, float)) else f"  {key} = {value}", highlight=False
+            f"  {key} = {value:.10g}" if isinstance(value, (int, float)) else f"  {key} = {value}",
+            highlight=False,
+            soft_wrap=True,
+            markup=False,
         )

@@ -16,8 +16,41 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .problem import METHOD_KINDS, Problem
+from .params import describe
+from .problem import METHOD_KINDS, Method, Problem
 from .registration import PROBLEM_PACKAGES, get_problem, is_registered
+
+
+@dataclass(frozen=True)
+class OptionSummary:
+    """One option of a method: a field of its Params dataclass.
+
+    ``default`` is kept as JSON data (a tuple default becomes a list, a value
+    JSON cannot hold its ``repr``), so that the table can be cached and
+    printed with ``--json``.
+    """
+
+    name: str
+    type: str
+    default: Any
+
+    def to_data(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type, "default": self.default}
+
+
+def _json_default(value: Any) -> Any:
+    """``value`` as JSON data: the ``--opt`` text that sets it, where JSON can hold it."""
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _options_of(method: Method) -> tuple[OptionSummary, ...]:
+    return tuple(
+        OptionSummary(name, type_text, _json_default(default))
+        for name, type_text, default in describe(method.params_type)
+    )
 
 
 @dataclass(frozen=True)
@@ -27,6 +60,20 @@ class MethodSummary:
     name: str
     kind: str
     summary: str
+    options: tuple[OptionSummary, ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "summary": self.summary,
+            "options": [option.to_data() for option in self.options],
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> MethodSummary:
+        options = tuple(OptionSummary(o["name"], o["type"], o["default"]) for o in data["options"])
+        return cls(data["name"], data["kind"], data["summary"], options)
 
 
 @dataclass(frozen=True)
@@ -45,7 +92,7 @@ class ProblemSummary:
         return cls(
             problem.name,
             problem.default_method,
-            tuple(MethodSummary(m.name, m.kind, m.summary) for m in ordered),
+            tuple(MethodSummary(m.name, m.kind, m.summary, _options_of(m)) for m in ordered),
             tuple(problem.generators),
             tuple(problem.importers),
         )
@@ -54,7 +101,7 @@ class ProblemSummary:
         return {
             "name": self.name,
             "default_method": self.default_method,
-            "methods": [{"name": m.name, "kind": m.kind, "summary": m.summary} for m in self.methods],
+            "methods": [m.to_data() for m in self.methods],
             "generators": list(self.generators),
             "importers": list(self.importers),
         }
@@ -64,7 +111,7 @@ class ProblemSummary:
         return cls(
             data["name"],
             data["default_method"],
-            tuple(MethodSummary(m["name"], m["kind"], m["summary"]) for m in data["methods"]),
+            tuple(MethodSummary.from_data(m) for m in data["methods"]),
             tuple(data["generators"]),
             tuple(data["importers"]),
         )

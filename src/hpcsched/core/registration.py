@@ -100,7 +100,11 @@ def get_problem(name: str) -> Problem:
     try:
         return _PROBLEMS[name]
     except KeyError:
-        raise UnknownProblemError(f"unknown problem '{name}' (known: {', '.join(problem_names())})") from None
+        # The usual cause is a plugin's problem read without its plugin: say how to load one.
+        raise UnknownProblemError(
+            f"unknown problem '{name}' (known: {', '.join(problem_names())}); is it defined in a plugin? "
+            "pass --plugin FILE (in Python: import the plugin module first)"
+        ) from None
 
 
 def problem_names() -> list[str]:

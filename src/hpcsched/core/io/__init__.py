@@ -45,7 +45,7 @@ from .schema import (
     json_path,
     with_number_ranges,
 )
-from .solutions import read_solution, solution_document, write_solution
+from .solutions import claim_violations, read_solution, read_solution_file, solution_document, write_solution
 
 __all__ = [
     "FORMAT_VERSION",
@@ -60,6 +60,7 @@ __all__ = [
     "atomic_write_text",
     "check_against_schema",
     "check_output_path",
+    "claim_violations",
     "data_sha256",
     "dumps",
     "file_sha256",
@@ -73,6 +74,7 @@ __all__ = [
     "load_json",
     "read_instance",
     "read_solution",
+    "read_solution_file",
     "solution_document",
     "with_number_ranges",
     "write_instance",
