@@ -29,14 +29,22 @@ TOY_FILE = Path(__file__).parents[1] / "docs" / "toy_pick.py"
 
 @pytest.fixture(scope="module")
 def toy() -> ModuleType:
-    """The tutorial's module, executed once (which registers ``pick``), unregistered afterwards."""
+    """The tutorial's module, executed once (which registers ``pick``), unregistered afterwards.
+
+    tests/core registers a toy problem of the same name at import: it is put back afterwards, so the
+    result does not depend on which tests share a worker process (with one worker it did).
+    """
+    previous = _PROBLEMS.get("pick")
     spec = importlib.util.spec_from_file_location("architecture_toy_pick", TOY_FILE)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses resolve annotations through sys.modules
     spec.loader.exec_module(module)
     yield module
-    _PROBLEMS.pop("pick")  # other tests enumerate the registered problems
+    if previous is None:
+        _PROBLEMS.pop("pick")  # other tests enumerate the registered problems
+    else:
+        _PROBLEMS["pick"] = previous
     del sys.modules[spec.name]
 
 
