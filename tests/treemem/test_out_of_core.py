@@ -138,6 +138,35 @@ def test_heuristics_never_beat_brute_force_on_dags(instance):
     for method in OUT_OF_CORE_HEURISTICS:
         result = hpcsched.solve(instance, method, **SOLVE)
         assert result.status in (Status.OPTIMAL, Status.FEASIBLE) and result.objective >= optimum.objective
+        # no bound is proven on a DAG that is not an in-forest: None, not a placeholder 0
+        if result.objective > 0 and not instance.is_in_forest:
+            assert result.bound is None and result.status is Status.FEASIBLE, method
+
+
+def three_leaves(memory: int) -> Instance:
+    """Three leaves (exec 10, output 5) under a root: whatever the order, the third leaf's step holds
+    10 bytes of waiting outputs plus its own 15, so the in-core optimum is 25."""
+    return Instance.create(
+        [10, 10, 10, 0],
+        [5, 5, 5, 0],
+        [(0, 3), (1, 3), (2, 3)],
+        names=["a", "b", "c", "r"],
+        question="out-of-core",
+        memory=memory,
+    )
+
+
+@pytest.mark.parametrize(("memory", "optimum"), [(15, 10), (20, 5), (25, 0)])
+def test_heuristics_report_the_in_core_optimum_minus_m_as_their_bound(memory, optimum):
+    # by hand: at M = 15 the second leaf's step needs 20 (evict the first output, 5 bytes) and the
+    # third's 25 (evict both waiting outputs, 10 bytes in all); at M = 20 only the third's step is over
+    # by 5; at M = 25 nothing. Every traversal is the same up to the leaf names, so each rule is optimal
+    # and the bound max(0, 25 - M) meets it.
+    instance = three_leaves(memory)
+    assert hpcsched.solve(instance, "brute-force-io", **SOLVE).objective == optimum
+    for method in OUT_OF_CORE_HEURISTICS:
+        result = hpcsched.solve(instance, method, **SOLVE)
+        assert (result.status, result.objective, result.bound) == (Status.OPTIMAL, optimum, optimum), method
 
 
 @settings(max_examples=40, deadline=None)

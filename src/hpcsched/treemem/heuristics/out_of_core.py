@@ -24,6 +24,10 @@ while every step still fits: this only lowers the I/O volume.
 Every rule finds a feasible solution whenever M >= max MemReq (at a step,
 evicting every output not used there leaves exactly MemReq); below that the
 instance is infeasible and the methods raise `InfeasibleError`.
+
+The bound they report is `io_lower_bound`: on an in-forest, max(0, P* - M)
+with P* Liu's optimal in-core peak; on other DAGs none (None), unless
+nothing is written (0, optimal).
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.errors import InfeasibleError
 from ...core.result import Result, Status
 from ..model import Instance, Solution, other_question
@@ -83,6 +87,41 @@ def traversal_order(instance: Instance, graph: Graph, traversal: str, deadline: 
             return liu_optimal_order(graph, parent, deadline)[0]
         return best_postorder_order(graph, parent)[0]
     return min((greedy_order(graph, deadline), forest_order(graph)), key=lambda order: peak(graph, order))
+
+
+def io_lower_bound(instance: Instance, graph: Graph, deadline: Deadline | None = None) -> int | None:
+    """A proven lower bound on the bytes written, max(0, P* - M) on an in-forest; None on other DAGs.
+
+    Proof: whatever the traversal, its in-core memory reaches at least P*
+    (Liu's optimal in-core peak) at some step s; a solution fits in M only if
+    the evicted gaps spanning s hold at least P* - M bytes, and each of them
+    is written once, so the solution writes at least P* - M. When P* <= M,
+    Liu's order needs no I/O and the optimum is 0. On a DAG the optimal
+    in-core peak is NP-hard and its cheap bound, max MemReq, is never above
+    a feasible M, so no bound is claimed.
+
+    Parameters
+    ----------
+    instance : Instance
+        An out-of-core treemem instance (M = ``instance.memory``).
+    graph : Graph
+        Its graph (`Graph.of`).
+    deadline : Deadline | None
+        Stops Liu's algorithm; past it, no bound (None).
+
+    Returns
+    -------
+    int | None
+        The bound in bytes, or None when none is proven.
+    """
+    parent = forest_parent(graph)
+    if parent is None:
+        return None
+    try:
+        in_core_optimum = liu_optimal_order(graph, parent, deadline)[1]
+    except TimeLimitReached:
+        return None
+    return max(0, in_core_optimum - (instance.memory or 0))
 
 
 def _pick(policy: str, candidates: list[Gap], missing: int) -> Gap:
@@ -153,12 +192,20 @@ def _eviction_method(policy: str):
         order = traversal_order(instance, graph, params.traversal, deadline)
         chosen = evict(graph, order, instance.memory or 0, policy, deadline)
         written = sum(gap.size for gap in chosen)
-        # 0 bytes is optimal; otherwise no bound is claimed here (see the exact methods)
+        # writing nothing is optimal whatever the bound; otherwise only a proven bound is reported
+        bound = 0 if written == 0 else io_lower_bound(instance, graph, deadline)
+        notes = [f"{policy} evictions on the {params.traversal} traversal: {len(chosen)} outputs evicted"]
+        if written > 0:
+            notes.append(
+                "no lower bound on a DAG (the optimal in-core peak is not computed)"
+                if bound is None
+                else f"bound {bound} = max(0, Liu's optimal in-core peak - M)"
+            )
         return Result(
-            status=Status.OPTIMAL if written == 0 else Status.FEASIBLE,
+            status=Status.OPTIMAL if bound is not None and written <= bound else Status.FEASIBLE,
             solution=solution_of(instance, order, chosen),
-            bound=0.0,
-            notes=(f"{policy} evictions on the {params.traversal} traversal: {len(chosen)} outputs evicted",),
+            bound=None if bound is None else float(bound),
+            notes=tuple(notes),
         )
 
     method.__name__ = f"io_{policy.replace('-', '_')}"
@@ -178,8 +225,9 @@ def _eviction_method(policy: str):
     Returns
     -------
     Result
-        The traversal order with its I/O events and the volume written; OPTIMAL when nothing is
-        written, else FEASIBLE (bound 0); NOT_APPLICABLE for another question or an in-forest
+        The traversal order with its I/O events and the volume written, with the bound of
+        `io_lower_bound` (None on a DAG); OPTIMAL when nothing is written or the volume meets the
+        bound, else FEASIBLE; NOT_APPLICABLE for another question or an in-forest
         traversal on a DAG. Raises the infeasibility error of ``require_feasible`` when some node
         alone exceeds M.
     """
