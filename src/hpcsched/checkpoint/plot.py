@@ -13,7 +13,8 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None) -> Any
     import matplotlib.pyplot as plt
 
     if ax is None:
-        _, ax = plt.subplots(figsize=(10, 3.5))
+        # constrained layout keeps the axis labels and the legend (outside the axes) inside the figure
+        _, ax = plt.subplots(figsize=(10, 3.5), layout="constrained")
     if instance.kind == "chain-offload":
         return _plot_two_levels(instance, solution, ax)
     profile = memory_profile(instance, solution)
@@ -37,7 +38,8 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None) -> Any
         Patch(color="tab:orange", label=f"recomputed ({recomputed})"),
         Patch(color="tab:green", label="backward"),
     ]
-    ax.legend(handles=[*handles, ax.get_lines()[0]], loc="upper right", fontsize=8)
+    # outside, right of the axes: inside it would cover the bars and the M line, both near the top
+    ax.legend(handles=[*handles, ax.get_lines()[0]], loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     ax.set_xlabel("operation")
     ax.set_ylabel("bytes held")
     ax.set_title(f"{instance.name}: L = {instance.length}")
@@ -90,8 +92,10 @@ def _plot_two_levels(instance: Instance, solution: Solution, ax: Any) -> Any:
         Patch(color="tab:purple", label="offload"),
         Patch(color="tab:red", label="prefetch"),
     ]
-    ax.legend(handles=handles, loc="upper left", fontsize=7, ncol=5)
-    ax.set_ylim(-0.6, max(rows.values()) + 1.2)
+    # below the time axis, in one row: the memory line and M (dashed) span the whole height, and the
+    # right side holds the memory axis and its label
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=7, ncol=5, frameon=False)
+    ax.set_ylim(-0.6, max(rows.values()) + 0.6)
     makespan = max(
         (t + duration(instance, n, s) for (n, s), t in zip(solution.sequence, start, strict=True)), default=0
     )
