@@ -32,6 +32,7 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None) -> Any
     ax.bar(range(len(profile)), profile, color=colours, width=1.0, linewidth=0)
     ax.axhline(instance.memory, color="black", linestyle="--", linewidth=1, label=f"M = {instance.memory}")
     from matplotlib.patches import Patch
+    from matplotlib.ticker import MaxNLocator
 
     handles = [
         Patch(color="tab:blue", label="forward"),
@@ -41,6 +42,7 @@ def plot_solution(instance: Instance, solution: Solution, ax: Any = None) -> Any
     # outside, right of the axes: inside it would cover the bars and the M line, both near the top
     ax.legend(handles=[*handles, ax.get_lines()[0]], loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     ax.set_xlabel("operation")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # operations are numbered 0, 1, ...
     ax.set_ylabel("bytes held")
     ax.set_title(f"{instance.name}: L = {instance.length}")
     return ax
