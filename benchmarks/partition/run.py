@@ -38,6 +38,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from hpcsched.core.errors import InfeasibleError
 from hpcsched.core.registry import run_method
@@ -53,10 +54,10 @@ def data_folder() -> Path | None:
     return folder if folder.is_dir() else None
 
 
-def method_options(label: str) -> tuple[str, dict[str, object]]:
+def method_options(label: str) -> tuple[str, dict[str, Any]]:
     """``"pardnn:path_swaps=false"`` -> ``("pardnn", {"path_swaps": False})`` (values read as JSON, else strings)."""
     method, _, rest = label.partition(":")
-    options: dict[str, object] = {}
+    options: dict[str, Any] = {}
     for item in filter(None, rest.split(",")):
         key, _, text = item.partition("=")
         try:
