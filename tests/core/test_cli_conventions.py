@@ -81,7 +81,7 @@ def square_file(tmp_path):
 def test_unknown_method_exits_1_from_solve_and_compare(toy_file, square_file):
     assert invoke("solve", toy_file, "-m", "nope").exit_code == 1
     compared = invoke("compare", square_file, "-m", "nope", "--plugin", SQUARE)
-    assert compared.exit_code == 1 and "no method 'nope'" in compared.stderr
+    assert compared.exit_code == 1 and "method 'nope'" in compared.stderr  # solve's wording, or compare's own
 
 
 def test_usage_error_exits_2(toy_file):
