@@ -23,9 +23,17 @@ def memreq(instance: Instance) -> int:
 
 
 def best(instance: Instance) -> float:
-    """The best cheap proven lower bound: `memreq` (sequential), `parallel_lower_bound` (parallel)."""
+    """The best cheap proven lower bound on the question's objective.
+
+    Sequential: `memreq` (peak memory); parallel: `parallel_lower_bound` (makespan); out-of-core: 0
+    bytes written (the objective there is I/O volume, never a peak: the peak-memory bound would be
+    far above it). The out-of-core heuristics return the stronger `io_lower_bound` (Liu's in-core
+    optimum minus M on in-forests), which needs Liu's algorithm, a layer above this module.
+    """
     if instance.question == "parallel":
         return float(parallel_lower_bound(instance))
+    if instance.question == "out-of-core":
+        return 0.0
     return float(memreq(instance))
 
 

@@ -37,7 +37,8 @@ class MilpParams:
     Attributes
     ----------
     backend
-        ``"highs"`` or ``"cbc"`` (CBC gives no bound after a time limit).
+        ``"highs"`` or ``"cbc"`` (PuLP reports no bound from CBC: after a time limit the bound is
+        `bounds.best`, or none with ``lower_bound=False``).
     lower_bound
         C ≥ `bounds.best`; a warm-start schedule meeting it is OPTIMAL without a solve.
     symmetry
