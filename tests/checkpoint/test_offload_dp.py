@@ -78,7 +78,7 @@ def test_below_the_remat_floor_the_dp_itself_offloads():
     plan, _, _ = offload_plan(instance, 200, Deadline(None))
     assert plan is not None and plan.gaps
     # every offloaded gap is one copy's gap between two consecutive uses, and the first bridge of a copy writes it
-    bridges = plan_bridges(instance, plan, serial=True)
+    bridges = plan_bridges(instance, plan, "serial")
     assert len(bridges) == len(plan.gaps)
     for bridge in bridges:
         earliest = min(b.opens for b in bridges if b.copy == bridge.copy)

@@ -80,11 +80,16 @@ class OffloadDpParams:
 
 @dataclass(frozen=True)
 class OffloadPlan:
-    """The DP's choice: its estimated time, the remat sequence, and the offloaded gaps (value, opens, closes)."""
+    """The DP's choice: its estimated time, the remat sequence, and the offloaded gaps.
+
+    Each gap is (value, opens, closes, serial): the input copy is absent between the operations at positions
+    ``opens`` and ``closes``; ``serial``: its prefetch was charged after the compute before ``closes`` (else
+    under that operation).
+    """
 
     estimate: int
     sequence: tuple[tuple[str, int], ...]
-    gaps: tuple[tuple[tuple[str, int], int, int], ...]
+    gaps: tuple[tuple[tuple[str, int], int, int, bool], ...]
 
 
 class _OffloadTable:
@@ -100,15 +105,18 @@ class _OffloadTable:
         Checked while building and filling.
     """
 
-    def __init__(self, instance: Instance, slots: int, deadline: Deadline) -> None:
+    def __init__(
+        self, instance: Instance, slots: int, deadline: Deadline, window: str = "forwards", rounding: str = "up"
+    ) -> None:
         from .formulations.dp_slots import slot_size, slot_sizes
 
         slot, exact = slot_size(instance, slots)
-        sizes = slot_sizes(instance, slot, exact, "up")
+        sizes = slot_sizes(instance, slot, exact, rounding)
         self.instance, self.slot, self.exact, self.L = instance, slot, exact, instance.length
+        self.window = window
         self.X, self.XB, self.FT, self.BT = sizes.x, sizes.xbar, sizes.ftmp, sizes.btmp
         # the whole budget in slots; x_0 is charged X[0] slots at the top, returned when it is offloaded
-        self.W = instance.memory // slot
+        self.W = instance.memory // slot if rounding == "up" else (2 * instance.memory + slot) // (2 * slot)
         self.m = np.arange(self.W + 1)
         L = self.L
         self.fw_prefix = [0]
@@ -122,7 +130,7 @@ class _OffloadTable:
         shape = (2, len(self.index), self.W + 1)
         self.table = np.full(shape, _INFINITY, dtype=np.int64)
         self.choice = np.full(shape, -2, dtype=np.int32)  # -1 Fall first, s' > 0 checkpoint x_{s'}, -2 none
-        self.offloaded = np.zeros(shape, dtype=bool)
+        self.offloaded = np.zeros(shape, dtype=np.int8)  # 0 kept, 1 serial prefetch, 2 under B
         self.forward_need = [self._forward_need(s) for s in range(L + 1)]
 
     def _forward_need(self, s: int) -> list[int]:
@@ -156,13 +164,19 @@ class _OffloadTable:
                 for bar in (0, 1) if s > 0 else (0,):
                     self._fill_cell(s, s + d, bar)
 
+    def _backward_need(self, k: int) -> int:
+        """Slots held by ``B k`` besides the input of stage k (xbar_{k+1}, delta_{k+1}, delta_k, its transient)."""
+        if k == self.L:
+            return self.X[self.L] + self.BT[self.L]
+        return self.XB[k + 1] + self.X[k + 1] + self.X[k] + self.BT[k]
+
     def _fill_cell(self, s: int, t: int, bar: int) -> None:
         L, X, XB, m, instance = self.L, self.X, self.XB, self.m, self.instance
         best = np.full(self.W + 1, _INFINITY, dtype=np.int64)
         how = np.full(self.W + 1, -2, dtype=np.int32)
-        offl = np.zeros(self.W + 1, dtype=bool)
+        offl = np.zeros(self.W + 1, dtype=np.int8)
 
-        def improve(candidate: np.ndarray, code: int, offload: bool) -> None:
+        def improve(candidate: np.ndarray, code: int, offload: int) -> None:
             better = candidate < best
             best[better], how[better], offl[better] = candidate[better], code, offload
 
@@ -171,31 +185,55 @@ class _OffloadTable:
             how[m >= X[L] + self.BT[L]] = -1
         else:
             held = X[t + 1] if t < L else 0
-            size = X[s] if not bar else XB[s]
-            moved = self.input_bytes(s, bar)
-            out, back = instance.transfer_time(moved, "out"), instance.transfer_time(moved, "in")
+            # the window an offload of the input must fit in: the forwards before the inner subproblem
+            # ("forwards"), or every forward before the first backward B t ("segment": the input may then still
+            # be held during the inner subproblem's first forwards, which the validator checks)
+            segment = self.fw_prefix[t] - self.fw_prefix[s] if t < L else self.fw_prefix[L] - self.fw_prefix[s]
             # Fall s, P(s+1, t, 1), B s
             need = max(held + XB[s + 1] + self.FT[s], XB[s + 1] + X[s + 1] + X[s] + self.BT[s])
             sub = self.row(s + 1, t, 1)
             base = instance.fw[s] + instance.bw[s]
-            for offload, delta, extra in ((False, -XB[s + 1], 0), (True, size - XB[s + 1], back)):
-                if offload and (t == s or moved == 0 or out > instance.fw[s]):
-                    continue
-                inner = self.shifted(sub, delta)
-                improve(np.where((m >= need) & (inner < _INFINITY), inner + base + extra, _INFINITY), -1, offload)
+            variants = [(0, 0, 0, None)]
+            if t > s:
+                window = {"forwards": instance.fw[s], "segment": max(instance.fw[s], segment)}.get(
+                    self.window, _INFINITY
+                )
+                variants += self._variants(s, bar, s + 1, window)
+            for code, freed, extra, under_need in variants:
+                inner = self.shifted(sub, freed - XB[s + 1])
+                ok = (m >= need) & (inner < _INFINITY)
+                if under_need is not None:
+                    ok &= m - XB[s + 1] >= under_need
+                improve(np.where(ok, inner + base + extra, _INFINITY), -1, code)
             # F s .. F s'-1, P(s', t, 0), P(s, s'-1, bar)
             for sp in range(s + 1, t + 1):
                 left, right = self.row(s, sp - 1, bar), self.row(sp, t, 0)
                 forwards = self.fw_prefix[sp] - self.fw_prefix[s]
                 room = (m >= self.forward_need[s][sp - s - 1] + held) & (left < _INFINITY)
-                for offload, delta, extra in ((False, -X[sp], 0), (True, size - X[sp], back)):
-                    if offload and (moved == 0 or out > forwards):
-                        continue
-                    inner = self.shifted(right, delta)
+                window = {"forwards": forwards, "segment": max(forwards, segment)}.get(self.window, _INFINITY)
+                for code, freed, extra, under_need in [(0, 0, 0, None), *self._variants(s, bar, sp, window)]:
+                    inner = self.shifted(right, freed - X[sp])
                     ok = room & (inner < _INFINITY)
-                    improve(np.where(ok, inner + left + forwards + extra, _INFINITY), sp, offload)
+                    if under_need is not None:
+                        ok &= m - X[sp] >= under_need
+                    improve(np.where(ok, inner + left + forwards + extra, _INFINITY), sp, code)
         cell = self.index[s, t]
         self.table[bar, cell], self.choice[bar, cell], self.offloaded[bar, cell] = best, how, offl
+
+    def _variants(self, s: int, bar: int, inner_first: int, window: int) -> list[tuple]:
+        """(code, slots freed, extra time, memory need of the overlapped backward or None) per way to offload
+        the input of s while P(inner_first, t) runs: 1 prefetch after its last operation ``B inner_first``
+        (charged in full), 2 prefetch under ``B inner_first`` (charged what it exceeds that backward by; only
+        where ``B inner_first`` fits the budget with the input back). None when the write takes longer than
+        ``window``."""
+        moved = self.input_bytes(s, bar)
+        instance = self.instance
+        if moved == 0 or instance.transfer_time(moved, "out") > window:
+            return []
+        back = instance.transfer_time(moved, "in")
+        size = self.XB[s] if bar else self.X[s]
+        under = max(0, back - instance.bw[inner_first])
+        return [(1, size, back, None), (2, size, under, self._backward_need(inner_first))]
 
     def plan(self) -> OffloadPlan | None:
         """The chosen sequence at the full budget and its offloaded gaps (None: nothing fits)."""
@@ -221,7 +259,7 @@ class _OffloadTable:
                 sequence.append(("B", L))
                 continue
             cell = self.index[s, t]
-            how, offload = int(self.choice[bar, cell, budget]), bool(self.offloaded[bar, cell, budget])
+            how, offload = int(self.choice[bar, cell, budget]), int(self.offloaded[bar, cell, budget])
             size = XB[s] if bar else X[s]
             opens = len(sequence)  # Fall s or F s: the last read of the input before the gap
             if how == -1:
@@ -236,26 +274,36 @@ class _OffloadTable:
                 nxt = (how, t, 0)
             if offload:
                 stack.append(("closes", len(gaps)))
-                gaps.append([("xbar" if bar else "x", s), opens, None])
+                gaps.append([("xbar" if bar else "x", s), opens, None, offload == 1])
                 inner = min(W, inner + size)
             stack.append((*nxt, inner))
         estimate = int(self.row(0, L, 0)[top])
-        return OffloadPlan(estimate, tuple(sequence), tuple((v, a, z) for v, a, z in gaps))
+        return OffloadPlan(estimate, tuple(sequence), tuple((v, a, z, serial) for v, a, z, serial in gaps))
 
 
-def offload_plan(instance: Instance, slots: int, deadline: Deadline) -> tuple[OffloadPlan | None, int, bool]:
-    """Run the DP (module docstring); the plan, the slot size and whether the sizes were exact multiples of it."""
-    table = _OffloadTable(instance, slots, deadline)
+def offload_plan(
+    instance: Instance, slots: int, deadline: Deadline, window: str = "forwards", rounding: str = "up"
+) -> tuple[OffloadPlan | None, int, bool]:
+    """Run the DP (module docstring); the plan, the slot size and whether the sizes were exact multiples of it.
+
+    ``window`` (see `WINDOWS`): "forwards", "segment" or "any". ``rounding``: "up" (sizes up, budget down:
+    the DP's accounting fits in bytes) or "nearest" (optimistic: the validator decides).
+    """
+    table = _OffloadTable(instance, slots, deadline, window, rounding)
     table.fill(deadline)
     return table.plan(), table.slot, table.exact
 
 
-def plan_bridges(instance: Instance, plan: OffloadPlan, serial: bool) -> list[Bridge]:
-    """The plan's offloaded gaps as bridges of `offload_bridges` (the copy whose consecutive uses they are)."""
+def plan_bridges(instance: Instance, plan: OffloadPlan, timing: str = "dp") -> list[Bridge]:
+    """The plan's offloaded gaps as bridges of `offload_bridges` (the copy whose consecutive uses they are).
+
+    ``timing``: "dp", the prefetches the DP charged in full wait for the compute before their reader, the
+    others are as late as possible; "serial": all wait; "late": none waits.
+    """
     copies = value_copies(instance.length, plan.sequence)
     known = set(copy_gaps(copies))
     bridges = []
-    for value, opens, closes in plan.gaps:
+    for value, opens, closes, serial in plan.gaps:
         found = [
             c
             for c, copy in enumerate(copies)
@@ -263,16 +311,49 @@ def plan_bridges(instance: Instance, plan: OffloadPlan, serial: bool) -> list[Br
         ]
         if len(found) != 1:
             raise AssertionError(f"offloaded gap {value} {opens}->{closes} is not one copy's gap")
-        bridges.append((found[0], opens, closes))
+        wait = timing == "serial" or (timing == "dp" and serial)
+        bridges.append((found[0], opens, closes, wait))
     first: dict[int, int] = {}
-    for c, opens, _ in bridges:
+    for c, opens, _, _ in bridges:
         first[c] = min(first.get(c, opens), opens)
     # an x copy is written once (the host copy stays valid); an xbar copy at each of its gaps, since it serves
     # reads of x only up to its last explicit read (see offload_greedy._reassign_offloads)
     return [
         Bridge(c, a, z, copies[c].value[0] == "xbar" or a == first[c], serial)
-        for c, a, z in sorted(bridges, key=lambda b: b[1])
+        for c, a, z, serial in sorted(bridges, key=lambda b: b[1])
     ]
+
+
+#: Offload windows tried, from the one the DP's memory accounting holds for to the most optimistic.
+WINDOWS = ("forwards", "segment", "any")
+#: Fractions of M withheld from the DP (its budget M' = M − margin·M) when its schedule exceeds M: with the
+#: windows "segment" and "any" an input can still be held while the inner subproblem starts.
+MARGINS = (0.0, 0.02, 0.05, 0.1, 0.2)
+
+
+def _plan_with_margin(
+    instance: Instance, slots: int, deadline: Deadline, window: str, margin: float
+) -> tuple[OffloadPlan | None, str]:
+    """The DP's plan at the budget M − margin·M (None when it finds none or the budget is below the floor)."""
+    memory = instance.memory - int(margin * instance.memory)
+    try:
+        shrunk = instance.with_memory(memory)
+    except (InvalidInstanceError, InfeasibleError) as error:
+        return None, f"window {window}, margin {margin:.0%}: budget refused ({error})"
+    plan, slot, exact = offload_plan(shrunk, slots, deadline, window)
+    rounding = f"slot = {slot} bytes, {'exact sizes' if exact else 'sizes rounded up'}"
+    if plan is None and not exact and margin == 0:
+        # a tight budget lost to rounding (rotor's dp does the same): sizes to the nearest slot, then finer slots
+        plan, slot, exact = offload_plan(shrunk, slots, deadline, window, "nearest")
+        rounding = f"slot = {slot} bytes, sizes to the nearest slot"
+        if plan is None:
+            plan, slot, exact = offload_plan(shrunk, 4 * slots, deadline, window)
+            rounding = f"slot = {slot} bytes ({4 * slots} slots), sizes rounded up"
+    if plan is None:
+        return None, f"window {window}, margin {margin:.0%}: no sequence ({rounding})"
+    return plan, (
+        f"window {window}, margin {margin:.0%}: estimate {plan.estimate}, {len(plan.gaps)} offloads ({rounding})"
+    )
 
 
 def _remat_candidate(instance: Instance, deadline: Deadline) -> tuple[Solution, str] | None:
@@ -321,25 +402,28 @@ def offload_dp(instance: Instance, /, *, time_limit: float, seed: int, params: O
     found: list[tuple[float, Solution, str]] = []
     notes: list[str] = []
 
-    def consider(solution: Solution, label: str) -> None:
-        if not validate_two_levels(instance, solution):
-            found.append((evaluate_two_levels(instance, solution)["makespan"], solution, label))
+    def consider(solution: Solution, label: str) -> bool:
+        if validate_two_levels(instance, solution):
+            return False
+        found.append((evaluate_two_levels(instance, solution)["makespan"], solution, label))
+        return True
 
     try:
-        plan, slot, exact = offload_plan(instance, params.slots, deadline)
-        notes.append(f"slot = {slot} bytes ({'exact sizes' if exact else 'sizes rounded up'})")
-        if plan is None:
-            notes.append("the DP found no sequence within its slot-rounded budget")
-        else:
-            notes.append(f"DP estimate {plan.estimate} with {len(plan.gaps)} offloaded inputs")
-            for serial in (True, False):
-                bridges = plan_bridges(instance, plan, serial)
+        for window in WINDOWS:
+            for margin in MARGINS:
+                plan, text = _plan_with_margin(instance, params.slots, deadline, window, margin)
+                notes.append(text)
+                if plan is None:
+                    break  # a smaller budget finds nothing either
                 copies = value_copies(instance.length, plan.sequence)
-                solution, _ = timed_schedule(instance, plan.sequence, copies, bridges, True)
-                consider(
-                    solution,
-                    f"our DP, prefetches {'after the compute before the reader' if serial else 'as late as possible'}",
-                )
+                valid = False
+                for timing in ("dp", "serial", "late"):
+                    deadline.check("timing the DP's schedule")
+                    solution, _ = timed_schedule(instance, plan.sequence, copies, plan_bridges(instance, plan, timing))
+                    label = f"our DP (window {window}, budget margin {margin:.0%}, prefetch timing {timing})"
+                    valid = consider(solution, label) or valid
+                if valid:
+                    break  # a larger margin only recomputes more
     except TimeLimitReached:
         notes.append("the time limit cut the DP")
     if params.remat_candidate:
