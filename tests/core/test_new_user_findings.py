@@ -213,3 +213,8 @@ def test_plot_without_a_solution_is_skipped_with_a_note(transfers_file, tmp_path
     assert result.exit_code == 0, result.output
     assert "NOT_APPLICABLE" in result.stdout and f"note: {image} not drawn" in result.stdout
     assert not image.exists()
+
+
+def test_seed_given_as_a_generator_parameter_points_to_the_seed_option(tmp_path):
+    line = _one_error_line(invoke("generate", "transfers", "-o", tmp_path / "x.json", "--param", "seed=3"))
+    assert "--param seed" in line and "is set by --seed" in line

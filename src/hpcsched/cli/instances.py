@@ -62,6 +62,22 @@ def generate(
     wrote(output, f"wrote {output} ({problem}, family {family}, seed {seed})")
 
 
+def _accepted_keywords(func: Any, reserved: tuple[str, ...], positional: int) -> list[str] | None:
+    """The keyword parameters of ``func`` a user may set, past its first
+    ``positional`` ones and but ``reserved``; None when it takes any
+    (``**kwargs``) or has no signature to read."""
+    import inspect
+
+    try:
+        parameters = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [p.name for p in parameters[positional:] if p.kind in named and p.name not in reserved]
+
+
 def _check_keywords(
     func: Any,
     given: Mapping[str, Any],
@@ -76,35 +92,23 @@ def _check_keywords(
 
     Without this a typo ends in Python's own TypeError text. ``reserved`` are
     keywords the command passes itself (``seed``: ``--seed``); ``positional``
-    leading parameters are not options (an importer's path). A ``**kwargs``
-    function accepts anything: its own TypeError is still caught by the caller.
+    leading parameters are not options (an importer's path). A function that
+    takes any keyword is not checked here (its own TypeError is still caught
+    by the caller).
     """
     import difflib
-    import inspect
 
-    try:
-        parameters = list(inspect.signature(func).parameters.values())
-    except (TypeError, ValueError):  # a callable without a signature: nothing to check here
+    accepted = _accepted_keywords(func, reserved, positional)
+    unknown = [name for name in given if accepted is not None and name not in accepted]
+    if accepted is None or not unknown:
         return
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
-        return
-    accepted = [
-        p.name
-        for p in parameters[positional:]
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-        and p.name not in reserved
-    ]
-    for name in given:
-        if name in accepted:
-            continue
-        known = f"(accepted: {', '.join(accepted) or 'none'})"
-        if name in reserved:
-            raise InvalidInstanceError(
-                f"{option} {name}", f"'{name}' of {what} is set by --{name}, not {option} {known}"
-            )
-        close = difflib.get_close_matches(name, accepted, n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
-        raise InvalidInstanceError(f"{option} {name}", f"{what} has no parameter '{name}'{hint} {known}")
+    name = unknown[0]
+    known = f"(accepted: {', '.join(accepted) or 'none'})"
+    if name in reserved:
+        raise InvalidInstanceError(f"{option} {name}", f"'{name}' of {what} is set by --{name}, not {option} {known}")
+    close = difflib.get_close_matches(name, accepted, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    raise InvalidInstanceError(f"{option} {name}", f"{what} has no parameter '{name}'{hint} {known}")
 
 
 class _stdin_as_file:
