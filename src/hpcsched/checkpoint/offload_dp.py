@@ -13,28 +13,37 @@ when t < L (counted in m); run ``B t .. B s`` within m free slots. Choices:
 * ``Fall s``, P(s+1, t, 1, m − xbar_{s+1}), ``B s`` (rotor's);
 * ``F s .. F s'-1``, P(s', t, 0, m − x_{s'}), P(s, s'−1, bar, m) (rotor's);
 * the same two with the input **offloaded**: written to the host during the
-  forwards that read it (``Fall s``, or ``F s .. F s'-1``), absent during
-  the inner subproblem, which then has m + input − (new checkpoint) slots,
-  and prefetched before the read that follows (``B s``, or the first
-  operation of P(s, s'−1)). Allowed only when the write fits under those
-  forwards (its time <= their compute time), so the DP's memory accounting
-  holds when the link is free; the prefetch is charged in full (it waits for
-  the compute before its reader: no overlap assumed).
+  forwards that read it, absent during the inner subproblem (which then has
+  m + input − new checkpoint slots), prefetched before the read that
+  follows (``B s``, or the first operation of P(s, s'−1)). Two prefetch
+  variants: after the inner subproblem's last operation ``B s'`` (charged
+  in full), or under it (charged what it exceeds bw_{s'} by; only where
+  ``B s'`` fits the budget with the input back).
 
-P(L, L) = ``B L``; P(t+1, t) = 0. The table has 2·O(L²·W) cells over W =
-⌊M / slot⌋ slots (sizes rounded up to whole slots: conservative), each in
-O(L): O(W·L³) time.
+The write must fit in a *window* of compute time (`WINDOWS`): "forwards",
+the forwards before the inner subproblem (``Fall s``, or ``F s .. F s'-1``:
+then, on a free link, the DP's memory accounting holds); "segment", every
+forward before ``B t`` (the input may still be held while the inner
+subproblem's first forwards run: optimistic, so when its schedule
+exceeds M the DP is run again at M' = M − margin·M, `MARGINS`, to leave
+room). `offload_plan` also takes "any" (no limit on the write); the method
+does not try it: on the PCIe 3 chains it offloads everything, its estimate
+falls to Σfw + Σbw, and no margin up to 10 % made its schedule fit M. P(L, L) = ``B L``; P(t+1, t) = 0. The
+table has 2·O(L²·W) cells over W = ⌊M / slot⌋ slots (sizes rounded up;
+when that loses every sequence: to the nearest slot, then 4× finer slots),
+each in O(L): O(W·L³) time per run.
 
 **The DP's value is an estimate, used only to choose.** The chosen sequence
 and its offloads (each a *bridge* of `offload_bridges`: a copy absent
 between two consecutive uses) are timed by `offload_bridges.timed_schedule`
-(the timing `offload_greedy` uses), twice: prefetches serial as the DP
-assumes, and as late as possible overlapping the compute; the validator of
-the definition (`two_levels.validate_two_levels`) keeps the valid ones, and
-the registry's `evaluate` gives the true makespan. The remat-only `dp`
-answer on the chain (when remat alone fits M) is a candidate too, so this
-method is never worse than it. The bound is Σfw + Σbw (`bounds.best`):
-FEASIBLE unless the makespan meets it.
+(the timing `offload_greedy` uses) three ways: the prefetches the DP
+charged in full wait for the compute before their reader and the others
+are as late as possible; all wait; none waits. The validator of the
+definition (`two_levels.validate_two_levels`) keeps the valid ones, and the
+registry's `evaluate` gives the true makespan. The remat-only `dp` answer
+on the chain (when remat alone fits M) is a candidate too, so this method
+is never worse than it. The bound is Σfw + Σbw (`bounds.best`): FEASIBLE
+unless the makespan meets it (then OPTIMAL, the only proof it makes).
 """
 
 from __future__ import annotations
@@ -130,7 +139,7 @@ class _OffloadTable:
         shape = (2, len(self.index), self.W + 1)
         self.table = np.full(shape, _INFINITY, dtype=np.int64)
         self.choice = np.full(shape, -2, dtype=np.int32)  # -1 Fall first, s' > 0 checkpoint x_{s'}, -2 none
-        self.offloaded = np.zeros(shape, dtype=np.int8)  # 0 kept, 1 serial prefetch, 2 under B
+        self.offloaded = np.zeros(shape, dtype=np.int8)  # 0 kept; prefetch 1 after B s', 2 under it
         self.forward_need = [self._forward_need(s) for s in range(L + 1)]
 
     def _forward_need(self, s: int) -> list[int]:
@@ -325,9 +334,9 @@ def plan_bridges(instance: Instance, plan: OffloadPlan, timing: str = "dp") -> l
 
 
 #: Offload windows tried, from the one the DP's memory accounting holds for to the most optimistic.
-WINDOWS = ("forwards", "segment", "any")
+WINDOWS = ("forwards", "segment")
 #: Fractions of M withheld from the DP (its budget M' = M − margin·M) when its schedule exceeds M: with the
-#: windows "segment" and "any" an input can still be held while the inner subproblem starts.
+#: the window "segment" an input can still be held while the inner subproblem starts.
 MARGINS = (0.0, 0.02, 0.05, 0.1, 0.2)
 
 
