@@ -123,7 +123,7 @@ def test_compare_rejects_unknown_methods_before_running_anything(files, tmp_path
     out = tmp_path / "never.csv"
     result = invoke("compare", *files, "--methods", "exact,simplex", "--plugin", TOY, "--csv", out)
     assert result.exit_code == 1  # bad input, as from solve (2 is click's usage error)
-    assert "has no method 'simplex'" in one_error_line(result)
+    assert "unknown method 'simplex'" in one_error_line(result)
     assert not out.exists()
 
 

@@ -25,7 +25,7 @@ from typing import Any
 import typer
 
 from ..core.display import readable_number
-from ..core.errors import HpcschedError
+from ..core.errors import HpcschedError, UnknownMethodError
 
 #: Default per-run time limit of ``compare`` (seconds).
 COMPARE_TIME_LIMIT_S = 10.0
@@ -91,11 +91,13 @@ def _sigterm_as_exit():
 
 
 def _console(stderr: bool = False):
-    """A console that never squeezes a table: natural width when not a terminal."""
+    """A console that never squeezes a table: when not a terminal, COLUMNS if set (rich reads it), else 250."""
     from rich.console import Console
 
     console = Console(stderr=stderr)
-    return console if console.is_terminal else Console(width=250, stderr=stderr)
+    if console.is_terminal or os.environ.get("COLUMNS", "").strip().isdigit():
+        return console
+    return Console(width=250, stderr=stderr)
 
 
 def _format(value: Any, kind: str = "") -> str:
@@ -165,7 +167,8 @@ def compare(
     with _sigterm_as_exit():
         summary = run_tasks(tasks, executor=executor, jobs=jobs, scheduler=scheduler, description="compare")
     by_key = {row_key(row): row for row in summary.rows}
-    rows = [by_key[task_key(task)] for task in tasks if task_key(task) in by_key]
+    # Each row names its file: two files may hold instances of the same name.
+    rows = [{**by_key[task_key(task)], "file": task["instance_file"]} for task in tasks if task_key(task) in by_key]
     _report_rows(rows, csv, as_json, time_limit, seed)
     failed = [row for row in rows if row["status"] == "ERROR"]
     if failed:
@@ -173,8 +176,11 @@ def compare(
 
 
 def _json_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as ``--json`` prints it: options as an object, no solver as null (as ``solve --json``)."""
     options = row.get("options")
-    return {**row, "options": json.loads(options)} if isinstance(options, str) else dict(row)
+    shown = {**row, "options": json.loads(options)} if isinstance(options, str) else dict(row)
+    shown["solver"] = row.get("solver") or None  # the CSV's empty cell is no solver
+    return shown
 
 
 def _report_rows(rows: list[dict[str, Any]], csv: Path | None, as_json: bool, time_limit: float, seed: int) -> None:
@@ -193,6 +199,8 @@ def _report_rows(rows: list[dict[str, Any]], csv: Path | None, as_json: bool, ti
         if row["error"]:
             typer.echo(f"{row['instance']} / {row['method']}: {row['error']}", err=True)
     if csv is not None:
+        # The results-file columns only (no "file"): `study report` reads this CSV and
+        # checks its header; instance_sha256 already tells apart two files of one name.
         write_csv(rows, csv)  # an OutputPathError names the user's path
         typer.echo(f"wrote {len(rows)} rows to {csv}", err=True)
 
@@ -251,9 +259,10 @@ def _compare_tasks(
     else:
         names = requested
     for name in names:
-        if name not in problem.methods:
-            known = ", ".join(sorted(problem.methods))
-            raise _fail(f"{instance_file.file}: problem '{problem.name}' has no method '{name}' (known: {known})")
+        try:
+            problem.method(name)  # the same message as solve's, with its "did you mean"
+        except UnknownMethodError as error:
+            raise _fail(f"{instance_file.file}: {error}") from None
     prepared = instance_fields(instance_file.instance, instance_file.file)
     return [
         make_task(
@@ -288,7 +297,7 @@ def _compare_table(rows: list[dict[str, Any]], time_limit: float, seed: int) -> 
         table.add_column(column, justify=justify)
     for row in rows:
         table.add_row(
-            row["instance"],
+            _instance_label(row, rows),
             row["method"],
             _format(row["objective"]),
             _format(row["bound"]),
@@ -297,6 +306,14 @@ def _compare_table(rows: list[dict[str, Any]], time_limit: float, seed: int) -> 
             _format(row["runtime_s"], "time"),
         )
     return table
+
+
+def _instance_label(row: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """The instance's name, with its file (as given) when another file holds an instance of the same name."""
+    files = {other.get("file") for other in rows if other["instance"] == row["instance"]}
+    if len(files) > 1 and row.get("file"):
+        return f"{row['instance']} ({row['file']})"
+    return str(row["instance"])
 
 
 study_app = typer.Typer(help="Resumable studies: methods x instances x time limits x seeds.", no_args_is_help=True)
