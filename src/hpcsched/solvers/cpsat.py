@@ -13,12 +13,27 @@ an unloaded machine) does not: with one worker, the same model, seed and
 deterministic limit give the same answer on any machine.  Proofs that must be
 reproducible use it, with the wall-clock limit as a safety net only.
 `CpSatOutcome.deterministic_time` reports what the solve used.
+
+A hard deadline for large models: on some large models (partition's
+operator graphs of about 2,000 nodes) CP-SAT's first search task ran 29–45 s
+past ``max_time_in_seconds`` without checking it, and ``stop_search`` did not
+stop it either. A model of at least `ISOLATE_ABOVE` variables and
+constraints, solved under a wall-clock limit, is therefore solved in a forked
+child process that is killed if it outlives the limit by a grace of
+`GRACE_S` s; the parent then gets TIME_LIMIT_NO_SOLUTION (the caller
+falls back to its own incumbent, as after any CP-SAT run without a solution).
+The child sends back the response's status, objective, bound and solution
+vector, from which the parent reads values.
 """
 
 from __future__ import annotations
 
+import os
+import pickle
+import select
+import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +42,10 @@ from ..core.result import Status
 from .outcome import Outcome
 
 DEFAULT_WORKERS = 2
+#: models with at least this many variables + constraints run in a child process under a wall-clock limit
+ISOLATE_ABOVE = 20_000
+#: seconds a child may outlive its limit before it is killed (CP-SAT itself stops within tens of ms)
+GRACE_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -65,6 +84,7 @@ def solve_cpsat(
     seed: int = 0,
     log: bool = False,
     parameters: Mapping[str, Any] | None = None,
+    isolate: bool | None = None,
 ) -> CpSatOutcome:
     """Solve a CP-SAT model.
 
@@ -86,6 +106,14 @@ def solve_cpsat(
         Print the search log.
     parameters
         Further ``SatParameters`` fields, set by name.
+    isolate
+        Solve in a child process killed at the hard deadline (module docstring); None: only models of at
+        least `ISOLATE_ABOVE` variables + constraints under a wall-clock limit. Needs ``time_limit``.
+
+    Returns
+    -------
+    CpSatOutcome
+        Status, objective, bound, a ``value`` reader when a solution was found, and the deterministic time.
     """
     cp_model = _cp_model()
     solver = cp_model.CpSolver()
@@ -102,28 +130,123 @@ def solve_cpsat(
         else:
             setattr(solver.parameters, key, value)
     started = time.perf_counter()
-    code = solver.solve(model)
+    size = len(model.proto.variables) + len(model.proto.constraints)
+    if isolate is None:
+        isolate = time_limit is not None and size >= ISOLATE_ABOVE
+    reader: Callable[[Any], int] | None = None
+    if isolate and time_limit is not None:
+        reply = _solve_in_child(solver, model, float(time_limit) + GRACE_S)
+    else:
+        reply, reader = _reply(solver, solver.solve(model)), solver.value
     runtime = time.perf_counter() - started
+    if reply is None:  # killed at the hard deadline
+        return CpSatOutcome(
+            status=Status.TIME_LIMIT_NO_SOLUTION,
+            objective=None,
+            bound=None,
+            runtime_s=runtime,
+            backend=version(),
+            message=f"killed at the hard deadline: CP-SAT outlived its {time_limit} s limit (model of {size} items)",
+        )
+    code, values, objective_value, bound_value, deterministic, name = reply
     has_objective = model.has_objective()
     status = {
-        cp_model.OPTIMAL: Status.OPTIMAL,
-        cp_model.FEASIBLE: Status.FEASIBLE,
-        cp_model.INFEASIBLE: Status.INFEASIBLE,
-        cp_model.UNKNOWN: Status.TIME_LIMIT_NO_SOLUTION,
+        int(cp_model.OPTIMAL): Status.OPTIMAL,
+        int(cp_model.FEASIBLE): Status.FEASIBLE,
+        int(cp_model.INFEASIBLE): Status.INFEASIBLE,
+        int(cp_model.UNKNOWN): Status.TIME_LIMIT_NO_SOLUTION,
     }.get(code, Status.ERROR)
     solved = status in (Status.OPTIMAL, Status.FEASIBLE)
-    objective = solver.objective_value if solved and has_objective else None
+    objective = objective_value if solved and has_objective else None
     bound = None
     if has_objective and status in (Status.OPTIMAL, Status.FEASIBLE, Status.TIME_LIMIT_NO_SOLUTION):
-        bound = solver.best_objective_bound
+        bound = bound_value
     return CpSatOutcome(
         status=status,
         objective=objective,
         bound=bound,
         runtime_s=runtime,
         backend=version(),
-        value=solver.value if solved else None,
-        message=solver.status_name(code),
-        # read from the response: CpSolver.deterministic_time only exists from OR-Tools 9.15
-        deterministic_time=float(solver.response_proto.deterministic_time),
+        value=(reader or _reader(values)) if solved else None,
+        message=name,
+        deterministic_time=deterministic,
     )
+
+
+_Reply = tuple[int, list[int], float, float, float, str]
+
+
+def _reply(solver: Any, code: Any) -> _Reply:
+    """What a solve answered, as plain Python values (they cross a process boundary)."""
+    response = solver.response_proto
+    return (
+        int(code),
+        list(response.solution),
+        float(response.objective_value),
+        float(response.best_objective_bound),
+        # read from the response: CpSolver.deterministic_time only exists from OR-Tools 9.15
+        float(response.deterministic_time),
+        solver.status_name(code),
+    )
+
+
+def _solve_in_child(solver: Any, model: Any, deadline_s: float) -> _Reply | None:
+    """Solve in a forked child; None when it had to be killed after ``deadline_s`` seconds."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: solve, send the reply, leave without running the parent's cleanup
+        try:
+            os.close(read_end)
+            payload = pickle.dumps(_reply(solver, solver.solve(model)))
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(payload)
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    chunks: list[bytes] = []
+    finished = False
+    until = time.monotonic() + deadline_s
+    with os.fdopen(read_end, "rb", buffering=0) as pipe:
+        while (left := until - time.monotonic()) > 0:
+            if not select.select([pipe], [], [], left)[0]:
+                break
+            chunk = os.read(pipe.fileno(), 1 << 20)
+            if not chunk:
+                finished = True
+                break
+            chunks.append(chunk)
+    if not finished:
+        os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    if not finished or not chunks:
+        return None
+    reply: _Reply = pickle.loads(b"".join(chunks))
+    return reply
+
+
+def _reader(values: list[int]) -> Callable[[Any], int]:
+    """``value(expression)`` from a response's solution vector (what ``CpSolver.value`` reads in-process)."""
+
+    def value(expression: Any) -> int:
+        if isinstance(expression, (int, float)):
+            return int(expression)
+        index = getattr(expression, "index", None)
+        if isinstance(index, int) and not hasattr(expression, "coeffs"):
+            # a variable, or a negated Boolean (index -i-1 stands for not x_i)
+            return values[index] if index >= 0 else 1 - values[-index - 1]
+        terms, offset = _linear_terms(expression)
+        return offset + sum(coefficient * value(variable) for variable, coefficient in terms)
+
+    return value
+
+
+def _linear_terms(expression: Any) -> tuple[list[tuple[Any, int]], int]:
+    """The (variable, coefficient) terms and constant of a linear expression, across OR-Tools versions."""
+    try:  # OR-Tools 9.12+: the C++ expression classes
+        from ortools.sat.python import cp_model_helper
+
+        flat = cp_model_helper.FlatIntExpr(expression)
+        return list(zip(flat.vars, flat.coeffs, strict=True)), int(flat.offset)
+    except (ImportError, AttributeError, TypeError):
+        coefficients, constant = expression.get_integer_var_value_map()  # OR-Tools 9.11's Python classes
+        return list(coefficients.items()), int(constant)
