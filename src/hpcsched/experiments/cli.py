@@ -4,9 +4,7 @@ The main ``hpcsched`` application calls `register(app)`. Both commands are
 thin: they build tasks and hand them to `run_tasks`, the same engine (runner
 children with hard deadlines, validation through ``run_method``) whether it
 is one comparison on a laptop or a study on a cluster. Bad input ends with one
-line on stderr and the exit codes of the main CLI: 1 for bad input (a file,
-a field, an unknown method, problem or executor) or a failed run (a result
-whose status is ERROR), 2 for usage errors (click's own), 3 for a bug.
+line on stderr and the main CLI's exit codes (1 bad input or failed run, 2 usage, 3 bug).
 """
 
 from __future__ import annotations
@@ -199,8 +197,7 @@ def _report_rows(rows: list[dict[str, Any]], csv: Path | None, as_json: bool, ti
         if row["error"]:
             typer.echo(f"{row['instance']} / {row['method']}: {row['error']}", err=True)
     if csv is not None:
-        # The results-file columns only (no "file"): `study report` reads this CSV and
-        # checks its header; instance_sha256 already tells apart two files of one name.
+        # results-file columns only: `study report` checks this header (instance_sha256 tells files apart)
         write_csv(rows, csv)  # an OutputPathError names the user's path
         typer.echo(f"wrote {len(rows)} rows to {csv}", err=True)
 
@@ -310,10 +307,8 @@ def _compare_table(rows: list[dict[str, Any]], time_limit: float, seed: int) -> 
 
 def _instance_label(row: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     """The instance's name, with its file (as given) when another file holds an instance of the same name."""
-    files = {other.get("file") for other in rows if other["instance"] == row["instance"]}
-    if len(files) > 1 and row.get("file"):
-        return f"{row['instance']} ({row['file']})"
-    return str(row["instance"])
+    shared = len({other.get("file") for other in rows if other["instance"] == row["instance"]}) > 1
+    return f"{row['instance']} ({row['file']})" if shared and row.get("file") else str(row["instance"])
 
 
 study_app = typer.Typer(help="Resumable studies: methods x instances x time limits x seeds.", no_args_is_help=True)
