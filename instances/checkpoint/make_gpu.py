@@ -5,8 +5,9 @@
 Input: ``measured/<network>-h100.profile.json`` and ``measured/link-h100.json``,
 written on an NVIDIA H100 80GB HBM3 by ``profile_gpu.py`` (its docstring says
 what was measured: torchvision ResNet-50 and VGG16 at batch 64, 12
-transformer encoder layers at batch 8 x 1024 tokens, fp32, with
-`hpcsched.checkpoint.profile.profile_chain`). Outputs:
+transformer encoder layers at batch 8 x 1024 tokens, fp32, and ResNet-50
+and the transformer again in pure bfloat16 (``--bf16``: parameters and
+input in bf16), with `hpcsched.checkpoint.profile.profile_chain`). Outputs:
 
 * ``<network>-h100-b<B>.json``: the chain at B % of its store-all peak
   (kind chain; a budget below the recompute-all peak is raised to it and
@@ -40,7 +41,7 @@ from hpcsched.core.io import file_sha256, read_instance, write_instance
 
 FOLDER = Path(__file__).resolve().parent
 MEASURED = FOLDER / "measured"
-NETWORKS = ("resnet50", "vgg16", "transformer12")
+NETWORKS = ("resnet50", "vgg16", "transformer12", "resnet50-bf16", "transformer12-bf16")
 BUDGETS = (0.3, 0.5, 0.7)
 LINK_BUDGETS = (0.3, 0.5)
 

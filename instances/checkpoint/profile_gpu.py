@@ -130,6 +130,11 @@ def main() -> None:
         action="store_true",
         help="let cuDNN pick the fastest algorithms (PyTorch's default is off; their workspaces can reach GBs)",
     )
+    parser.add_argument(
+        "--bf16",
+        action="store_true",
+        help="parameters and input in bfloat16 (pure bf16 training; files named <network>-bf16-<gpu>)",
+    )
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     gpu = torch.cuda.get_device_name().replace("NVIDIA ", "").split()[0].lower()
@@ -141,21 +146,23 @@ def main() -> None:
     for name in args.only.split(","):
         build, shape, batch = NETWORKS[name]
         torch.manual_seed(0)
-        stages = [stage.cuda().train() for stage in build()]
-        sample = torch.randn(*shape, device="cuda")
+        dtype = torch.bfloat16 if args.bf16 else torch.float32
+        stages = [stage.cuda().to(dtype).train() for stage in build()]
+        sample = torch.randn(*shape, device="cuda", dtype=dtype)
+        label = f"{name}-bf16" if args.bf16 else name
         instance = profile_chain(
             stages,
             sample,
             budget=1.0,
             repeats=args.repeats,
             loss=lambda out: out.float().square().mean(),
-            name=f"{name}-{gpu}",
+            name=f"{label}-{gpu}",
         )
         source = dict(instance.source)
         source.update(
             {
                 "model": name,
-                "input": batch,
+                "input": batch.replace("fp32", "bf16") if args.bf16 else batch,
                 "gpu": torch.cuda.get_device_name(),
                 "cuda": torch.version.cuda,
                 "torchvision": torchvision.__version__,
@@ -164,7 +171,7 @@ def main() -> None:
                 "cudnn_benchmark": args.cudnn_benchmark,
             }
         )
-        write_instance(dataclasses.replace(instance, source=source), args.out / f"{name}-{gpu}.profile.json")
+        write_instance(dataclasses.replace(instance, source=source), args.out / f"{label}-{gpu}.profile.json")
         print(name, instance.length, "stages; store-all peak", source.get("store_all_peak"), flush=True)
         del stages, sample
         torch.cuda.empty_cache()
