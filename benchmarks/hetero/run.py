@@ -6,7 +6,7 @@ Usage::
         [--platforms 10x4 8x2] [--merge] [--output gaps.csv]
     .venv/bin/python benchmarks/hetero/run.py trap
     .venv/bin/python benchmarks/hetero/run.py dnn
-    .venv/bin/python benchmarks/hetero/run.py speed [--n 100000] [--time-limit 600]
+    .venv/bin/python benchmarks/hetero/run.py speed [--n 100000] [--time-limit 600] [--reference-minmin]
 
 ``gaps``: every hetero_swf graph with at most ``--max-tasks`` tasks, on each
 platform: every heuristic's makespan, its gap to bounds.best ((value -
@@ -33,13 +33,17 @@ next to 1 + max(m/k, k/m) and 2 + max(m/k, k/m).
 communication), gap of each heuristic to bounds.best.
 ``speed``: HEFT (both variants), HeteroPrio (with and without spoliation) and
 MinMin, one after the other in one run, on the same random layered graph of
-``--n`` tasks (each bounded by ``--time-limit`` seconds).
+``--n`` tasks (each bounded by ``--time-limit`` seconds). ``--reference-minmin``
+then times, in the same run, the MinMin before the heaps per class
+(tests/hetero/reference_minmin.py) against ``minmin_placements`` (placements only,
+no validator) and checks that they place every task identically.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import os
 import statistics
 import sys
@@ -48,6 +52,7 @@ from pathlib import Path
 
 from hpcsched.core.registry import run_method
 from hpcsched.hetero import bounds, generate_heteroprio_trap, generate_layered, import_swf
+from hpcsched.hetero.heuristics import minmin_placements
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -205,6 +210,26 @@ def speed(args) -> None:
             f"{result.status} |",
             flush=True,
         )
+    if args.reference_minmin:
+        compare_minmin(instance)
+
+
+def compare_minmin(instance) -> None:
+    """Old (tests/hetero/reference_minmin.py) against new MinMin on one instance, side by side."""
+    spec = importlib.util.spec_from_file_location("reference_minmin", ROOT / "tests" / "hetero" / "reference_minmin.py")
+    assert spec is not None and spec.loader is not None
+    reference = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reference)
+    timed = {}
+    for name, function in (("minmin (heaps)", minmin_placements), ("reference", reference.reference_minmin_placements)):
+        started = time.perf_counter()
+        timed[name] = (function(instance), time.perf_counter() - started)
+    (new, new_s), (old, old_s) = timed.values()
+    print(
+        f"| MinMin placements, n = {instance.n} | reference {old_s:.1f} s | heaps {new_s:.2f} s | "
+        f"identical: {new == old} |",
+        flush=True,
+    )
 
 
 def main() -> None:
@@ -226,6 +251,9 @@ def main() -> None:
     speed_parser = parts.add_parser("speed")
     speed_parser.add_argument("--n", type=int, default=100_000)
     speed_parser.add_argument("--time-limit", type=float, default=600.0, help="per method, seconds")
+    speed_parser.add_argument(
+        "--reference-minmin", action="store_true", help="also time the MinMin of tests/hetero/reference_minmin.py"
+    )
     args = parser.parse_args()
     {"gaps": gaps, "trap": trap, "dnn": dnn, "speed": speed}[args.part](args)
 
