@@ -8,10 +8,14 @@ i's step: the peak is at least ``max_i MemReq(i)``.
 The DP's frontier bound (``formulations.dp`` on a time
 limit) is the strongest bound shipped for DAGs; for in-trees Liu's algorithm
 gives the optimum itself (``special_cases.tree_optimum``).
+
+Out-of-core (bytes written): `best` uses ``io_bounds.io_lower_bound``, proven
+in ``io_bounds``.
 """
 
 from __future__ import annotations
 
+from .io_bounds import io_lower_bound
 from .model import Instance
 from .simulate import Graph
 
@@ -25,15 +29,16 @@ def memreq(instance: Instance) -> int:
 def best(instance: Instance) -> float:
     """The best cheap proven lower bound on the question's objective.
 
-    Sequential: `memreq` (peak memory); parallel: `parallel_lower_bound` (makespan); out-of-core: 0
-    bytes written (the objective there is I/O volume, never a peak: the peak-memory bound would be
-    far above it). The out-of-core heuristics return the stronger `io_lower_bound` (Liu's in-core
-    optimum minus M on in-forests), which needs Liu's algorithm, a layer above this module.
+    Sequential: `memreq` (peak memory); parallel: `parallel_lower_bound` (makespan); out-of-core:
+    bytes written, `io_bounds.io_lower_bound` on in-forests (a best-first search over eviction sets
+    with Liu's algorithm as the feasibility test, capped at ``io_bounds.DEFAULT_WORK`` / n nodes; at
+    least max(0, P* − M), P* Liu's in-core optimum; the optimum itself when the search closes), 0 on
+    other DAGs and on infeasible instances (see ``io_bounds`` for what holds on DAGs).
     """
     if instance.question == "parallel":
         return float(parallel_lower_bound(instance))
     if instance.question == "out-of-core":
-        return 0.0
+        return io_lower_bound(instance)
     return float(memreq(instance))
 
 

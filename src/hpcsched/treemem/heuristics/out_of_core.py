@@ -25,9 +25,10 @@ Every rule finds a feasible solution whenever M >= max MemReq (at a step,
 evicting every output not used there leaves exactly MemReq); below that the
 instance is infeasible and the methods raise `InfeasibleError`.
 
-The bound they report is `io_lower_bound`: on an in-forest, max(0, P* - M)
-with P* Liu's optimal in-core peak; on other DAGs none (None), unless
-nothing is written (0, optimal).
+The bound they report is `io_lower_bound`: on an in-forest, the capped
+eviction-set search of ``io_bounds`` (at least max(0, P* - M) with P* Liu's
+optimal in-core peak); on other DAGs none (None), unless nothing is written
+(0, optimal).
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ...core.deadline import Deadline, TimeLimitReached
+from ...core.deadline import Deadline
 from ...core.errors import InfeasibleError
 from ...core.result import Result, Status
+from ..io_bounds import io_bound
 from ..model import Instance, Solution, other_question
 from ..simulate import Gap, Graph, excess, gaps, io_events, peak
 from ..special_cases import best_postorder_order, forest_parent, liu_optimal_order
@@ -90,15 +92,12 @@ def traversal_order(instance: Instance, graph: Graph, traversal: str, deadline: 
 
 
 def io_lower_bound(instance: Instance, graph: Graph, deadline: Deadline | None = None) -> int | None:
-    """A proven lower bound on the bytes written, max(0, P* - M) on an in-forest; None on other DAGs.
+    """A proven lower bound on the bytes written on an in-forest (`io_bounds.io_bound`); None on other DAGs.
 
-    Proof: whatever the traversal, its in-core memory reaches at least P*
-    (Liu's optimal in-core peak) at some step s; a solution fits in M only if
-    the evicted gaps spanning s hold at least P* - M bytes, and each of them
-    is written once, so the solution writes at least P* - M. When P* <= M,
-    Liu's order needs no I/O and the optimum is 0. On a DAG the optimal
-    in-core peak is NP-hard and its cheap bound, max MemReq, is never above
-    a feasible M, so no bound is claimed.
+    At least max(0, P* − M), P* Liu's optimal in-core peak (every traversal
+    reaches P* at some step, and the gaps evicted over that step are written),
+    raised by the capped best-first search over eviction sets of ``io_bounds``
+    (often to the optimum). On a DAG no bound is claimed: see ``io_bounds``.
 
     Parameters
     ----------
@@ -107,21 +106,15 @@ def io_lower_bound(instance: Instance, graph: Graph, deadline: Deadline | None =
     graph : Graph
         Its graph (`Graph.of`).
     deadline : Deadline | None
-        Stops Liu's algorithm; past it, no bound (None).
+        Stops the search; the bound reached so far is kept (None if Liu's first run is cut).
 
     Returns
     -------
     int | None
         The bound in bytes, or None when none is proven.
     """
-    parent = forest_parent(graph)
-    if parent is None:
-        return None
-    try:
-        in_core_optimum = liu_optimal_order(graph, parent, deadline)[1]
-    except TimeLimitReached:
-        return None
-    return max(0, in_core_optimum - (instance.memory or 0))
+    found = io_bound(instance, graph, deadline=deadline)
+    return None if found is None else found.bound
 
 
 def _pick(policy: str, candidates: list[Gap], missing: int) -> Gap:
@@ -199,7 +192,7 @@ def _eviction_method(policy: str):
             notes.append(
                 "no lower bound on a DAG (the optimal in-core peak is not computed)"
                 if bound is None
-                else f"bound {bound} = max(0, Liu's optimal in-core peak - M)"
+                else f"bound {bound}: eviction-set search with Liu's algorithm (>= Liu's in-core optimum - M)"
             )
         return Result(
             status=Status.OPTIMAL if bound is not None and written <= bound else Status.FEASIBLE,
