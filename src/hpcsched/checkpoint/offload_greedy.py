@@ -6,7 +6,11 @@ The stated greedy (POFO's DP, Beaumont, Eyraud-Dubois & Shilova, NeurIPS
 1. **Remat sequences.** For a few remat budgets M' between the two-level
    budget M and the store-all peak (the store-all sequence itself, and
    rotor's persistent DP at M' on a grid), take the remat sequence valid at
-   M' as a chain. A larger M' recomputes less but holds more.
+   M' as a chain. A larger M' recomputes less but holds more. The
+   non-persistent `greedy` heuristic's sequence at each M' of the grid is a
+   candidate too (it beats the persistent DP near the peak: it may drop the
+   input of a recorded stage and read it through the previous xbar); below
+   its own floor, its sequence with every activation dropped.
 2. **Bridges.** In that sequence every GPU copy (x_0, the output of each
    ``F``/``Fall``) has a creation and reads; a *gap* is the time between two
    consecutive uses (creation or read) of one copy. A bridge over a gap
@@ -18,8 +22,12 @@ The stated greedy (POFO's DP, Beaumont, Eyraud-Dubois & Shilova, NeurIPS
 3. **Greedy.** While the schedule exceeds M: at the first instant over the
    budget, bridge the largest copy whose gap covers that instant with room
    for both transfers (else any gap covering it, the link then delays the
-   compute); re-time; re-check memory with the definition
-   (`two_levels.validate`). Keep the best valid schedule over all M'.
+   compute); re-time; a bridge that moves the first excess earlier, or
+   leaves it at the same instant no smaller, is undone; re-check memory
+   with the definition (`two_levels.validate`). Keep the best valid
+   schedule over all M'. The compute never waits for an offload, so the
+   forward pass runs back to back: offload only (store-all) cannot fit
+   where the out link cannot move what must leave by a forward's start.
 
 Every returned schedule is valid by the definition; the bound is Σfw + Σbw
 (`bounds.best` for this kind), so the status is FEASIBLE unless the
@@ -134,14 +142,14 @@ class _OffloadSearch:
         return solution, windows, over
 
     def _last_bridge_useless(self, over: list[tuple[int, int]]) -> bool:
-        """Whether undo is on and the last bridge left the first excess no earlier and no smaller."""
+        """Whether undo is on and the last bridge moved the first excess earlier, or left it where it was and no
+        smaller (an earlier excess is a regression even when smaller: e.g. a large offload placed first on the
+        link delays the others past the instants they used to relieve)."""
         previous = self.previous
-        return (
-            self.undo
-            and previous is not None
-            and over[0][0] <= previous.first_excess[0]
-            and over[0][1] >= previous.first_excess[1]
-        )
+        if not self.undo or previous is None:
+            return False
+        (instant, held), (instant_before, held_before) = over[0], previous.first_excess
+        return instant < instant_before or (instant == instant_before and held >= held_before)
 
     def _best_gap(self, solution: Solution, instant: int) -> tuple[int, int, int] | None:
         """The untried gap spanning ``instant`` whose bridge hides best, then moves most bytes, then is longest."""
@@ -229,7 +237,8 @@ def _reassign_offloads(bridges: list[Bridge], copies: list[Copy]) -> list[Bridge
 def remat_candidates(
     instance: Instance, count: int, slots: int, deadline: Deadline, recompute: bool = True
 ) -> list[tuple[str, tuple]]:
-    """(label, remat sequence) for store-all and the persistent DP at ``count`` budgets between M and the peak."""
+    """(label, remat sequence) for store-all, the persistent DP and (``recompute``) `greedy_candidates` at ``count``
+    budgets between M and the peak, each sequence once (the first label kept)."""
     from .formulations.dp import persistent_dp
     from .model import validate as validate_chain
 
@@ -246,13 +255,49 @@ def remat_candidates(
         plan = persistent_dp(candidate, slots, deadline)
         if plan.time is not None and not validate_chain(candidate, Solution(plan.sequence)):
             found.append((f"persistent DP at M' = {budget}", tuple(plan.sequence)))
+    if recompute:
+        found += greedy_candidates(chain, instance.memory, count, deadline)
+    first = {sequence: k for k, (_, sequence) in reversed(list(enumerate(found)))}
+    return [found[k] for k in sorted(first.values())]  # each sequence once, at its first place
+
+
+def greedy_candidates(chain: Instance, memory: int, count: int, deadline: Deadline) -> list[tuple[str, tuple]]:
+    """(label, sequence) of the remat ``greedy`` heuristic at ``count`` budgets M' from ``memory`` to the peak.
+
+    The heuristic's rule (`heuristics.greedy`): drop the xbar of the stages in
+    increasing forward-time-per-byte order until the simulated peak fits M'.
+    The kept sets are nested, so the peak of each prefix of the drop order is
+    computed once; at an M' below every prefix's peak the last prefix (every
+    activation dropped, the least memory the rule reaches) is taken. Duplicates
+    are returned once.
+    """
+    from .heuristics import kept_sequence
+    from .simulate import peak as simulated_peak
+
+    L, peak = chain.length, store_all_peak(chain)
+    # the order of heuristics.greedy: the forward time xbar_{i+1} saves per byte it holds
+    order = sorted(range(L), key=lambda i: (chain.fw[i] / max(1, chain.xbar[i + 1]), -i))
+    prefixes = []  # (kept, peak, sequence) for the first 0, 1, ... stages of the order dropped
+    for dropped in range(L + 1):
+        deadline.check("greedy remat sequences")
+        kept = set(order[dropped:])
+        sequence = tuple(kept_sequence(chain, kept))
+        prefixes.append((len(kept), simulated_peak(chain, sequence), sequence))
+        if prefixes[-1][1] <= memory:
+            break  # the heuristic stops here at M, so at every larger M' too
+    found: list[tuple[str, tuple]] = []
+    for k in range(count):
+        budget = memory + max(0, peak - memory) * k // count
+        kept_count, _, sequence = next((p for p in prefixes if p[1] <= budget), prefixes[-1])
+        if all(sequence != other for _, other in found):
+            found.append((f"greedy at M' = {budget} ({kept_count} of {L} kept)", sequence))
     return found
 
 
 def offload_greedy(
     instance: Instance, /, *, time_limit: float, seed: int, params: OffloadGreedyParams | None
 ) -> Result:
-    """Remat sequences (store-all, persistent DP at several budgets) plus greedy offloads that fit M.
+    """Remat sequences (store-all, persistent DP and remat ``greedy`` at several budgets) plus greedy offloads.
 
     Parameters
     ----------
