@@ -115,12 +115,46 @@ PROBLEM.add_method("io-first-fit", heuristics.io_first_fit, kind="heuristic", pa
 PROBLEM.add_method("io-best-fit", heuristics.io_best_fit, kind="heuristic", params=heuristics.EvictionParams)
 
 
+#: ``auto`` tries sp-exact's class recognition on DAGs of 26 to this many nodes, for at most
+#: `SP_RECOGNITION_SECONDS` (the recognition runs before the method's time limit starts).
+SP_RECOGNITION_MAX_N = 20_000
+SP_RECOGNITION_SECONDS = 0.5
+
+
+def _in_sp_exact_class(instance: Instance) -> bool:
+    """Whether ``instance`` is in ``sp-exact``'s class: the method's own tests, under a short deadline.
+
+    The tests are sp-exact's (``formulations.series_parallel``): every shared
+    non-empty output has a forced last consumer, and the split graph is
+    two-terminal series-parallel (the decomposition succeeds). False past
+    `SP_RECOGNITION_SECONDS` or beyond `SP_RECOGNITION_MAX_N` nodes.
+    """
+    from ..core.deadline import Deadline, TimeLimitReached
+    from .formulations.series_parallel import last_consumers, split_graph
+    from .formulations.sp_min_cut import min_cut_order
+    from .simulate import Graph
+
+    if instance.n > SP_RECOGNITION_MAX_N:
+        return False
+    graph = Graph.of(instance)
+    deadline = Deadline.after(SP_RECOGNITION_SECONDS)
+    try:
+        last, unforced = last_consumers(graph, deadline)
+        if unforced is not None:
+            return False
+        n_vertices, edges = split_graph(graph, last)
+        return min_cut_order(n_vertices, edges, 2 * graph.n, 2 * graph.n + 1, deadline) is not None
+    except TimeLimitReached:
+        return False
+
+
 def _choose(instance: Instance) -> str:
     """The method ``auto`` runs for ``instance``.
 
     Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Out-of-core: milp-io on in-forests up to 20
     nodes, brute-force-io on other graphs up to 6, else Belady evictions. Sequential: liu-optimal on
-    in-forests, dp up to 25 nodes, else local search.
+    in-forests, dp up to 25 nodes, else sp-exact on the DAGs of its class (`_in_sp_exact_class`), else
+    local search.
 
     Parameters
     ----------
@@ -140,14 +174,17 @@ def _choose(instance: Instance) -> str:
         return "brute-force-io" if instance.n <= 6 else "io-belady"
     if instance.is_in_forest:
         return "liu-optimal"
-    return "dp" if instance.n <= 25 else "local-search"
+    if instance.n <= 25:
+        return "dp"
+    return "sp-exact" if _in_sp_exact_class(instance) else "local-search"
 
 
 PROBLEM.add_dispatcher(
     "auto",
     _choose,
     kind="exact",
-    summary="liu-optimal on in-trees, dp up to 25 nodes, local search beyond; parallel: cpsat-parallel up to 30 "
+    summary="liu-optimal on in-trees, dp up to 25 nodes, beyond sp-exact on series-parallel DAGs of its class "
+    "(recognized up to 20,000 nodes), else local search; parallel: cpsat-parallel up to 30 "
     "nodes, else par-inner-first-capped; out-of-core: milp-io on in-forests up to 20 nodes, "
     "brute-force-io on DAGs up to 6, else io-belady",
 )
