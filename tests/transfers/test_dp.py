@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
+from reference import proven_optimum
 
 from hpcsched import solve
 from hpcsched.core.result import Status
@@ -19,7 +20,7 @@ from .transfers_strategies import small_instances
 @example(Instance.create([5, 0, 1, 2], [6, 5, 3, 1], [6, 5, 1, 9], 14, name="held-bytes"))
 def test_dp_without_warm_start_finds_the_brute_force_optimum(instance):
     """No incumbent and zero-length operations allowed: the search alone must reach the optimum."""
-    optimum = solve(instance, "brute-force", stop_at_bound=False).objective
+    optimum = proven_optimum(instance, "brute-force", stop_at_bound=False)
     searched = solve(instance, "dp", warm_start=False)
     assert searched.status is Status.OPTIMAL, searched.notes
     assert searched.objective == searched.bound == optimum
@@ -28,7 +29,7 @@ def test_dp_without_warm_start_finds_the_brute_force_optimum(instance):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_instances(min_n=3, max_n=5, allow_zero=False))
 def test_dp_with_warm_start_agrees_with_brute_force(instance):
-    optimum = solve(instance, "brute-force", stop_at_bound=False).objective
+    optimum = proven_optimum(instance, "brute-force", stop_at_bound=False)
     result = solve(instance, "dp", time_limit=3600)
     assert result.status is Status.OPTIMAL and result.objective == optimum
 

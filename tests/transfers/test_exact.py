@@ -6,6 +6,7 @@ import itertools
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from reference import proven, proven_optimum
 
 from hpcsched import evaluate, solve, validate
 from hpcsched.core.result import Status
@@ -19,8 +20,7 @@ SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[Healt
 @SETTINGS
 @given(small_instances(max_n=5))
 def test_three_exact_methods_agree(instance):
-    brute = solve(instance, "brute-force")
-    assert brute.status is Status.OPTIMAL
+    brute = proven(instance, "brute-force")
     for method in ("cpsat", "milp"):
         result = solve(instance, method, time_limit=3600)
         assert result.status is Status.OPTIMAL, (method, result.notes)
@@ -31,7 +31,7 @@ def test_three_exact_methods_agree(instance):
 @given(small_instances(min_n=2, max_n=4))
 def test_plain_variants_agree(instance):
     """Without bounds, hint and symmetry breaking (the benchmark's 'plain'), and on CBC."""
-    optimum = solve(instance, "brute-force").objective
+    optimum = proven_optimum(instance, "brute-force")
     plain = solve(
         instance, "cpsat", lower_bound=False, conflicts=False, warm_start=False, symmetry=False, time_limit=3600
     )
@@ -55,13 +55,13 @@ def test_non_permutation_optimum():
     simulator = Simulator(instance)
     assert min(simulator.makespan(order) for order in itertools.permutations(range(5))) == 32
     for method in ("brute-force", "cpsat", "milp"):
-        assert solve(instance, method, time_limit=3600).objective == 31, method
+        assert proven_optimum(instance, method, time_limit=3600) == 31, method
     assert solve(instance, "ils", max_iterations=2000).objective == 32
 
 
 def test_identical_tasks_symmetry_breaking_keeps_the_optimum():
     instance = Instance.create([3, 3, 3, 1, 2], [2, 2, 2, 4, 1], [4, 4, 4, 3, 5], 9)
-    optimum = solve(instance, "brute-force").objective
+    optimum = proven_optimum(instance, "brute-force")
     for method in ("cpsat", "milp"):
         with_symmetry = solve(instance, method, symmetry=True, time_limit=3600)
         without = solve(instance, method, symmetry=False, time_limit=3600)
@@ -85,7 +85,7 @@ def test_brute_force_outside_its_size():
 @settings(max_examples=15, deadline=None)
 @given(small_instances(min_n=6, max_n=6, max_time=6))
 def test_exact_methods_agree_at_six_tasks(instance):
-    brute = solve(instance, "brute-force")
+    brute = proven(instance, "brute-force")
     cpsat = solve(instance, "cpsat", time_limit=3600)
     milp = solve(instance, "milp", time_limit=3600)
     assert brute.objective == cpsat.objective == milp.objective
@@ -95,7 +95,7 @@ def test_exact_methods_agree_at_six_tasks(instance):
 @given(small_instances(min_n=3, max_n=5))
 def test_cpsat_probe_and_lower_bound_workers_agree_with_brute_force(instance):
     """The probe at C <= bound (without warm start, so it runs) and CP-SAT on lower-bounding subsolvers."""
-    optimum = solve(instance, "brute-force", stop_at_bound=False).objective
+    optimum = proven_optimum(instance, "brute-force", stop_at_bound=False)
     probed = solve(instance, "cpsat", warm_start=False, probe_seconds=5, time_limit=3600)
     assert probed.status is Status.OPTIMAL, probed.notes
     assert probed.objective == optimum
@@ -113,7 +113,7 @@ def test_cpsat_probe_that_is_infeasible_raises_the_bound():
     # Any two tasks fit in M = 20, never all three; bounds.best = 9 (Johnson) but the optimum
     # (brute force) is 11, so the probe at C <= 9 must be refuted and the probe's note says so.
     instance = Instance.create([2, 5, 1], [3, 1, 4], [8, 8, 7], 20)
-    assert solve(instance, "brute-force", stop_at_bound=False).objective == 11
+    assert proven_optimum(instance, "brute-force", stop_at_bound=False) == 11
     result = solve(instance, "cpsat", warm_start=False, probe_seconds=5, time_limit=3600)
     assert result.status is Status.OPTIMAL and result.objective == 11
     assert any("infeasible, so C >= 10" in note for note in result.notes), result.notes
