@@ -98,7 +98,7 @@ class _OffloadSearch:
         As in `offload_sequence`.
     """
 
-    def __init__(self, instance: Instance, sequence: tuple, deadline: Deadline, early: bool, undo: bool) -> None:
+    def __init__(self, instance: Instance, sequence: tuple, deadline: Deadline, early: bool, undo: str) -> None:
         self.instance, self.sequence, self.deadline, self.early, self.undo = instance, sequence, deadline, early, undo
         self.copies = value_copies(instance.length, sequence)
         self.gaps = copy_gaps(self.copies)
@@ -142,13 +142,13 @@ class _OffloadSearch:
         return solution, windows, over
 
     def _last_bridge_useless(self, over: list[tuple[int, int]]) -> bool:
-        """Whether undo is on and the last bridge moved the first excess earlier, or left it where it was and no
-        smaller (an earlier excess is a regression even when smaller: e.g. a large offload placed first on the
-        link delays the others past the instants they used to relieve)."""
+        """Whether the last bridge is to be undone (``undo``, see `offload_sequence`)."""
         previous = self.previous
-        if not self.undo or previous is None:
+        if self.undo == "none" or previous is None:
             return False
         (instant, held), (instant_before, held_before) = over[0], previous.first_excess
+        if self.undo == "no-gain":
+            return instant <= instant_before and held >= held_before
         return instant < instant_before or (instant == instant_before and held >= held_before)
 
     def _best_gap(self, solution: Solution, instant: int) -> tuple[int, int, int] | None:
@@ -209,14 +209,18 @@ def _compute_starts(solution: Solution) -> dict[int, int]:
 
 
 def offload_sequence(
-    instance: Instance, sequence, deadline: Deadline, max_bridges: int, early: bool = True, undo: bool = True
+    instance: Instance, sequence, deadline: Deadline, max_bridges: int, early: bool = True, undo: str = "earlier"
 ) -> Solution | None:
     """Add bridges to a remat ``sequence`` until it fits M (module docstring, step 3); None when it cannot.
 
     ``early``: an offload starts as soon as its copy is ready (overlapping the reads before its gap,
     ending no earlier than they do); otherwise after the read that opens the gap (the link is then
-    busy for less of the time the copy is still needed on the GPU). ``undo``: a bridge that does not
-    lower the first excess is undone.
+    busy for less of the time the copy is still needed on the GPU). ``undo``: which bridge is undone
+    (its gap stays marked as tried): ``"earlier"`` one that moves the first excess earlier, or leaves it
+    at the same instant no smaller (an earlier excess is a regression even when smaller: e.g. a large
+    offload placed first on the link delays the others past the instants they relieved); ``"no-gain"``
+    one that leaves the first excess no later and no smaller (keeps an earlier, smaller one);
+    ``"none"``: none. Neither rule dominates the other on random chains, so both are tried.
     """
     return _OffloadSearch(instance, tuple(sequence), deadline, early, undo).run(max_bridges)
 
@@ -327,10 +331,15 @@ def offload_greedy(
     tried = 0
     try:
         candidates = remat_candidates(instance, params.budgets, params.slots, deadline, params.recompute)
-        plans = [(label, sequence, early, True) for label, sequence in candidates for early in (True, False)]
-        plans += [(label, sequence, True, False) for label, sequence in candidates]  # tried when all else fails
+        plans = [
+            (label, sequence, early, undo)
+            for label, sequence in candidates
+            for early in (True, False)
+            for undo in ("earlier", "no-gain")
+        ]
+        plans += [(label, sequence, True, "none") for label, sequence in candidates]  # tried when all else fails
         for label, sequence, early, undo in plans:
-            if not undo and best is not None:
+            if undo == "none" and best is not None:
                 break
             tried += 1
             solution = offload_sequence(instance, sequence, deadline, params.max_bridges, early, undo)
@@ -339,7 +348,7 @@ def offload_greedy(
             makespan = evaluate_two_levels(instance, solution)["makespan"]
             if best is None or makespan < best[0]:
                 timing = "early" if early else "after the read"
-                best = (makespan, solution, f"{label}, offloads {timing}{'' if undo else ', no undo'}")
+                best = (makespan, solution, f"{label}, offloads {timing}, undo {undo}")
     except TimeLimitReached:
         if best is None:
             raise
