@@ -6,6 +6,7 @@ import itertools
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from reference import SAFETY_LIMIT, proven_or_infeasible
 
 from hpcsched import solve, validate
 from hpcsched.core.result import Status
@@ -87,14 +88,14 @@ def test_brute_force_optimum_has_a_canonical_offload_set(instance):
     # Brute force times every set; the best canonical set must reach its optimum (the lemma's claim
     # that exact methods may skip the others).  The full-resolution cpsat, which adds the
     # implications, must agree.
-    brute = solve(instance, "brute-force")
+    brute = proven_or_infeasible(instance, "brute-force")
     assume(brute.status is Status.OPTIMAL)
     best_canonical = None
     for size in range(len(instance.offloadable) + 1):
         for subset in itertools.combinations(instance.offloadable, size):
             if not is_canonical(instance, set(subset)):
                 continue
-            timing = exact_timing(instance, set(subset), time_limit=5)
+            timing = exact_timing(instance, set(subset), time_limit=SAFETY_LIMIT)
             timed = timing.schedule
             assert timing.proven
             if timed is not None and (best_canonical is None or makespan(instance, timed) < best_canonical):
@@ -150,7 +151,7 @@ def test_instant_relaxation_keeps_the_offload_sets_the_search_relies_on(instance
 def test_offload_set_search_with_and_without_exchange_proves_the_brute_force_optimum(instance):
     # Brute force knows nothing of the lemma; the search with it (the default) must still prove the
     # optimum, from above it, and the search without it too.
-    brute = solve(instance, "brute-force")
+    brute = proven_or_infeasible(instance, "brute-force")
     assume(brute.status is Status.OPTIMAL)
     optimum = int(brute.objective)
     upper = makespan(instance, simulate(instance, instance.offloadable))

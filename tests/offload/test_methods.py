@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
+from reference import SAFETY_LIMIT, proven, proven_optimum
 
 from hpcsched import solve
 from hpcsched.core.registry import methods
@@ -22,9 +23,7 @@ def test_exact_methods_agree_with_brute_force(instance):
 
 
 def check_exact_methods_agree_with_brute_force(instance):
-    brute = solve(instance, "brute-force")
-    assert brute.status is Status.OPTIMAL, brute.notes
-    optimum = brute.objective
+    optimum = proven_optimum(instance, "brute-force")
     # The proof comes from the deterministic limit (one worker); the wall clock is only a safety net.
     plain = solve(instance, "cpsat-plain", time_limit=120, workers=1, deterministic_time=20)
     warm = solve(instance, "cpsat", time_limit=5)
@@ -46,7 +45,7 @@ def check_exact_methods_agree_with_brute_force(instance):
 def test_exact_methods_agree_with_brute_force_with_zero_durations(instance):
     # Steps of zero duration (real traces have them) are where the half-open sweep sees nothing:
     # the validator, the simulator, the LP and CP-SAT must still agree on one definition.
-    brute = solve(instance, "brute-force")
+    brute = solve(instance, "brute-force", time_limit=SAFETY_LIMIT)  # INFEASIBLE only when proven
     if brute.status is Status.INFEASIBLE:
         for name in ["cpsat", "cpsat-plain", *HEURISTICS]:
             assert solve(instance, name, time_limit=0.3).status in (
@@ -61,9 +60,8 @@ def test_exact_methods_agree_with_brute_force_with_zero_durations(instance):
 def test_fixed_order_milp_matches_cpsat_on_a_chain_where_order_is_free():
     # Homogeneous chain: all transfers are equal, so any order is as good as the fixed one.
     instance = small_instance([3] * 4, [5] * 4, [6] * 5, fraction=0.2, bandwidth=2.0)
-    exact = solve(instance, "cpsat", time_limit=10)
+    exact = proven(instance, "cpsat")
     milp = solve(instance, "milp-fixed-order", time_limit=10)
-    assert exact.status is Status.OPTIMAL
     # the fixed order is free here, so the restricted optimum is the optimum; OPTIMAL only if it meets bounds.best
     assert milp.status in (Status.OPTIMAL, Status.FEASIBLE) and milp.objective == exact.objective
 
@@ -74,13 +72,13 @@ def test_special_cases_agree_with_exact_inside_their_class(instance):
     roomy = instance.with_memory(10**9)
     special = solve(roomy, "no-offload-suffices")
     assert special.status is Status.OPTIMAL
-    assert special.objective == roomy.compute_time == solve(roomy, "brute-force").objective
+    assert special.objective == roomy.compute_time == proven_optimum(roomy, "brute-force")
     import dataclasses
 
     free = dataclasses.replace(instance, bandwidth_out=None, bandwidth_in=None, latency=0)
     zero = solve(free, "zero-transfer")
     assert zero.status is Status.OPTIMAL
-    assert zero.objective == solve(free, "brute-force").objective == free.compute_time
+    assert zero.objective == proven_optimum(free, "brute-force") == free.compute_time
     outside = solve(instance, "zero-transfer")
     assert outside.status is Status.NOT_APPLICABLE
 
@@ -140,8 +138,7 @@ def test_dp_sets_respect_the_memory_floors_they_check():
 @settings(max_examples=80, deadline=None)
 @given(chains(max_layers=6))
 def test_transfer_and_lp_bounds_never_exceed_the_optimum(instance):
-    exact = solve(instance, "cpsat-plain", time_limit=120, workers=1, deterministic_time=20)
-    assert exact.status is Status.OPTIMAL
+    exact = proven(instance, "cpsat-plain", workers=1, deterministic_time=20)
     assert bounds.transfer_bound(instance) <= exact.objective
     assert bounds.lp_bound(instance) <= exact.objective
 
@@ -164,8 +161,8 @@ def test_transfer_bound_by_hand():
     )
     assert bounds.transfer_bound(instance) == 8
     assert bounds.transfer_bound_parts(instance) == (2.0, 6.0)
-    assert solve(instance, "brute-force").objective == 10
-    assert solve(instance, "cpsat", time_limit=5).objective == 10
+    assert proven_optimum(instance, "brute-force") == 10
+    assert proven_optimum(instance, "cpsat") == 10
 
 
 def test_asap_timing_is_not_optimal_for_a_fixed_set():
@@ -185,7 +182,7 @@ def test_asap_timing_is_not_optimal_for_a_fixed_set():
         bandwidth_in=1.0,
         duplex="half",
     )
-    timing = exact_timing(instance, {0, 1})
+    timing = exact_timing(instance, {0, 1}, time_limit=SAFETY_LIMIT)
     exact = timing.schedule
     assert timing.proven
     assert makespan_of(instance, exact) < makespan_of(instance, simulate(instance, (0, 1)))
