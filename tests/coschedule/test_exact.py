@@ -4,6 +4,7 @@ import math
 
 import pytest
 from hypothesis import given, settings
+from reference import proven, proven_optimum
 
 from hpcsched import solve
 from hpcsched.core.result import Status
@@ -65,7 +66,7 @@ def test_mcnaughton_not_applicable_elsewhere():
 @settings(max_examples=10, deadline=None)
 @given(instances(max_n=4))
 def test_nonpreemptive_exact_methods_agree_with_brute_force(instance):
-    brute = solve(instance, "brute-force")
+    brute = proven(instance, "brute-force")
     milp = solve(instance, "milp", time_limit=20)
     cpsat = solve(instance, "cpsat", time_limit=20)
     lp = solve(instance, "lp-preemptive")
@@ -82,7 +83,7 @@ def test_nonpreemptive_exact_methods_agree_with_brute_force(instance):
 @settings(max_examples=20, deadline=None)
 @given(instances(max_n=6))
 def test_lp_is_below_every_valid_schedule(instance):
-    lp = solve(instance, "lp-preemptive").objective
+    lp = proven_optimum(instance, "lp-preemptive")
     for method in ("fifo", "lpt", "spt", "greedy-partner", "matching-list", "matching-paired", "serial", "lp-merge"):
         result = solve(instance, method)
         # OPTIMAL only where the proven bound meets the schedule (the registry's upgrade).
@@ -106,7 +107,7 @@ def test_caterpillar_support_gives_zero_preemptions():
 def test_non_caterpillar_needs_a_preemption_and_min_preemptions_never_worse():
     for seed in (0, 1):
         instance = generate_uniform(seed=seed, n=4, density=1.0, r_min=0.6)
-        lp = solve(instance, "lp-preemptive")
+        lp = proven(instance, "lp-preemptive")
         best = solve(instance, "milp-min-preemptions", time_limit=20)
         assert best.status is Status.OPTIMAL
         assert close(best.objective, lp.objective)
@@ -118,7 +119,7 @@ def test_non_caterpillar_needs_a_preemption_and_min_preemptions_never_worse():
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_min_preemptions_proven_on_n5(seed):
     instance = generate_uniform(seed=seed, n=5, density=1.0, r_min=0.6)
-    lp = solve(instance, "lp-preemptive")
+    lp = proven(instance, "lp-preemptive")
     best = solve(instance, "milp-min-preemptions", time_limit=60)
     assert any("proven minimal" in note for note in best.notes)
     assert best.kpis["preemptions"] <= lp.kpis["preemptions"]
@@ -162,7 +163,7 @@ def test_time_limited_milp_is_not_claimed_optimal():
 def test_cpsat_grid_result_is_not_optimal_without_proof():
     instance = generate_uniform(seed=1, n=4, density=1.0)
     result = solve(instance, "cpsat", time_limit=10, grid=50)
-    lp = solve(instance, "lp-preemptive")
+    lp = proven(instance, "lp-preemptive")
     if result.objective > lp.objective * (1 + 1e-9):
         assert result.status is Status.FEASIBLE
     assert any("grid" in note for note in result.notes)
@@ -171,7 +172,7 @@ def test_cpsat_grid_result_is_not_optimal_without_proof():
 @settings(max_examples=4, deadline=None)
 @given(instances(min_n=3, max_n=4, density=1.0))
 def test_min_preemptions_keeps_optimal_makespan(instance):
-    lp = solve(instance, "lp-preemptive")
+    lp = proven(instance, "lp-preemptive")
     best = solve(instance, "milp-min-preemptions", time_limit=20)
     assert best.status is Status.OPTIMAL
     assert close(best.objective, lp.objective)
@@ -182,7 +183,7 @@ def test_min_preemptions_keeps_optimal_makespan(instance):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_brute_force_and_milp_agree_n5(seed):
     instance = generate_uniform(seed=seed, n=5, density=0.8, r_min=0.3)
-    brute = solve(instance, "brute-force")
+    brute = proven(instance, "brute-force")
     milp = solve(instance, "milp", time_limit=60)
     assert brute.status is Status.OPTIMAL and milp.status is Status.OPTIMAL
     assert close(brute.objective, milp.objective)

@@ -3,6 +3,7 @@
 import dataclasses
 
 import pytest
+from reference import proven_optimum
 
 from hpcsched import solve
 from hpcsched.core.result import Status
@@ -27,7 +28,7 @@ def _stopped_early(monkeypatch, factor):
 @pytest.mark.parametrize("factor", [1.0, 1.6])
 def test_unproven_pulp_lp_is_feasible_without_bound(monkeypatch, factor):
     instance = generate_uniform(seed=2, n=12, density=1.0, r_min=0.4)
-    optimum = solve(instance, "lp-preemptive").objective
+    optimum = proven_optimum(instance, "lp-preemptive")
     _stopped_early(monkeypatch, factor)
     solved = solve_preemptive_lp(instance, backend="pulp")
     assert solved.status is Status.FEASIBLE and solved.value >= optimum * (1 - 1e-9)
