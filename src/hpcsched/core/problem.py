@@ -53,7 +53,10 @@ class Method:
         The method's frozen Params dataclass (None: the method has no options).
     choose
         For a dispatcher (`Problem.add_dispatcher`): ``instance -> name`` of
-        the method that runs; None for a method that runs itself.
+        the method that runs; None for a method that runs itself. A chooser
+        that does work of its own (a class test) takes a keyword
+        ``time_limit`` too and stays within a share of it: the choice counts
+        in the method's time limit (`hpcsched.core.registry.run_method`).
     """
 
     name: str
@@ -172,10 +175,18 @@ class Problem:
             raise ValueError(f"method kind must be one of {METHOD_KINDS}, got {kind!r}")
         self.methods[name] = Method(name, _dispatch_error, kind, summary, choose=choose)
 
-    def resolve(self, name: str, instance: Any) -> Method:
-        """The method that runs for ``name`` on ``instance`` (a dispatcher's choice)."""
+    def resolve(self, name: str, instance: Any, time_limit: float | None = None) -> Method:
+        """The method that runs for ``name`` on ``instance`` (a dispatcher's choice).
+
+        ``time_limit`` (seconds, None: no limit) reaches a chooser that
+        declares a ``time_limit`` keyword; the others take the instance only.
+        """
         entry = self.method(name)
-        return entry if entry.choose is None else self.method(entry.choose(instance))
+        if entry.choose is None:
+            return entry
+        if "time_limit" in inspect.signature(entry.choose).parameters:
+            return self.method(entry.choose(instance, time_limit=time_limit))
+        return self.method(entry.choose(instance))
 
     def method(self, name: str) -> Method:
         """The registered method ``name``.

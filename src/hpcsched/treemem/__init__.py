@@ -116,18 +116,19 @@ PROBLEM.add_method("io-best-fit", heuristics.io_best_fit, kind="heuristic", para
 
 
 #: ``auto`` tries sp-exact's class recognition on DAGs of 26 to this many nodes, for at most
-#: `SP_RECOGNITION_SECONDS` (the recognition runs before the method's time limit starts).
+#: `SP_RECOGNITION_SECONDS` and a tenth of the time limit (the recognition counts in the limit:
+#: the chosen method gets what is left).
 SP_RECOGNITION_MAX_N = 20_000
 SP_RECOGNITION_SECONDS = 0.5
 
 
-def _in_sp_exact_class(instance: Instance) -> bool:
+def _in_sp_exact_class(instance: Instance, seconds: float) -> bool:
     """Whether ``instance`` is in ``sp-exact``'s class: the method's own tests, under a short deadline.
 
     The tests are sp-exact's (``formulations.series_parallel``): every shared
     non-empty output has a forced last consumer, and the split graph is
     two-terminal series-parallel (the decomposition succeeds). False past
-    `SP_RECOGNITION_SECONDS` or beyond `SP_RECOGNITION_MAX_N` nodes.
+    ``seconds`` or beyond `SP_RECOGNITION_MAX_N` nodes.
     """
     from ..core.deadline import Deadline, TimeLimitReached
     from .formulations.series_parallel import last_consumers, split_graph
@@ -137,7 +138,7 @@ def _in_sp_exact_class(instance: Instance) -> bool:
     if instance.n > SP_RECOGNITION_MAX_N:
         return False
     graph = Graph.of(instance)
-    deadline = Deadline.after(SP_RECOGNITION_SECONDS)
+    deadline = Deadline.after(seconds)
     try:
         last, unforced = last_consumers(graph, deadline)
         if unforced is not None:
@@ -148,7 +149,7 @@ def _in_sp_exact_class(instance: Instance) -> bool:
         return False
 
 
-def _choose(instance: Instance) -> str:
+def _choose(instance: Instance, time_limit: float | None = None) -> str:
     """The method ``auto`` runs for ``instance``.
 
     Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Out-of-core: milp-io on in-forests up to 20
@@ -160,6 +161,9 @@ def _choose(instance: Instance) -> str:
     ----------
     instance : Instance
         The treemem instance (any question).
+    time_limit : float or None
+        The run's limit in seconds: the class test takes at most a tenth of it
+        (and `SP_RECOGNITION_SECONDS`); None when only the name is wanted.
 
     Returns
     -------
@@ -176,7 +180,8 @@ def _choose(instance: Instance) -> str:
         return "liu-optimal"
     if instance.n <= 25:
         return "dp"
-    return "sp-exact" if _in_sp_exact_class(instance) else "local-search"
+    seconds = SP_RECOGNITION_SECONDS if time_limit is None else min(SP_RECOGNITION_SECONDS, time_limit / 10)
+    return "sp-exact" if _in_sp_exact_class(instance, seconds) else "local-search"
 
 
 PROBLEM.add_dispatcher(
