@@ -8,6 +8,7 @@ import time
 import hpcsched
 import hpcsched.treemem as treemem
 from hpcsched.core.registry import run_method
+
 from .test_auto_sp_exact import residual_chain
 
 
