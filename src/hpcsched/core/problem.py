@@ -64,7 +64,7 @@ class Method:
     kind: str
     summary: str
     params_type: type | None = None
-    choose: Callable[[Any], str] | None = None
+    choose: Callable[..., str] | None = None
 
     def build_params(self, options: Mapping[str, Any]) -> Any:
         """The method's Params for ``options`` (None for a method without options).
@@ -164,7 +164,7 @@ class Problem:
             summary = _first_line(func)
         self.methods[name] = Method(name, func, kind, summary, params_type=params)
 
-    def add_dispatcher(self, name: str, choose: Callable[[Any], str], *, kind: str, summary: str) -> None:
+    def add_dispatcher(self, name: str, choose: Callable[..., str], *, kind: str, summary: str) -> None:
         """Register ``name`` as the method ``choose(instance)`` names.
 
         The chosen method runs with the user's options, checked against its
