@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import proven_optimum
 
 from hpcsched import solve
 from hpcsched.burstbuffer import Application, Solution, evaluate, generate_periodic
@@ -58,7 +59,7 @@ def test_dynamic_size_by_hand():
 @given(**small)
 def test_static_sizes_are_enough_and_tight(n, seed, load):
     instance = periodic(n, seed, load, "sizing-static")
-    dynamic = solve(instance.with_objective("sizing-dynamic"), "sizing-dynamic-sweep").objective
+    dynamic = proven_optimum(instance.with_objective("sizing-dynamic"), "sizing-dynamic-sweep")
     lp = solve(instance, "sizing-static-lp", time_limit=30)
     constant = solve(instance, "sizing-static-constant")
     assert lp.status is Status.OPTIMAL and constant.status is Status.FEASIBLE
@@ -135,7 +136,7 @@ def test_constant_rate_greedy_matches_enumeration(seed, n):
 def test_one_application_static_equals_dynamic(seed, load):
     # Alone, a partition with the whole bandwidth is the shared buffer: S*_stat = S*_dyn (in whole granules).
     instance = periodic(1, seed, load, "sizing-static")
-    dynamic = solve(instance.with_objective("sizing-dynamic"), "sizing-dynamic-sweep").objective
+    dynamic = proven_optimum(instance.with_objective("sizing-dynamic"), "sizing-dynamic-sweep")
     static = solve(instance, "sizing-static-lp", time_limit=20)
     granule = instance.platform.granule
     assert static.status is Status.OPTIMAL
