@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import proven, proven_optimum
 
 from hpcsched.core.registry import run_method
 from hpcsched.core.result import Status
@@ -17,8 +18,7 @@ PROOF = {"deterministic_time": 20.0, "workers": 1, "stop_at_bound": False}
 @settings(max_examples=60)
 @given(small_instances(max_n=6))
 def test_cpsat_matches_brute_force(instance):
-    truth = run_method(instance, "brute-force", time_limit=600)
-    assert truth.status is Status.OPTIMAL
+    truth = proven(instance, "brute-force")
     result = run_method(instance, "cpsat", time_limit=600, **PROOF)
     assert result.status is Status.OPTIMAL, result.notes
     assert result.objective == truth.objective
@@ -28,7 +28,7 @@ def test_cpsat_matches_brute_force(instance):
 @settings(max_examples=25)
 @given(small_instances(max_n=4, max_time=5))
 def test_milp_matches_brute_force(instance):
-    truth = run_method(instance, "brute-force", time_limit=600)
+    truth = proven(instance, "brute-force")
     result = run_method(instance, "milp", time_limit=600, stop_at_bound=False)
     assert result.status is Status.OPTIMAL, result.notes
     assert result.objective == truth.objective
@@ -37,7 +37,7 @@ def test_milp_matches_brute_force(instance):
 @settings(max_examples=60)
 @given(small_instances(max_n=6))
 def test_heuristics_are_valid_and_never_below_the_optimum_or_the_bound(instance):
-    optimum = run_method(instance, "brute-force", time_limit=600).objective
+    optimum = proven_optimum(instance, "brute-force")
     lower = bounds.best(instance)
     assert lower <= optimum
     for method in HEURISTIC_METHODS + BASELINE_METHODS + ("heft", "one-type"):
@@ -55,7 +55,7 @@ def test_heuristics_are_valid_and_never_below_the_optimum_or_the_bound(instance)
 @settings(max_examples=60)
 @given(small_instances(max_n=7, edges=False, cpus=1, gpus=1))
 def test_independent_dp_is_exact_on_one_cpu_and_one_gpu(instance):
-    truth = run_method(instance, "brute-force", time_limit=600)
+    truth = proven(instance, "brute-force")
     result = run_method(instance, "independent-dp", time_limit=600)
     assert result.status is Status.OPTIMAL
     assert result.objective == truth.objective
@@ -64,7 +64,7 @@ def test_independent_dp_is_exact_on_one_cpu_and_one_gpu(instance):
 @settings(max_examples=60)
 @given(small_instances(max_n=6, edges=False, forbid=True))
 def test_dualhp_is_a_2_approximation_and_clb2c_is_valid(instance):
-    optimum = run_method(instance, "brute-force", time_limit=600).objective
+    optimum = proven_optimum(instance, "brute-force")
     dual = run_method(instance, "dualhp", time_limit=60)
     assert dual.status is Status.FEASIBLE
     assert optimum <= dual.objective <= 2 * optimum
@@ -76,7 +76,7 @@ def test_dualhp_is_a_2_approximation_and_clb2c_is_valid(instance):
 @given(small_instances(max_n=6, cpus=0), st.integers(1, 6))
 def test_one_type_against_brute_force(instance, gpus):
     instance = instance.with_platform(0, gpus)
-    truth = run_method(instance, "brute-force", time_limit=600)
+    truth = proven(instance, "brute-force")
     result = run_method(instance, "one-type", time_limit=60)
     assert result.status.has_solution
     assert result.objective >= truth.objective
