@@ -6,6 +6,7 @@ import itertools
 
 import pytest
 from hypothesis import given, settings
+from reference import proven_or_infeasible
 
 import hpcsched
 from hpcsched.core.result import Status
@@ -19,7 +20,7 @@ PROOF = {"deterministic_time": 20.0, "workers": 1, "stop_at_bound": False}
 @settings(max_examples=50)
 @given(small_instances(max_n=6))
 def test_cpsat_matches_brute_force_static(instance):
-    truth = hpcsched.solve(instance, "brute-force", time_limit=600)
+    truth = proven_or_infeasible(instance, "brute-force")
     result = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
     assert result.status is truth.status, (result.notes, truth.notes)
     if truth.status is Status.OPTIMAL:
@@ -30,7 +31,7 @@ def test_cpsat_matches_brute_force_static(instance):
 @settings(max_examples=20)
 @given(small_instances(max_n=5, max_gpus=2, max_time=4))
 def test_milp_matches_brute_force_static(instance):
-    truth = hpcsched.solve(instance, "brute-force", time_limit=600)
+    truth = proven_or_infeasible(instance, "brute-force")
     result = hpcsched.solve(instance, "milp", time_limit=600, stop_at_bound=False, workers=1)
     assert result.status is truth.status, (result.notes, truth.notes)
     if truth.status is Status.OPTIMAL:

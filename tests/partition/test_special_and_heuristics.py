@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference import proven_optimum, proven_or_infeasible
 
 import hpcsched
 from hpcsched.core.result import Status
@@ -18,7 +19,7 @@ PROOF = {"deterministic_time": 20.0, "workers": 1, "stop_at_bound": False}
 @settings(max_examples=40)
 @given(small_instances(max_n=6, memory_model=None))
 def test_heuristics_are_valid_and_never_below_the_optimum_or_the_bound(instance):
-    exact = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
+    exact = proven_or_infeasible(instance, "cpsat", **PROOF)
     lower = bounds.best(instance)
     for method in INSTALLED_HEURISTICS + BASELINE_METHODS:
         result = hpcsched.solve(instance, method, time_limit=60)
@@ -34,7 +35,7 @@ def test_heuristics_are_valid_and_never_below_the_optimum_or_the_bound(instance)
 @given(small_instances(max_n=6, max_gpus=1, memory_model=None, pins=False))
 def test_single_gpu_is_optimal_where_it_answers(instance):
     result = hpcsched.solve(instance, "single-gpu", time_limit=60)
-    exact = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
+    exact = proven_or_infeasible(instance, "cpsat", **PROOF)
     if result.status is Status.OPTIMAL:
         assert result.objective == exact.objective == sum(instance.times)
     elif result.status is Status.INFEASIBLE:
@@ -66,7 +67,7 @@ def chains(draw, max_n: int = 6):
 @given(chains())
 def test_chain_cuts_against_cpsat(instance):
     result = hpcsched.solve(instance, "chain-cuts", time_limit=60)
-    exact = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
+    exact = proven_or_infeasible(instance, "cpsat", **PROOF)
     if result.status is Status.OPTIMAL:
         assert result.objective == exact.objective
     elif result.status is Status.FEASIBLE:
@@ -89,7 +90,7 @@ def test_chain_cuts_not_optimal_when_segments_must_share_a_gpu():
     instance = Instance.create([1] * 4, [(0, 1, 1), (1, 2, 1), (2, 3, 1)], gpus=2, memory=10, persistent=[6, 6, 4, 4])
     result = hpcsched.solve(instance, "chain-cuts", time_limit=60)
     assert result.status is Status.NOT_APPLICABLE
-    assert hpcsched.solve(instance, "cpsat", time_limit=60, **PROOF).objective == 4 + 2
+    assert proven_optimum(instance, "cpsat", **PROOF) == 4 + 2
 
 
 def test_cheapest_cuts_dp_against_enumeration():
@@ -171,7 +172,7 @@ def test_generators_are_seeded():
 @settings(max_examples=15)
 @given(small_instances(max_n=6, memory_model=None))
 def test_cpsat_lns_is_valid_and_never_below_the_optimum(instance):
-    exact = hpcsched.solve(instance, "cpsat", time_limit=600, **PROOF)
+    exact = proven_or_infeasible(instance, "cpsat", **PROOF)
     result = hpcsched.solve(
         instance,
         "cpsat-lns",
