@@ -106,6 +106,15 @@ PROBLEM.add_method("par-inner-first", heuristics.par_inner_first, kind="heuristi
 PROBLEM.add_method("par-deepest-first", heuristics.par_deepest_first, kind="heuristic", params=None)
 PROBLEM.add_method("par-inner-first-capped", heuristics.par_inner_first_capped, kind="heuristic", params=None)
 PROBLEM.add_method("par-deepest-first-capped", heuristics.par_deepest_first_capped, kind="heuristic", params=None)
+PROBLEM.add_method(
+    "par-inner-first-memlimit", heuristics.par_inner_first_memlimit, kind="heuristic", params=heuristics.MemLimitParams
+)
+PROBLEM.add_method(
+    "par-deepest-first-memlimit",
+    heuristics.par_deepest_first_memlimit,
+    kind="heuristic",
+    params=heuristics.MemLimitParams,
+)
 # out-of-core question (MinIO)
 PROBLEM.add_method("milp-io", formulations.milp_io, kind="exact", params=formulations.MilpIoParams)
 PROBLEM.add_method("brute-force-io", formulations.brute_force_io, kind="brute-force", params=None)

@@ -1,6 +1,15 @@
-"""Heuristics: sequential traversals of any DAG (`sequential`), parallel schedules (`parallel`), evictions
-(`out_of_core`)."""
+"""Heuristics: sequential traversals of any DAG (`sequential`), parallel schedules (`parallel`,
+`par_subtrees`, `memlimit`), evictions (`out_of_core`)."""
 
+from .memlimit import (
+    MemLimitParams as MemLimitParams,
+)
+from .memlimit import (
+    par_deepest_first_memlimit as par_deepest_first_memlimit,
+)
+from .memlimit import (
+    par_inner_first_memlimit as par_inner_first_memlimit,
+)
 from .out_of_core import (
     EvictionParams as EvictionParams,
 )
