@@ -214,6 +214,8 @@ PARALLEL_METHODS = (
     "par-deepest-first",
     "par-inner-first-capped",
     "par-deepest-first-capped",
+    "par-inner-first-memlimit",
+    "par-deepest-first-memlimit",
 )
 OUT_OF_CORE_EXACT = ("milp-io", "brute-force-io")
 OUT_OF_CORE_HEURISTICS = ("io-belady", "io-largest", "io-first-fit", "io-best-fit")
