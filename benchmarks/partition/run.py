@@ -100,13 +100,17 @@ def cpsat_model_size(instance) -> int:
     return instance.n * instance.gpus + len(instance.edges) * instance.gpus
 
 
-def earlier_cpsat_rows(path: str | None) -> dict[tuple[str, int, float], dict[str, str]]:
-    """CP-SAT columns of an earlier gaps CSV, by (graph, K, memory fraction); empty without a file."""
+def earlier_cpsat_rows(path: str | None) -> dict[tuple[str, int, int, float], dict[str, str]]:
+    """CP-SAT columns of an earlier gaps CSV, by (graph, n, K, memory fraction); empty without a file.
+
+    The node count is in the key because a layer graph and an operator graph can share a name
+    (resnet50_inference: 177 and 604 nodes).
+    """
     if not path:
         return {}
     with open(path, newline="") as handle:
         return {
-            (row["graph"], int(row["K"]), float(row["memory_fraction"])): row
+            (row["graph"], int(row["n"]), int(row["K"]), float(row["memory_fraction"])): row
             for row in csv.DictReader(handle)
             if row.get("cpsat_status")
         }
@@ -120,7 +124,7 @@ def number(text: str | None) -> float | None:
 def cpsat_columns(instance, row: dict, args, earlier: dict) -> None:
     """CP-SAT's status, value, bound and seconds for ``row``: run here when the instance is in the node range and
     below the size threshold, else copied from the earlier CSV when it has the configuration."""
-    key = (row["graph"], row["K"], row["memory_fraction"])
+    key = (row["graph"], instance.n, row["K"], row["memory_fraction"])
     size = cpsat_model_size(instance)
     row["cpsat_size"] = size
     if args.cpsat_limit <= 0 or instance.n > args.cpsat_max_nodes:
