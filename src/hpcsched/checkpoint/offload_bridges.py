@@ -4,14 +4,19 @@ A *copy* is one production of a value (``F``/``Fall`` output, or x_0) with the
 sequence positions that read it; a *bridge* offloads a copy after one use and
 prefetches it before the next read. `timed_schedule` turns a sequence and
 its bridges into a `Solution` with start times (prefetches planned as late
-as possible; see its docstring).
+as possible; see its docstring); `timing` also takes *waits* (a compute
+operation starts no earlier than the end of a given offload, which frees
+the memory it needs), `wait_for_offload` picks one at an excess, and
+`timing_with_waits` adds them until the schedule fits or none helps.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import NamedTuple
 
+from ..core.deadline import Deadline
 from .model import Instance, Solution
 from .model.two_levels import memory_over_time
 
@@ -94,39 +99,141 @@ def link_time(instance: Instance, value: tuple[str, int], direction: str) -> int
     return instance.transfer_time(size, direction)
 
 
+#: A wait: the compute operation at list position ``[0]`` starts no earlier than the end of the offload of
+#: the bridge of copy ``[1]`` that opens at ``[2]`` (its ``(copy, opens)``).
+Wait = tuple[int, int, int]
+
+
+class Timed(NamedTuple):
+    """A timing of `timed_schedule`: the schedule, each prefetch's and each offload's (start, end) by bridge,
+    and the start of each compute position."""
+
+    solution: Solution
+    prefetches: dict[Bridge, tuple[int, int]]
+    offloads: dict[tuple[int, int], tuple[int, int]]
+    compute_start: list[int]
+
+
 def timed_schedule(
-    instance: Instance, sequence, copies: list[Copy], bridges: list[Bridge], early: bool = True
+    instance: Instance,
+    sequence,
+    copies: list[Copy],
+    bridges: list[Bridge],
+    early: bool = True,
+    waits: tuple[Wait, ...] = (),
 ) -> tuple[Solution, dict[Bridge, tuple[int, int]]]:
+    """The explicit schedule of ``sequence`` with ``bridges`` and the prefetch windows (see `timing`)."""
+    timed = timing(instance, sequence, copies, bridges, early, waits)
+    return timed.solution, timed.prefetches
+
+
+def timing(
+    instance: Instance,
+    sequence,
+    copies: list[Copy],
+    bridges: list[Bridge],
+    early: bool = True,
+    waits: tuple[Wait, ...] = (),
+) -> Timed:
     """The explicit schedule of ``sequence`` with ``bridges`` (`offload_greedy` docstring, step 2).
 
     The prefetches are planned as late as possible against compute start
     times that are first back to back, then those of the previous timing
     (a late prefetch delays the compute, so earlier plans would prefetch too
     early and hold memory for nothing); a few rounds, the lowest peak kept.
+    The compute waits for a late prefetch and, for each of ``waits``, for the
+    end of that bridge's offload (see `wait_for_offload`); without waits it
+    never waits for an offload.
     """
     planned, now = [], 0
     for d in durations(instance, sequence):
         planned.append(now)
         now += d
-    best: tuple[tuple[int, int], Solution, dict[Bridge, tuple[int, int]]] | None = None
+    best: tuple[tuple[int, int], Timed] | None = None
     for _ in range(4):
-        solution, actual, windows = _timed_once(instance, sequence, copies, bridges, planned, early)
-        peak = max((held for _, held in memory_over_time(instance, solution)), default=0)
-        key = (max(0, peak - instance.memory), max(t for t in (solution.start or (0,))))
+        timed = _timed_once(instance, sequence, copies, bridges, planned, early, waits)
+        peak = max((held for _, held in memory_over_time(instance, timed.solution)), default=0)
+        key = (max(0, peak - instance.memory), max(t for t in (timed.solution.start or (0,))))
         if best is None or key < best[0]:
-            best = (key, solution, windows)
-        if actual == planned:
+            best = (key, timed)
+        if timed.compute_start == planned:
             break
-        planned = actual
+        planned = timed.compute_start
     assert best is not None  # the loop runs at least once
-    return best[1], best[2]
+    return best[1]
+
+
+def first_excess(instance: Instance, solution: Solution) -> tuple[int, int] | None:
+    """The first (instant, bytes held) over M of a timed schedule (the definition's profile); None: it fits."""
+    return next(((t, held) for t, held in memory_over_time(instance, solution) if held > instance.memory), None)
+
+
+def wait_for_offload(timed: Timed, bridges: list[Bridge], instant: int, tried: set[Wait] | None = None) -> Wait | None:
+    """A wait that may clear an excess at ``instant``: the compute operation starting then waits for the earliest
+    offload still running (or queued) at that instant whose end frees its copy; None when there is none.
+
+    Only offloads placed before that operation are candidates (bridges opening at an earlier position), so the
+    wait never moves its own offload; the copy's last reader before its gap is the operation that opens it,
+    ended by ``instant``, so the offload's end is where the copy's bytes are released (rule 5).
+    """
+    k = next((p for p, start in enumerate(timed.compute_start) if start == instant), None)
+    if k is None:
+        return None
+    tried = tried or set()
+    found = [
+        (timed.offloads[(b.copy, b.opens)][1], (k, b.copy, b.opens))
+        for b in bridges
+        if b.offload
+        and b.opens < k
+        and (b.copy, b.opens) in timed.offloads
+        and timed.offloads[(b.copy, b.opens)][1] > instant
+        and (k, b.copy, b.opens) not in tried
+    ]
+    return min(found)[1] if found else None
+
+
+def timing_with_waits(
+    instance: Instance,
+    sequence,
+    copies: list[Copy],
+    bridges: list[Bridge],
+    early: bool = True,
+    deadline: Deadline | None = None,
+) -> Timed:
+    """`timing`, then, while the schedule exceeds M and the compute operation starting at the first excess can
+    wait for an offload that frees memory (`wait_for_offload`), add that wait and time again.
+
+    A schedule that fits M gets no wait, so this is `timing` wherever that fits; the waits only trade time
+    for memory where the back-to-back compute would exceed M.
+    """
+    waits: list[Wait] = []
+    tried: set[Wait] = set()
+    timed = timing(instance, sequence, copies, bridges, early)
+    for _ in range(4 * (len(sequence) + len(bridges))):
+        excess = first_excess(instance, timed.solution)
+        if excess is None:
+            break
+        if deadline is not None:
+            deadline.check("waiting for offloads")
+        wait = wait_for_offload(timed, bridges, excess[0], tried)
+        if wait is None:
+            break
+        tried.add(wait)
+        waits.append(wait)
+        timed = timing(instance, sequence, copies, bridges, early, tuple(waits))
+    return timed
 
 
 def _timed_once(
-    instance: Instance, sequence, copies: list[Copy], bridges: list[Bridge], planned: list[int], early: bool
-) -> tuple[Solution, list[int], dict[Bridge, tuple[int, int]]]:
-    """One timing of `timed_schedule` against ``planned`` compute starts; also the compute starts it got and each
-    prefetch's interval."""
+    instance: Instance,
+    sequence,
+    copies: list[Copy],
+    bridges: list[Bridge],
+    planned: list[int],
+    early: bool,
+    waits: tuple[Wait, ...] = (),
+) -> Timed:
+    """One timing of `timing` against ``planned`` compute starts."""
     dur = durations(instance, sequence)
     half = instance.duplex == "half"
     by_close: dict[int, list[Bridge]] = {}
@@ -134,6 +241,9 @@ def _timed_once(
     for b in bridges:
         by_close.setdefault(b.closes, []).append(b)
         by_open.setdefault(b.opens, []).append(b)
+    waits_at: dict[int, list[tuple[int, int]]] = {}
+    for k, c, a in waits:
+        waits_at.setdefault(k, []).append((c, a))
     names = {"x": ("Off", "Pre"), "xbar": ("Offall", "Preall")}
     # Prefetches as late as possible on the in channel against the planned compute starts.
     order = sorted(bridges, key=lambda b: b.closes, reverse=True)
@@ -147,6 +257,7 @@ def _timed_once(
     events: list[tuple[int, int, str, int]] = []  # (start, tie, name, stage)
     free = {"out": 0, "in": 0}
     off_end: dict[int, int] = {}
+    offloads: dict[tuple[int, int], tuple[int, int]] = {}
     op_end: dict[int, int] = {}
     windows: dict[Bridge, tuple[int, int]] = {}
     segment_ready: dict[int, int] = {}  # copy -> ready time of its current GPU segment
@@ -165,6 +276,7 @@ def _timed_once(
             s = max(segment_ready.get(b.copy, 0) if early else ready, ready - d, free[channel("out")])
             free[channel("out")] = s + d
             off_end[b.copy] = s + d
+            offloads[(b.copy, b.opens)] = (s, s + d)
             events.append((s, 1, names[value[0]][0], value[1]))
 
     created_by = {copy.created: c for c, copy in enumerate(copies) if copy.created >= 0}
@@ -184,6 +296,8 @@ def _timed_once(
             segment_ready[b.copy] = s + d
             events.append((s, 1, names[value[0]][1], value[1]))
             begin = max(begin, s + d)
+        for key in waits_at.get(k, ()):
+            begin = max(begin, offloads.get(key, (0, 0))[1])
         events.append((begin, 0, name, stage))
         actual.append(begin)
         clock = begin + dur[k]
@@ -192,7 +306,8 @@ def _timed_once(
             segment_ready[created_by[k]] = clock
         place_offloads(k, clock)
     events.sort(key=lambda e: (e[0], e[1]))
-    return Solution(tuple((n, s) for _, _, n, s in events), tuple(t for t, _, _, _ in events)), actual, windows
+    solution = Solution(tuple((n, s) for _, _, n, s in events), tuple(t for t, _, _, _ in events))
+    return Timed(solution, windows, offloads, actual)
 
 
 def copy_gaps(copies: list[Copy]) -> list[tuple[int, int, int]]:

@@ -25,9 +25,10 @@ The stated greedy (POFO's DP, Beaumont, Eyraud-Dubois & Shilova, NeurIPS
    compute); re-time; a bridge that moves the first excess earlier, or
    leaves it at the same instant no smaller, is undone; re-check memory
    with the definition (`two_levels.validate`). Keep the best valid
-   schedule over all M'. The compute never waits for an offload, so the
-   forward pass runs back to back: offload only (store-all) cannot fit
-   where the out link cannot move what must leave by a forward's start.
+   schedule over all M'. Each try is run twice: the compute never waits
+   for an offload, or (where no hidden bridge is left, or a bridge did not
+   help) the compute operation starting at the first excess waits for the
+   end of an offload that frees its copy (`offload_bridges.wait_for_offload`).
 
 Every returned schedule is valid by the definition; the bound is Σfw + Σbw
 (`bounds.best` for this kind), so the status is FEASIBLE unless the
@@ -42,10 +43,10 @@ from ..core.deadline import Deadline, TimeLimitReached
 from ..core.errors import InfeasibleError, InvalidInstanceError
 from ..core.params import at_least
 from ..core.result import Result, Status
-from . import bounds
+from . import bounds, offload_bridges
 from .model import Instance, Solution, store_all_peak, store_all_sequence
 from .model.two_levels import evaluate_two_levels, memory_over_time, validate_two_levels
-from .offload_bridges import Bridge, Copy, copy_gaps, durations, link_time, timed_schedule, value_copies
+from .offload_bridges import Bridge, Copy, Timed, Wait, copy_gaps, durations, link_time, timing, value_copies
 
 
 @dataclass(frozen=True)
@@ -77,9 +78,10 @@ class OffloadGreedyParams:
 
 @dataclass(frozen=True)
 class _Attempt:
-    """The bridges before the last one was added, and the first excess (instant, bytes) they left."""
+    """The bridges and waits before the last one was added, and the first excess (instant, bytes) they left."""
 
     bridges: list[Bridge]
+    waits: list[Wait]
     first_excess: tuple[int, int]
 
 
@@ -94,12 +96,17 @@ class _OffloadSearch:
         The remat sequence to add bridges to.
     deadline
         Checked once per iteration.
-    early, undo
+    early, undo, wait
         As in `offload_sequence`.
     """
 
-    def __init__(self, instance: Instance, sequence: tuple, deadline: Deadline, early: bool, undo: str) -> None:
+    def __init__(
+        self, instance: Instance, sequence: tuple, deadline: Deadline, early: bool, undo: str, wait: bool = False
+    ) -> None:
         self.instance, self.sequence, self.deadline, self.early, self.undo = instance, sequence, deadline, early, undo
+        self.wait = wait
+        self.waits: list[Wait] = []
+        self.tried_waits: set[Wait] = set()
         self.copies = value_copies(instance.length, sequence)
         self.gaps = copy_gaps(self.copies)
         self.dur = durations(instance, sequence)
@@ -113,33 +120,47 @@ class _OffloadSearch:
         """Add bridges at the first excess until the schedule fits M; None when it cannot."""
         for _ in range(4 * max_bridges + 1):
             self.deadline.check("adding offloads")
-            solution, windows, over = self._timed_excess()
+            timed, over = self._timed_excess()
             if not over:
-                return solution if not validate_two_levels(self.instance, solution) else None
+                return timed.solution if not validate_two_levels(self.instance, timed.solution) else None
             undo_to = self.previous
             if undo_to is not None and self._last_bridge_useless(over):
-                # the last bridge did not lower the first excess (e.g. its offload waits behind others on
-                # the link): undo it; its gap stays marked as tried
-                self.bridges = undo_to.bridges
+                if self.wait and self._wait_for_an_offload(timed, over[0][0]):
+                    continue  # its offload may yet help once the compute waits for it (undone together if not)
+                # the last bridge or wait did not lower the first excess: undo it (its gap or wait stays tried)
+                self.bridges, self.waits = undo_to.bridges, undo_to.waits
                 self.offloaded = {b.copy for b in self.bridges}
-                solution, windows, over = self._timed_excess()
+                timed, over = self._timed_excess()
             if len(self.bridges) >= max_bridges:
                 return None
-            self.previous = _Attempt(list(self.bridges), over[0])
+            self.previous = _Attempt(list(self.bridges), list(self.waits), over[0])
             instant = over[0][0]
-            gap = self._best_gap(solution, instant)
-            if gap is not None:
+            gap, hidden = self._best_gap(timed, instant)
+            if gap is not None and (hidden or not self.wait):
                 self._add_bridge(gap)
-            elif not self._serialize_a_prefetch(windows, instant):
+            elif self.wait and self._wait_for_an_offload(timed, instant):
+                continue
+            elif gap is not None:
+                self._add_bridge(gap)
+            elif not self._serialize_a_prefetch(timed.prefetches, instant):
                 return None
         return None
 
-    def _timed_excess(self):
-        """The timed schedule of the current bridges, its transfer windows, and every (instant, bytes) over M."""
-        solution, windows = timed_schedule(self.instance, self.sequence, self.copies, self.bridges, self.early)
+    def _wait_for_an_offload(self, timed: Timed, instant: int) -> bool:
+        """Make the compute at ``instant`` wait for an offload (`offload_bridges.wait_for_offload`); False: none."""
+        wait = offload_bridges.wait_for_offload(timed, self.bridges, instant, self.tried_waits)
+        if wait is None:
+            return False
+        self.tried_waits.add(wait)
+        self.waits.append(wait)
+        return True
+
+    def _timed_excess(self) -> tuple[Timed, list[tuple[int, int]]]:
+        """The timing of the current bridges and waits, and every (instant, bytes) over M."""
+        timed = timing(self.instance, self.sequence, self.copies, self.bridges, self.early, tuple(self.waits))
         memory = self.instance.memory
-        over = [(t, held) for t, held in memory_over_time(self.instance, solution) if held > memory]
-        return solution, windows, over
+        over = [(t, held) for t, held in memory_over_time(self.instance, timed.solution) if held > memory]
+        return timed, over
 
     def _last_bridge_useless(self, over: list[tuple[int, int]]) -> bool:
         """Whether the last bridge is to be undone (``undo``, see `offload_sequence`)."""
@@ -151,10 +172,10 @@ class _OffloadSearch:
             return instant <= instant_before and held >= held_before
         return instant < instant_before or (instant == instant_before and held >= held_before)
 
-    def _best_gap(self, solution: Solution, instant: int) -> tuple[int, int, int] | None:
-        """The untried gap spanning ``instant`` whose bridge hides best, then moves most bytes, then is longest."""
+    def _best_gap(self, timed: Timed, instant: int) -> tuple[tuple[int, int, int] | None, bool]:
+        """The untried gap spanning ``instant`` that hides best, moves most, is longest; and whether it hides."""
         instance, copies, dur = self.instance, self.copies, self.dur
-        position_start = _compute_starts(solution)
+        position_start = timed.compute_start
         best = None
         for gap in self.gaps:
             if gap in self.used:
@@ -171,7 +192,7 @@ class _OffloadSearch:
             key = (hidden, size, hi - lo)
             if best is None or key > best[0]:
                 best = (key, gap)
-        return None if best is None else best[1]
+        return (None, False) if best is None else (best[1], best[0][0])
 
     def _add_bridge(self, gap: tuple[int, int, int]) -> None:
         """Bridge ``gap``; the first bridge in time of a copy writes its host copy."""
@@ -197,19 +218,14 @@ class _OffloadSearch:
         return True
 
 
-def _compute_starts(solution: Solution) -> dict[int, int]:
-    """Start time of the k-th compute operation of a timed schedule."""
-    position_start = {}
-    compute_k = 0
-    for (name, _), t in zip(solution.sequence, solution.start or (), strict=True):
-        if name in ("F", "Fall", "B"):
-            position_start[compute_k] = t
-            compute_k += 1
-    return position_start
-
-
 def offload_sequence(
-    instance: Instance, sequence, deadline: Deadline, max_bridges: int, early: bool = True, undo: str = "earlier"
+    instance: Instance,
+    sequence,
+    deadline: Deadline,
+    max_bridges: int,
+    early: bool = True,
+    undo: str = "earlier",
+    wait: bool = False,
 ) -> Solution | None:
     """Add bridges to a remat ``sequence`` until it fits M (module docstring, step 3); None when it cannot.
 
@@ -220,9 +236,11 @@ def offload_sequence(
     at the same instant no smaller (an earlier excess is a regression even when smaller: e.g. a large
     offload placed first on the link delays the others past the instants they relieved); ``"no-gain"``
     one that leaves the first excess no later and no smaller (keeps an earlier, smaller one);
-    ``"none"``: none. Neither rule dominates the other on random chains, so both are tried.
+    ``"none"``: none. Neither rule dominates the other on random chains, so both are tried. ``wait``: where
+    no hidden bridge is left at the first excess, or a bridge did not help, the compute starting there
+    waits for an offload that frees memory (`offload_bridges.wait_for_offload`); else it never does.
     """
-    return _OffloadSearch(instance, tuple(sequence), deadline, early, undo).run(max_bridges)
+    return _OffloadSearch(instance, tuple(sequence), deadline, early, undo, wait).run(max_bridges)
 
 
 def _reassign_offloads(bridges: list[Bridge], copies: list[Copy]) -> list[Bridge]:
@@ -298,6 +316,18 @@ def greedy_candidates(chain: Instance, memory: int, count: int, deadline: Deadli
     return found
 
 
+def _plans(candidates: list[tuple[str, tuple]]) -> list[tuple[str, tuple, bool, str, bool]]:
+    """(label, sequence, early, undo, wait) in order: no waits, waits, then undo "none" (see `offload_greedy`)."""
+    plans = [
+        (label, sequence, early, undo, wait)
+        for wait in (False, True)
+        for label, sequence in candidates
+        for early in (True, False)
+        for undo in ("earlier", "no-gain")
+    ]
+    return plans + [(label, sequence, True, "none", False) for label, sequence in candidates]
+
+
 def offload_greedy(
     instance: Instance, /, *, time_limit: float, seed: int, params: OffloadGreedyParams | None
 ) -> Result:
@@ -331,24 +361,20 @@ def offload_greedy(
     tried = 0
     try:
         candidates = remat_candidates(instance, params.budgets, params.slots, deadline, params.recompute)
-        plans = [
-            (label, sequence, early, undo)
-            for label, sequence in candidates
-            for early in (True, False)
-            for undo in ("earlier", "no-gain")
-        ]
-        plans += [(label, sequence, True, "none") for label, sequence in candidates]  # tried when all else fails
-        for label, sequence, early, undo in plans:
-            if undo == "none" and best is not None:
+        found_without_waits = False  # the undo "none" plans run only when no plan without waits fits
+        for label, sequence, early, undo, wait in _plans(candidates):
+            if undo == "none" and found_without_waits:
                 break
             tried += 1
-            solution = offload_sequence(instance, sequence, deadline, params.max_bridges, early, undo)
+            solution = offload_sequence(instance, sequence, deadline, params.max_bridges, early, undo, wait)
             if solution is None:
                 continue
+            found_without_waits = found_without_waits or not wait
             makespan = evaluate_two_levels(instance, solution)["makespan"]
             if best is None or makespan < best[0]:
-                timing = "early" if early else "after the read"
-                best = (makespan, solution, f"{label}, offloads {timing}, undo {undo}")
+                when = "early" if early else "after the read"
+                waits = ", compute may wait for offloads" if wait else ""
+                best = (makespan, solution, f"{label}, offloads {when}, undo {undo}{waits}")
     except TimeLimitReached:
         if best is None:
             raise

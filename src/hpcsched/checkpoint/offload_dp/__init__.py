@@ -58,7 +58,7 @@ from ...core.result import Result, Status
 from .. import bounds
 from ..model import Instance, Solution
 from ..model.two_levels import evaluate_two_levels, validate_two_levels
-from ..offload_bridges import Bridge, copy_gaps, timed_schedule, value_copies
+from ..offload_bridges import Bridge, copy_gaps, timed_schedule, timing_with_waits, value_copies
 from .table import OffloadPlan, offload_plan
 
 
@@ -149,30 +149,39 @@ def _window_schedules(
     instance: Instance, slots: int, deadline: Deadline, window: str, notes: list[str]
 ) -> list[tuple[float, Solution, str]]:
     """The valid timed schedules of the DP with ``window``, at M and then at the `MARGINS` below it until one
-    fits M (each run noted in ``notes``)."""
+    fits M without waiting for an offload (each run noted in ``notes``); the schedules that fit by waiting
+    (`_valid_timings`) at the margins tried are kept too."""
+    found: list[tuple[float, Solution, str]] = []
     for margin in MARGINS:
         plan, text = _plan_with_margin(instance, slots, deadline, window, margin)
         notes.append(text)
         if plan is None:
-            return []  # a smaller budget finds nothing either
+            return found  # a smaller budget finds nothing either
         valid = _valid_timings(instance, plan, deadline, f"window {window}, budget margin {margin:.0%}")
-        if valid:
-            return valid  # a larger margin only recomputes more
-    return []
+        found += valid
+        if any("waits" not in label for _, _, label in valid):
+            return found  # a larger margin only recomputes more
+    return found
 
 
 def _valid_timings(
     instance: Instance, plan: OffloadPlan, deadline: Deadline, label: str
 ) -> list[tuple[float, Solution, str]]:
-    """(makespan, schedule, label) of each timing of ``plan`` that the definition's validator accepts."""
+    """(makespan, schedule, label) of each timing of ``plan`` that the definition's validator accepts; a timing
+    that does not fit M is timed again with the compute waiting for offloads where that frees memory
+    (`offload_bridges.timing_with_waits`; label "waits")."""
     copies = value_copies(instance.length, plan.sequence)
     valid = []
     for timing in ("dp", "serial", "late"):
         deadline.check("timing the DP's schedule")
-        solution, _ = timed_schedule(instance, plan.sequence, copies, plan_bridges(instance, plan, timing))
+        bridges = plan_bridges(instance, plan, timing)
+        solution, _ = timed_schedule(instance, plan.sequence, copies, bridges)
+        text = f"our DP ({label}, prefetch timing {timing})"
+        if validate_two_levels(instance, solution):
+            solution = timing_with_waits(instance, plan.sequence, copies, bridges, deadline=deadline).solution
+            text = f"our DP ({label}, prefetch timing {timing}, compute waits for offloads)"
         if not validate_two_levels(instance, solution):
-            makespan = evaluate_two_levels(instance, solution)["makespan"]
-            valid.append((makespan, solution, f"our DP ({label}, prefetch timing {timing})"))
+            valid.append((evaluate_two_levels(instance, solution)["makespan"], solution, text))
     return valid
 
 
