@@ -24,7 +24,13 @@ def _make_gpu():
 
 
 def test_the_profiles_are_gpu_measurements_with_their_provenance():
-    networks = (("resnet50", 18), ("vgg16", 21), ("transformer12", 12), ("resnet50-bf16", 18), ("transformer12-bf16", 12))
+    networks = (
+        ("resnet50", 18),
+        ("vgg16", 21),
+        ("transformer12", 12),
+        ("resnet50-bf16", 18),
+        ("transformer12-bf16", 12),
+    )
     for network, stages in networks:
         profile = read_instance(MEASURED / f"{network}-h100.profile.json")
         assert profile.length == stages
