@@ -4,7 +4,7 @@ import math
 
 import pytest
 from hypothesis import given, settings
-from reference import proven, proven_optimum
+from reference import SAFETY_LIMIT, proven, proven_optimum
 
 from hpcsched import solve
 from hpcsched.core.result import Status
@@ -23,8 +23,10 @@ def close(a, b):
 
 def test_two_kernels_by_hand():
     instance = Instance.create([4, 6], [(0, 1, 0.5, 0.75)])
+    # No method here takes a deterministic limit: the wall clock is only the safety stop (the proofs take
+    # well under a second).
     for method in ("lp-preemptive", "milp", "brute-force", "cpsat", "milp-min-preemptions"):
-        result = solve(instance, method, time_limit=10)
+        result = solve(instance, method, time_limit=SAFETY_LIMIT)
         assert result.status is Status.OPTIMAL, (method, result.notes)
         assert close(result.objective, 8.0), method
 
@@ -32,7 +34,7 @@ def test_two_kernels_by_hand():
 def test_incompatible_kernels_run_in_series():
     instance = Instance.create([3, 5, 2], [(0, 2, 0.4, 0.4)])  # co-running 0 and 2 is worse than serial
     for method in ("lp-preemptive", "milp", "brute-force", "cpsat"):
-        result = solve(instance, method, time_limit=10)
+        result = solve(instance, method, time_limit=SAFETY_LIMIT)  # the optimum needs the proof
         assert close(result.objective, 10.0), method
 
 

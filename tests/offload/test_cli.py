@@ -164,6 +164,8 @@ def test_out_of_range_transfer_times_and_unknown_keys_end_in_one_line(tmp_path, 
         ("cpsat-plain", "workers=0", "options.workers"),
         ("cpsat", "workers=0", "options.workers"),
         ("brute-force", "max_layers=0", "options.max_layers"),
+        ("brute-force", "set_deterministic_time=0", "options.set_deterministic_time"),
+        ("cpsat", "deterministic_time=-1", "options.deterministic_time"),
         # The registry builds each method's Params before it runs (OptionError, exit 1, one line):
         ("milp-fixed-order", "backend=gurobi", "options.backend"),  # failed after the heuristic had run
         ("milp-fixed-order", "threads=2", "options.threads"),  # renamed to the shared name `workers`

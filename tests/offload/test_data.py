@@ -15,7 +15,7 @@ from hpcsched.core.solved import SOLVED_FILE, read_solved
 from hpcsched.offload import import_pipedream, no_offload_peak
 from hpcsched.offload.generate import LINKS
 
-from .offload_helpers import INSTANCES
+from .offload_helpers import INSTANCES, deterministic_cpsat
 
 SHIPPED = sorted(p for p in INSTANCES.glob("*.json") if p.name != SOLVED_FILE)
 SOLVED = read_solved(INSTANCES / SOLVED_FILE)
@@ -138,7 +138,9 @@ def test_solved_json_is_consistent_with_baselines():
 def test_exact_method_reproduces_proven_optima():
     proven = [name for name, entry in SOLVED.items() if entry.status == "OPTIMAL" and name.startswith("gnmt")]
     for name in proven[:2]:
-        result = solve(read_instance(INSTANCES / name), "cpsat", time_limit=10)
+        # Without a heuristic start that meets the bound, the offload-set search proves these (measured on
+        # gnmt-pcie3-70: 2 branches, under 0.1 deterministic unit): the same verdict on a loaded machine.
+        result = deterministic_cpsat(read_instance(INSTANCES / name))
         assert result.status is Status.OPTIMAL
         assert result.objective == SOLVED[name].objective
 

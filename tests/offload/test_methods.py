@@ -11,7 +11,7 @@ from hpcsched.core.result import Status
 from hpcsched.offload import bounds, generate_random
 from hpcsched.offload.heuristics import dp_offload_set
 
-from .offload_helpers import chains, rough_chains, small_instance
+from .offload_helpers import PROOF_DETERMINISTIC_TIME, chains, deterministic_cpsat, rough_chains, small_instance
 
 HEURISTICS = [m.name for m in methods("offload") if m.kind in ("heuristic", "baseline")]
 
@@ -26,7 +26,7 @@ def check_exact_methods_agree_with_brute_force(instance):
     optimum = proven_optimum(instance, "brute-force")
     # The proof comes from the deterministic limit (one worker); the wall clock is only a safety net.
     plain = solve(instance, "cpsat-plain", time_limit=120, workers=1, deterministic_time=20)
-    warm = solve(instance, "cpsat", time_limit=5)
+    warm = deterministic_cpsat(instance)
     assert plain.status is Status.OPTIMAL and plain.objective == optimum
     assert warm.status is Status.OPTIMAL and warm.objective == optimum
     assert bounds.best(instance) <= optimum
@@ -60,8 +60,8 @@ def test_exact_methods_agree_with_brute_force_with_zero_durations(instance):
 def test_fixed_order_milp_matches_cpsat_on_a_chain_where_order_is_free():
     # Homogeneous chain: all transfers are equal, so any order is as good as the fixed one.
     instance = small_instance([3] * 4, [5] * 4, [6] * 5, fraction=0.2, bandwidth=2.0)
-    exact = proven(instance, "cpsat")
-    milp = solve(instance, "milp-fixed-order", time_limit=10)
+    exact = proven(instance, "cpsat", deterministic_time=PROOF_DETERMINISTIC_TIME)
+    milp = solve(instance, "milp-fixed-order", time_limit=SAFETY_LIMIT)  # equal objectives need its proof
     # the fixed order is free here, so the restricted optimum is the optimum; OPTIMAL only if it meets bounds.best
     assert milp.status in (Status.OPTIMAL, Status.FEASIBLE) and milp.objective == exact.objective
 
@@ -162,7 +162,7 @@ def test_transfer_bound_by_hand():
     assert bounds.transfer_bound(instance) == 8
     assert bounds.transfer_bound_parts(instance) == (2.0, 6.0)
     assert proven_optimum(instance, "brute-force") == 10
-    assert proven_optimum(instance, "cpsat") == 10
+    assert proven_optimum(instance, "cpsat", deterministic_time=PROOF_DETERMINISTIC_TIME) == 10
 
 
 def test_asap_timing_is_not_optimal_for_a_fixed_set():
@@ -192,8 +192,8 @@ def test_a_bound_above_the_schedule_is_reported_not_hidden(monkeypatch):
     # A lower bound above a validated makespan can only be a bug in a bound: `cpsat` must pass it
     # on, so that the registry turns the result into ERROR, instead of lowering it to the makespan.
     instance = small_instance([3] * 4, [5] * 4, [6] * 5, fraction=0.2, bandwidth=2.0)
-    honest = solve(instance, "cpsat", time_limit=10)
+    honest = deterministic_cpsat(instance)
     assert honest.status is Status.OPTIMAL
     monkeypatch.setattr(bounds, "best", lambda _: honest.objective + 100)
-    broken = solve(instance, "cpsat", time_limit=10)
+    broken = deterministic_cpsat(instance)
     assert broken.status is Status.ERROR

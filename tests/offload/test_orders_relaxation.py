@@ -8,7 +8,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from reference import proven_optimum, proven_or_infeasible
+from reference import SAFETY_LIMIT, proven_optimum, proven_or_infeasible
 
 from hpcsched import solve, validate
 from hpcsched.core.result import Status
@@ -16,7 +16,7 @@ from hpcsched.offload import Instance, bounds, simulate
 from hpcsched.offload.formulations import offload_set_search
 from hpcsched.offload.heuristics import channel_orders, improve_orders, ordered_local_search
 
-from .offload_helpers import chains, rough_chains
+from .offload_helpers import PROOF_DETERMINISTIC_TIME, chains, deterministic_cpsat, rough_chains
 
 
 @settings(max_examples=40, deadline=None)
@@ -108,7 +108,8 @@ def test_offload_set_search_proves_the_brute_force_optimum(instance):
     optimum = int(brute.objective)
     start = simulate(instance, instance.offloadable)
     upper = start.backward_start[0] + instance.backward[0]
-    search = offload_set_search(instance, upper=upper, time_limit=60, workers=1)
+    # Each branch is limited in deterministic time; the wall clock is only a safety stop.
+    search = offload_set_search(instance, upper=upper, time_limit=SAFETY_LIMIT, workers=1)
     assert search.proven and search.bound == optimum == search.cap + 1 and search.share_ruled_out == 1.0
     if upper > optimum:
         assert validate(instance, search.schedule) == []
@@ -116,12 +117,14 @@ def test_offload_set_search_proves_the_brute_force_optimum(instance):
     else:
         assert search.schedule is None
     # With the optional rows added as relaxed solutions break them: the same proof.
-    with_cuts = offload_set_search(instance, upper=upper, time_limit=60, workers=1, cuts=True)
+    with_cuts = offload_set_search(instance, upper=upper, time_limit=SAFETY_LIMIT, workers=1, cuts=True)
     assert with_cuts.proven and with_cuts.bound == optimum
     # Two branches at a time (one CP-SAT worker each), with and without cuts: the same proof, whatever
     # order the branches finish in.
     for cuts in (False, True):
-        parallel = offload_set_search(instance, upper=upper, time_limit=60, workers=2, branch_workers=1, cuts=cuts)
+        parallel = offload_set_search(
+            instance, upper=upper, time_limit=SAFETY_LIMIT, workers=2, branch_workers=1, cuts=cuts
+        )
         assert parallel.proven and parallel.bound == optimum == parallel.cap + 1
         if upper > optimum:
             assert validate(instance, parallel.schedule) == []
@@ -130,7 +133,7 @@ def test_offload_set_search_proves_the_brute_force_optimum(instance):
             assert parallel.schedule is None
     # Through the registry (validated), as the cpsat option; a search cut short keeps a valid bound.
     for branch_cuts in (False, True):
-        result = solve(instance, "cpsat", time_limit=20, use_lp=False, branch_fraction=1.0, branch_cuts=branch_cuts)
+        result = deterministic_cpsat(instance, use_lp=False, branch_fraction=1.0, branch_cuts=branch_cuts)
         assert result.status is Status.OPTIMAL and result.objective == optimum
     cut = offload_set_search(instance, upper=upper, time_limit=0.0, workers=1)
     assert not cut.proven and cut.nodes == 0 and cut.open == 1 and cut.bound <= optimum
@@ -174,11 +177,13 @@ def test_instant_relaxation_by_hand_beats_the_transfer_bound():
         bandwidth_in=1.0,
     )
     assert bounds.transfer_bound(instance) == 8
-    assert bounds.instant_relaxation_bound(instance, upper=12, time_limit=5, workers=1) == 10
+    # Proofs: a deterministic limit where the function takes one, else only the safety stop.
+    assert bounds.instant_relaxation_bound(instance, upper=12, time_limit=SAFETY_LIMIT, workers=1) == 10
     # Branching on the offload set: keeping a_0 leaves 16 bytes in B_2, no schedule at all.
-    kept, _ = bounds.instant_relaxation(instance, upper=12, time_limit=5, workers=1, fixed_offload={0: False})
+    limits = {"time_limit": SAFETY_LIMIT, "deterministic_time": PROOF_DETERMINISTIC_TIME, "workers": 1}
+    kept, _ = bounds.instant_relaxation(instance, upper=12, fixed_offload={0: False}, **limits)
     assert kept.status is Status.INFEASIBLE
-    offloaded, _ = bounds.instant_relaxation(instance, upper=12, time_limit=5, workers=1, fixed_offload={0: True})
+    offloaded, _ = bounds.instant_relaxation(instance, upper=12, fixed_offload={0: True}, **limits)
     assert offloaded.status is Status.OPTIMAL and offloaded.objective == 10
     with pytest.raises(ValueError, match="not offloadable"):
         bounds.instant_relaxation(instance, upper=12, fixed_offload={2: True})
@@ -217,7 +222,7 @@ def test_order_search_beats_default_orders_on_a_found_example():
 @given(chains(max_layers=4))
 def test_cpsat_with_relax_and_repair_agrees_with_brute_force(instance):
     optimum = proven_optimum(instance, "brute-force")
-    result = solve(instance, "cpsat", time_limit=5, relaxation_fraction=0.4)
+    result = deterministic_cpsat(instance, relaxation_fraction=0.4)
     assert result.status is Status.OPTIMAL and result.objective == optimum
 
 

@@ -3,9 +3,12 @@ and a coarsened model's infeasibility is never the instance's (issue 20, items 3
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference import proven_optimum
 
 import hpcsched.solvers.cpsat as cpsat_adapter
 import hpcsched.solvers.milp as milp_adapter
@@ -143,6 +146,59 @@ def test_search_branches_are_limited_in_deterministic_time_with_one_worker(monke
     assert search.proven and calls
     assert all(call.get("deterministic_time") is not None and call.get("workers") == 1 for call in calls), calls
     assert search.deterministic_time > 0
+
+
+def test_brute_force_times_each_set_under_its_deterministic_limit_with_one_worker(monkeypatch):
+    calls = []
+    real = cpsat_adapter.solve_cpsat
+
+    def spy(model, **kwargs):
+        calls.append(kwargs)
+        return real(model, **kwargs)
+
+    monkeypatch.setattr(cpsat_model_module, "solve_cpsat", spy)
+    instance = small_instance([2, 3, 1, 4], [3, 2, 4, 1], [4, 6, 3, 5, 2], fraction=0.3)
+    result = solve(instance, "brute-force", time_limit=600, set_deterministic_time=3.5)
+    assert result.status is Status.OPTIMAL and calls
+    assert all(call["deterministic_time"] == 3.5 and call["workers"] == 1 for call in calls), calls
+    assert "(limit 3.5 per set); 0 timed sets not proven" in result.notes[1], result.notes
+
+
+def test_brute_force_is_not_optimal_when_a_set_hits_its_deterministic_limit(monkeypatch):
+    # A set whose timing stops at its deterministic limit (stubbed: an incumbent, no proof) leaves the
+    # enumeration FEASIBLE without a bound, whatever the wall clock had left.
+    real = cpsat_adapter.solve_cpsat
+
+    def stopped(model, **kwargs):
+        outcome = real(model, **kwargs)
+        status = Status.FEASIBLE if outcome.status is Status.OPTIMAL else outcome.status
+        return dataclasses.replace(outcome, status=status)
+
+    monkeypatch.setattr(cpsat_model_module, "solve_cpsat", stopped)
+    instance = small_instance([2, 3, 1, 4], [3, 2, 4, 1], [4, 6, 3, 5, 2], fraction=0.3)
+    result = solve(instance, "brute-force", time_limit=600)
+    assert result.status is Status.FEASIBLE and result.bound is None
+    assert "0 timed sets not proven" not in result.notes[1], result.notes
+
+
+def test_cpsat_passes_its_deterministic_limit_to_its_cp_sat_solves(monkeypatch):
+    calls = []
+    real = cpsat_adapter.solve_cpsat
+
+    def spy(model, **kwargs):
+        calls.append(kwargs)
+        return real(model, **kwargs)
+
+    monkeypatch.setattr(cpsat_module, "solve_cpsat", spy)
+    # The optimum (56, brute force) lies above `bounds.best` (53): no start meets the bound, the
+    # full-resolution solve (no search, no LP here) must prove it.
+    instance = small_instance([3] * 4, [5] * 4, [6] * 5, fraction=0.2)
+    optimum = proven_optimum(instance, "brute-force")
+    assert bounds.best(instance) < optimum
+    result = solve(instance, "cpsat", time_limit=600, deterministic_time=7.5, branch_fraction=0.0, use_lp=False)
+    assert result.status is Status.OPTIMAL and result.objective == optimum
+    assert calls and all(call["deterministic_time"] == 7.5 for call in calls), calls
+    assert any("full-resolution CP-SAT: OPTIMAL" in note for note in result.notes), result.notes
 
 
 def test_the_same_search_proves_the_same_thing_twice():

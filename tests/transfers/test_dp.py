@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
-from reference import proven_optimum
+from reference import SAFETY_LIMIT, proven_optimum
 
 from hpcsched import solve
 from hpcsched.core.result import Status
@@ -21,7 +21,9 @@ from .transfers_strategies import small_instances
 def test_dp_without_warm_start_finds_the_brute_force_optimum(instance):
     """No incumbent and zero-length operations allowed: the search alone must reach the optimum."""
     optimum = proven_optimum(instance, "brute-force", stop_at_bound=False)
-    searched = solve(instance, "dp", warm_start=False)
+    # Deterministic: no time-boxed warm start, and a label budget 25 times what these chains need (at most
+    # 3,904 labels kept over 1,500 drawn instances); the wall clock is only the safety stop.
+    searched = solve(instance, "dp", warm_start=False, max_labels=100_000, time_limit=SAFETY_LIMIT)
     assert searched.status is Status.OPTIMAL, searched.notes
     assert searched.objective == searched.bound == optimum
 

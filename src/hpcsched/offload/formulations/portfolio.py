@@ -64,6 +64,10 @@ class CpSatParams:
         The search adds the optional rows its relaxed solutions break (`bounds.missing_rows`).
     exchange
         Use the exchange lemma (`model.exchange_pairs`) in every model; false gives the models without it.
+    deterministic_time
+        CP-SAT ``max_deterministic_time`` of each of the coarse and full-resolution solves, on top of the
+        wall-clock limit (None: only the wall clock). Tests that assert a proof set it, with a generous
+        wall-clock safety stop, so that a loaded machine cannot turn OPTIMAL into FEASIBLE.
     log
         Print CP-SAT's search logs.
     """
@@ -78,6 +82,7 @@ class CpSatParams:
     branch_node_limit: float = BRANCH_DETERMINISTIC_TIME
     branch_cuts: bool = True
     exchange: bool = True
+    deterministic_time: float | None = None
     log: bool = False
 
     def __post_init__(self) -> None:
@@ -91,6 +96,7 @@ class CpSatParams:
         ):
             within(name, getattr(self, name), 0.0, 1.0)
         positive("branch_node_limit", self.branch_node_limit)
+        positive("deterministic_time", self.deterministic_time)
 
 
 def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatParams | None) -> Result:
@@ -274,7 +280,12 @@ class _Portfolio:
             self.notes.append(f"coarse CP-SAT at resolution {scale}: {reached} (its share of the time)")
             return
         outcome = solve_cpsat(
-            model, time_limit=share.remaining(), workers=self.params.workers, seed=self.seed, log=self.params.log
+            model,
+            time_limit=share.remaining(),
+            deterministic_time=self.params.deterministic_time,
+            workers=self.params.workers,
+            seed=self.seed,
+            log=self.params.log,
         )
         self.backend = outcome.backend
         if outcome.has_solution:
@@ -301,7 +312,12 @@ class _Portfolio:
             self.notes.append(f"full-resolution CP-SAT: {reached}; the incumbent is returned")
             return Status.FEASIBLE
         outcome = solve_cpsat(
-            model, time_limit=self.remaining(), workers=self.params.workers, seed=self.seed, log=self.params.log
+            model,
+            time_limit=self.remaining(),
+            deterministic_time=self.params.deterministic_time,
+            workers=self.params.workers,
+            seed=self.seed,
+            log=self.params.log,
         )
         self.backend = outcome.backend
         status = Status.FEASIBLE
@@ -311,7 +327,8 @@ class _Portfolio:
                 status = Status.OPTIMAL
         if outcome.bound is not None and math.isfinite(outcome.bound):
             self.lower = max(self.lower, math.ceil(outcome.bound - 1e-6))
-        self.notes.append(f"full-resolution CP-SAT: {outcome.message}")
+        used = getattr(outcome, "deterministic_time", 0.0)
+        self.notes.append(f"full-resolution CP-SAT: {outcome.message} ({used:.3f} deterministic units)")
         return status
 
 
