@@ -153,3 +153,17 @@ def load_plugins(specs: Iterable[str], base: str | Path | None = None) -> tuple[
 def one_line(text: Any) -> str:
     """``text`` without line breaks, so that every row is one physical line."""
     return " | ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def failed_runs(rows: Iterable[Mapping[str, Any]], every_method: bool) -> list[Mapping[str, Any]]:
+    """The rows whose ERROR fails a comparison.
+
+    With ``every_method`` (``compare -m all``), a method the user did not name
+    whose optional solver is not installed (``SolverUnavailableError``, e.g.
+    ``metis`` without pymetis) fails nothing: its row still says ERROR and
+    why. A method named explicitly fails the comparison as any other ERROR.
+    """
+    failed = [row for row in rows if row.get("status") == "ERROR"]
+    if every_method:
+        failed = [row for row in failed if not str(row.get("error") or "").startswith("SolverUnavailableError")]
+    return failed
