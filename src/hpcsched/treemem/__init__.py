@@ -10,6 +10,7 @@ from ..core.registry import Problem, register_problem
 from . import bounds as bounds
 from . import formulations, heuristics, special_cases
 from .bounds import best as lower_bound
+from .formulations.search_io import SearchIoParams, search_io
 from .generate import (
     as_out_of_core as as_out_of_core,
 )
@@ -117,6 +118,7 @@ PROBLEM.add_method(
 )
 # out-of-core question (MinIO)
 PROBLEM.add_method("milp-io", formulations.milp_io, kind="exact", params=formulations.MilpIoParams)
+PROBLEM.add_method("search-io", search_io, kind="exact", params=SearchIoParams)
 PROBLEM.add_method("brute-force-io", formulations.brute_force_io, kind="brute-force", params=None)
 PROBLEM.add_method("io-belady", heuristics.io_belady, kind="heuristic", params=heuristics.EvictionParams)
 PROBLEM.add_method("io-largest", heuristics.io_largest, kind="heuristic", params=heuristics.EvictionParams)
@@ -162,9 +164,9 @@ def _choose(instance: Instance, time_limit: float | None = None) -> str:
     """The method ``auto`` runs for ``instance``.
 
     Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Out-of-core: milp-io on in-forests up to 20
-    nodes, brute-force-io on other graphs up to 6, else Belady evictions. Sequential: liu-optimal on
-    in-forests, dp up to 25 nodes, else sp-exact on the DAGs of its class (`_in_sp_exact_class`), else
-    local search.
+    nodes, search-io on larger in-forests, brute-force-io on other graphs up to 6, else Belady evictions.
+    Sequential: liu-optimal on in-forests, dp up to 25 nodes, else sp-exact on the DAGs of its class
+    (`_in_sp_exact_class`), else local search.
 
     Parameters
     ----------
@@ -182,8 +184,8 @@ def _choose(instance: Instance, time_limit: float | None = None) -> str:
     if instance.question == "parallel":
         return "cpsat-parallel" if instance.n <= 30 else "par-inner-first-capped"
     if instance.question == "out-of-core":
-        if instance.is_in_forest and instance.n <= 20:
-            return "milp-io"
+        if instance.is_in_forest:
+            return "milp-io" if instance.n <= 20 else "search-io"
         return "brute-force-io" if instance.n <= 6 else "io-belady"
     if instance.is_in_forest:
         return "liu-optimal"
@@ -200,7 +202,7 @@ PROBLEM.add_dispatcher(
     summary="liu-optimal on in-trees, dp up to 25 nodes, beyond sp-exact on series-parallel DAGs of its class "
     "(recognized up to 20,000 nodes), else local search; parallel: cpsat-parallel up to 30 "
     "nodes, else par-inner-first-capped; out-of-core: milp-io on in-forests up to 20 nodes, "
-    "brute-force-io on DAGs up to 6, else io-belady",
+    "search-io on larger in-forests, brute-force-io on DAGs up to 6, else io-belady",
 )
 
 #: Method names by role (tests and benchmarks).
@@ -217,7 +219,7 @@ PARALLEL_METHODS = (
     "par-inner-first-memlimit",
     "par-deepest-first-memlimit",
 )
-OUT_OF_CORE_EXACT = ("milp-io", "brute-force-io")
+OUT_OF_CORE_EXACT = ("milp-io", "search-io", "brute-force-io")
 OUT_OF_CORE_HEURISTICS = ("io-belady", "io-largest", "io-first-fit", "io-best-fit")
 
 __all__ = [

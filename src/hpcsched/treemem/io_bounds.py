@@ -43,10 +43,17 @@ set not yet closed, so it is a lower bound on the optimum, and the largest
 such value is reported. When a popped node already fits (P*(E) <= M) its
 cost is the optimum: the search has closed.
 
+Every evaluated set that fits (P*(E) <= M, or E ∪ U when it is tested) is
+an incumbent: its cost bounds the optimum from above; nodes whose bound is
+not below the best incumbent's cost are dropped, and the search closes when
+the least open bound reaches it (or nothing is left open). The search
+carries the best incumbent, closed or not (``search-io`` reports it).
+
 The number of nodes is capped (`DEFAULT_WORK` / n, at least 1: each node
 costs one or two runs of Liu's O(n log n) algorithm), so the bound is
-deterministic; past a deadline the search stops with the bound reached so
-far. With one node the bound is P* − M rounded up to a subset sum, the
+deterministic; past a deadline (checked at every node, inside Liu's
+algorithm and in the subset-sum rounding) the search stops with the bound
+reached so far. With one node the bound is P* − M rounded up to a subset sum, the
 classic single-step argument (every traversal reaches P* at some step).
 
 DAGs: an output with several consumers has several gaps, which depend on
@@ -94,8 +101,11 @@ class IoBound:
     nodes
         Search nodes evaluated.
     order, evicted
-        When ``optimal``: an order and the outputs evicted for their whole gap in it, writing
-        ``bound`` bytes (a solution, for ``heuristics.out_of_core.solution_of``); else empty.
+        The best eviction set met (the optimum when ``optimal``): an order and the outputs evicted
+        for their whole gap in it, fitting in M (a solution, for
+        ``heuristics.out_of_core.solution_of``); empty when the search met no set that fits.
+    written
+        Σ f_i over ``evicted`` (``bound`` when ``optimal``); None when ``order`` is empty.
     """
 
     bound: int
@@ -103,6 +113,7 @@ class IoBound:
     nodes: int
     order: tuple[int, ...] = ()
     evicted: frozenset[int] = frozenset()
+    written: int | None = None
 
 
 def peak_evicting(
@@ -125,8 +136,11 @@ def _modified(graph: Graph, parent: Sequence[int], evicted: frozenset[int]) -> G
     return dataclasses.replace(graph, step=tuple(step), kept=tuple(kept), output=tuple(output))
 
 
-def round_up_to_subset_sum(target: int, sizes: Sequence[int]) -> int | None:
-    """The least subset sum of ``sizes`` that is >= ``target`` (None if none is; ``target`` if too large to track)."""
+def round_up_to_subset_sum(target: int, sizes: Sequence[int], deadline: Deadline | None = None) -> int | None:
+    """The least subset sum of ``sizes`` that is >= ``target`` (None if none is; ``target`` if too large to track).
+
+    ``deadline`` is checked every 256 sizes (`TimeLimitReached`).
+    """
     if target <= 0:
         return 0
     if sum(sizes) < target:
@@ -135,7 +149,9 @@ def round_up_to_subset_sum(target: int, sizes: Sequence[int]) -> int | None:
     if cap > ROUNDING_BITS:
         return target
     reach, mask = 1, (1 << (cap + 1)) - 1
-    for size in sizes:
+    for k, size in enumerate(sizes):
+        if deadline is not None and k % 256 == 255:
+            deadline.check("rounding to a subset sum")
         reach = (reach | (reach << size)) & mask
     reach >>= target
     return target + ((reach & -reach).bit_length() - 1)  # the lowest set bit at or above target
@@ -157,6 +173,12 @@ class _Search:
         self.graph, self.parent, self.memory, self.deadline = graph, parent, memory, deadline
         self.evictable = [i for i in range(graph.n) if parent[i] >= 0 and graph.output[i] > 0]
         self.nodes = 0
+        self.incumbent: tuple[int, tuple[int, ...], frozenset[int]] | None = None
+
+    def record(self, cost: int, order: Sequence[int], evicted: frozenset[int]) -> None:
+        """Keep (cost, order, evicted) when it fits and is cheaper than the incumbent."""
+        if self.incumbent is None or cost < self.incumbent[0]:
+            self.incumbent = (cost, tuple(order), evicted)
 
     def evaluate(self, evicted: frozenset[int], kept: frozenset[int]) -> _Node | None:
         """The node (E, X) with its bound, or None when no completion fits."""
@@ -165,11 +187,16 @@ class _Search:
         cost = sum(output[i] for i in evicted)
         order, value = peak_evicting(self.graph, self.parent, evicted, self.deadline)
         if value <= self.memory:
+            self.record(cost, order, evicted)
             return _Node(cost, evicted, kept, tuple(order), True)
         rest = [i for i in self.evictable if i not in evicted and i not in kept]
-        if kept and peak_evicting(self.graph, self.parent, evicted | frozenset(rest), self.deadline)[1] > self.memory:
-            return None
-        extra = round_up_to_subset_sum(value - self.memory, [output[i] for i in rest])
+        if kept:
+            everything = evicted | frozenset(rest)
+            all_order, all_value = peak_evicting(self.graph, self.parent, everything, self.deadline)
+            if all_value > self.memory:
+                return None
+            self.record(sum(output[i] for i in everything), all_order, everything)
+        extra = round_up_to_subset_sum(value - self.memory, [output[i] for i in rest], self.deadline)
         return None if extra is None else _Node(cost + extra, evicted, kept, tuple(order), False)
 
     def branch_output(self, node: _Node) -> int:
@@ -181,6 +208,17 @@ class _Search:
         rest = [i for i in self.evictable if i not in evicted and i not in node.kept]
         waiting = [i for i in rest if position[i] < at < position[self.parent[i]]]
         return max(waiting or rest, key=lambda i: (self.graph.output[i], -i))
+
+    def closed(self, bound: int | None) -> bool:
+        """Whether no open node can beat the incumbent (``bound``: the least open bound, None if none is open)."""
+        return self.incumbent is not None and (bound is None or self.incumbent[0] <= bound)
+
+    def result(self, bound: int, optimal: bool) -> IoBound:
+        """The bound with the incumbent (the optimum when ``optimal``)."""
+        if self.incumbent is None:
+            return IoBound(bound, optimal, self.nodes)
+        cost, order, evicted = self.incumbent
+        return IoBound(cost if optimal else bound, optimal, self.nodes, order, evicted, cost)
 
     def run(self, max_nodes: int) -> IoBound | None:
         """Search until it closes, ``max_nodes`` nodes were evaluated or the deadline passes."""
@@ -194,20 +232,24 @@ class _Search:
             while heap:
                 bound, _, node = heapq.heappop(heap)
                 best = max(best, bound)
-                if node.fits:
-                    return IoBound(bound, True, self.nodes, node.order, node.evicted)
+                if self.closed(bound):
+                    return self.result(best, True)
                 if self.nodes >= max_nodes:
-                    break
+                    return self.result(best, False)
+                if self.deadline is not None:
+                    self.deadline.check("searching eviction sets")
                 i = self.branch_output(node)
                 evict_it = self.evaluate(node.evicted | {i}, node.kept)
                 for child in (evict_it, self.evaluate(node.evicted, node.kept | {i})):
-                    if child is not None:
+                    if child is not None and not self.closed(child.bound):
                         count += 1
                         heapq.heappush(heap, (child.bound, count, child))
+            if self.closed(None):
+                return self.result(best, True)
         except TimeLimitReached:
             if self.nodes <= 1:
                 return None
-        return IoBound(best, False, self.nodes)
+        return self.result(best, False)
 
 
 def io_bound(
