@@ -193,3 +193,18 @@ def test_deadlock_below_the_reference_peak_is_reported_not_returned():
     result = hpcsched.solve(instance, "par-inner-first-memlimit", **SOLVE)
     assert result.status is Status.NOT_APPLICABLE and result.solution is None
     assert "deadlocked" in result.notes[-1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(forests(), st.integers(1, 4), st.integers(0, 40), st.sampled_from(sorted(METHODS)))
+def test_the_over_m_note_suggests_half_the_memory_only_where_it_completes_within_m(instance, processors, extra, rule):
+    memory = reference_peak(instance, rule) + extra
+    parallel = as_parallel(instance, processors=processors, memory=memory)
+    result = hpcsched.solve(parallel, METHODS[rule], **SOLVE)
+    if result.status is not Status.NOT_APPLICABLE or "needs memory" not in result.notes[-1]:
+        return
+    suggested = "memory_fraction=0.5 completes within M" in result.notes[-1]
+    assert suggested == (memory // 2 >= reference_peak(instance, rule))
+    if suggested:  # Theorem 5 at limit ⌊M/2⌋ ≥ the reference peak: completes, peak ≤ 2⌊M/2⌋ ≤ M
+        half = hpcsched.solve(parallel, METHODS[rule], memory_fraction=0.5, **SOLVE)
+        assert half.status in (Status.FEASIBLE, Status.OPTIMAL), half.notes

@@ -270,15 +270,12 @@ def _memlimit_method(instance: Instance, rule: str, params: MemLimitParams | Non
         )
     start, processor = run.start[: instance.n], run.processor[: instance.n]
     peak = max((held for _, held in memory_levels(instance, start)), default=0)
-    facts = f"limit {limit}, reference peak {reference}, reduction-tree peak {run.peak}, peak {peak}"
+    facts = (
+        f"limit {limit}; reference order's peak {reference} and this run's peak {run.peak} on the reduction "
+        f"tree; peak {peak} on the instance"
+    )
     if peak > memory:
-        return Result(
-            status=Status.NOT_APPLICABLE,
-            notes=(
-                f"{name}: the schedule needs memory {peak} > M = {memory} (Theorem 5 allows up to 2 x limit; "
-                f"the parallel question's M is hard; --opt memory_fraction=0.5 keeps it within M); {facts}",
-            ),
-        )
+        return Result(status=Status.NOT_APPLICABLE, notes=(_over_m_note(name, peak, memory, limit, reference, facts),))
     bound = parallel_lower_bound(instance)
     makespan = max(s + node.time for s, node in zip(start, instance.nodes, strict=True))
     return Result(
@@ -352,3 +349,16 @@ def par_deepest_first_memlimit(
         NOT_APPLICABLE, INFEASIBLE (as `par_inner_first_memlimit`).
     """
     return _memlimit_method(instance, "deepest-first", params)
+
+
+def _over_m_note(name: str, peak: int, memory: int, limit: int, reference: int, facts: str) -> str:
+    """Why a completed run is refused, and what would help only where Theorem 5 says it does."""
+    why = "Theorem 5 allows up to 2 x limit" if limit >= reference else "the limit is below the reference peak"
+    if memory // 2 >= reference:  # then limit ⌊M/2⌋ completes (Theorem 5) with a peak ≤ M
+        hint = "--opt memory_fraction=0.5 completes within M"
+    else:
+        hint = f"M < 2 x the reference peak {reference}: no memory_fraction is sure to complete within M"
+    return (
+        f"{name}: the schedule needs memory {peak} > M = {memory} "
+        f"({why}; the parallel question's M is hard; {hint}); {facts}"
+    )
