@@ -164,7 +164,7 @@ def _choose(instance: Instance, time_limit: float | None = None) -> str:
     """The method ``auto`` runs for ``instance``.
 
     Parallel: CP-SAT up to 30 nodes, else capped ParInnerFirst. Out-of-core: milp-io on in-forests up to 20
-    nodes, search-io on larger in-forests, brute-force-io on other graphs up to 6, else Belady evictions.
+    nodes, search-io on larger in-forests, brute-force-io on other graphs up to 8 (its limit), else Belady evictions.
     Sequential: liu-optimal on in-forests, dp up to 25 nodes, else sp-exact on the DAGs of its class
     (`_in_sp_exact_class`), else local search.
 
@@ -186,7 +186,7 @@ def _choose(instance: Instance, time_limit: float | None = None) -> str:
     if instance.question == "out-of-core":
         if instance.is_in_forest:
             return "milp-io" if instance.n <= 20 else "search-io"
-        return "brute-force-io" if instance.n <= 6 else "io-belady"
+        return "brute-force-io" if instance.n <= 8 else "io-belady"
     if instance.is_in_forest:
         return "liu-optimal"
     if instance.n <= 25:
@@ -202,7 +202,7 @@ PROBLEM.add_dispatcher(
     summary="liu-optimal on in-trees, dp up to 25 nodes, beyond sp-exact on series-parallel DAGs of its class "
     "(recognized up to 20,000 nodes), else local search; parallel: cpsat-parallel up to 30 "
     "nodes, else par-inner-first-capped; out-of-core: milp-io on in-forests up to 20 nodes, "
-    "search-io on larger in-forests, brute-force-io on DAGs up to 6, else io-belady",
+    "search-io on larger in-forests, brute-force-io on DAGs up to 8, else io-belady",
 )
 
 #: Method names by role (tests and benchmarks).
