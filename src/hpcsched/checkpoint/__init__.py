@@ -87,14 +87,16 @@ def _remat_only(method):
     def wrapped(instance, /, *, time_limit, seed, params):
         if instance.kind != "chain-offload":
             return method(instance, time_limit=time_limit, seed=seed, params=params)
+        # Below the remat-only floor the two-level instance may still be feasible (offloading): say what to run.
+        offload = "recomputation alone cannot fit here; offloading may: try -m offload-greedy or -m offload-dp"
         try:
             chain = instance.as_chain()
         except InvalidInstanceError as error:
-            return Result(status=Status.NOT_APPLICABLE, notes=(f"remat only cannot fit: {error}",))
+            return Result(status=Status.NOT_APPLICABLE, notes=(f"{offload} (as a chain: {error})",))
         try:
             result = method(chain, time_limit=time_limit, seed=seed, params=params)
         except InfeasibleError as error:
-            return Result(status=Status.NOT_APPLICABLE, notes=(f"remat only: {error}",))
+            return Result(status=Status.NOT_APPLICABLE, notes=(f"{offload} (remat only: {error})",))
         status = Status.FEASIBLE if result.status is Status.OPTIMAL else result.status
         notes = (*result.notes, "remat only, run back to back (no link operation used)")
         bound = float(instance.compute_time) if result.solution is not None else None
