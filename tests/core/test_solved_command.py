@@ -61,6 +61,17 @@ def test_only_keeps_the_other_entries(folder):
     assert after["t2.json"]["date"] == "1999-01-01" and after["t1.json"]["date"] != "1999-01-01"
 
 
+def test_only_takes_a_path_to_a_file_of_the_folder_but_not_of_another(folder, tmp_path):
+    assert invoke("solved", "transfers", "--folder", folder, "-t", LIMIT, *EXACT).exit_code == 0
+    checked = invoke("solved", "transfers", "--folder", folder, "--check", "--only", folder / "t1.json")
+    assert checked.exit_code == 0 and "checked 1 entries" in checked.stdout, checked.output
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    (elsewhere / "t1.json").write_text((folder / "t1.json").read_text())
+    refused = invoke("solved", "transfers", "--folder", folder, "--check", "--only", elsewhere / "t1.json")
+    assert refused.exit_code == 1 and "no instance file of that name" in refused.output
+
+
 def test_check_reports_a_contradiction_and_writes_nothing(folder):
     assert invoke("solved", "transfers", "--folder", folder, "-t", LIMIT, *EXACT).exit_code == 0
     table = folder / "solved.json"

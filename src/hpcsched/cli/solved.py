@@ -43,7 +43,9 @@ def solved(
         help="Method of the portfolio, tried in order (repeatable; default: the problem's default method).",
     ),
     only: list[str] | None = typer.Option(
-        None, "--only", help="Instance file name to (re)solve or check, keeping the other entries (repeatable)."
+        None,
+        "--only",
+        help="Instance file (name or path in the folder) to (re)solve or check, keeping the other entries (repeatable).",
     ),
     check: bool = typer.Option(
         False,
@@ -119,9 +121,13 @@ def _shipped_files_of(entry: Problem, folder: Path) -> dict[str, Path]:
 
 
 def _only_files(only: list[str], files: Mapping[str, Path], folder: Path) -> list[str]:
-    """The file names ``--only`` asks for (``NAME`` or ``NAME.json``); an unknown one fails."""
+    """The file names ``--only`` asks for (``NAME``, ``NAME.json`` or a path to a file of the folder); an unknown
+    one fails."""
     chosen = []
     for name in only:
+        path = Path(name)
+        if path.name != name and path.name in files and files[path.name].resolve() == path.resolve():
+            name = path.name  # a path to the folder's file (shell completion gives paths)
         match = name if name in files else f"{name}.json" if f"{name}.json" in files else None
         if match is None:
             fail(f"--only {name}: no instance file of that name in {folder} (known: {', '.join(files) or 'none'})")
