@@ -45,7 +45,7 @@ def solved(
     only: list[str] | None = typer.Option(
         None,
         "--only",
-        help="Instance file (name or path in the folder) to (re)solve or check, keeping the other entries (repeatable).",
+        help="Instance file (name, or path in the folder) to (re)solve or check, keeping the others (repeatable).",
     ),
     check: bool = typer.Option(
         False,
