@@ -21,13 +21,12 @@ MILP below chooses the order and, per output, whether its gap is evicted.
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.params import at_least
 from ...core.result import Result, Status
 from ...solvers import milp as milp_adapter
@@ -202,14 +201,17 @@ class _MinIoModel:
         self.memory = instance.memory or 0
         self.parent = [s[0] if s else -1 for s in graph.successors]
         self.model = pulp.LpProblem("treemem_minio", pulp.LpMinimize)
-        self.x = [[pulp.LpVariable(f"x_{v}_{t}", cat="Binary") for t in range(self.n)] for v in range(self.n)]
+        self.x: list[list] = []
         self.done: list[list] = []
         self.evicted: dict[int, Any] = {}  # PuLP variables (pulp has no type stubs)
         self.waiting: dict[tuple[int, int], Any] = {}
         self.upper = upper
 
     def build(self) -> _MinIoModel:
-        """Every row family and the objective, in the model's fixed order."""
+        """Every row family and the objective, in the model's fixed order (deadline checked per row)."""
+        for v in range(self.n):
+            self.deadline.check("building the MILP")
+            self.x.append([self.pulp.LpVariable(f"x_{v}_{t}", cat="Binary") for t in range(self.n)])
         self._add_assignment()
         self._add_precedence()
         self._add_waiting()
@@ -228,12 +230,17 @@ class _MinIoModel:
 
     def _add_precedence(self) -> None:
         """Precedence on the prefixes D_v(t) = Σ_{s<=t} x[v,s]."""
-        n, x = self.n, self.x
-        self.done = [list(itertools.accumulate(x[v], lambda a, b: a + b)) for v in range(n)]
+        n, x, check = self.n, self.x, self.deadline.check
+        for v in range(n):
+            prefix = [x[v][0] + 0]
+            for t in range(1, n):
+                check("building the MILP")
+                prefix.append(prefix[-1] + x[v][t])
+            self.done.append(prefix)
         for u, v in self.instance.edges:
-            self.deadline.check("building the MILP")
             self.model += x[v][0] == 0
             for t in range(1, n):
+                check("building the MILP")
                 self.model += self.done[v][t] <= self.done[u][t - 1]
 
     def _add_waiting(self) -> None:
@@ -245,6 +252,7 @@ class _MinIoModel:
         for i, y in self.evicted.items():
             self.deadline.check("building the MILP")
             for t in range(1, self.n):
+                self.deadline.check("building the MILP")
                 self.waiting[i, t] = z = pulp.LpVariable(f"z_{i}_{t}", lowBound=0, upBound=1)
                 self.model += z >= done[i][t - 1] - done[parent[i]][t] - y
 
@@ -252,6 +260,7 @@ class _MinIoModel:
         """At every slot Σ_v MemReq_v x[v,t] + Σ_i f_i z[i,t] <= M."""
         lp_sum, graph, n, x = self.pulp.lpSum, self.graph, self.n, self.x
         for t in range(n):
+            self.deadline.check("building the MILP")
             running = lp_sum(graph.memreq(v) * x[v][t] for v in range(n))
             waiting = lp_sum(graph.output[i] * self.waiting[i, t] for i in self.evicted if (i, t) in self.waiting)
             self.model += running + waiting <= self.memory
@@ -330,7 +339,14 @@ def milp_io(instance: Instance, /, *, time_limit: float, seed: int, params: Milp
             bound=0.0,
             notes=("an in-core traversal fits in M: no I/O",),
         )
-    built = _MinIoModel(instance, graph, upper, deadline).build()
+    try:
+        built = _MinIoModel(instance, graph, upper, deadline).build()
+    except TimeLimitReached as stopped:
+        return Result(
+            status=Status.FEASIBLE,
+            solution=solution_of(instance, incumbent_order, incumbent_gaps),
+            notes=(f"{stopped}; incumbent from the eviction heuristics",),
+        )
     outcome = milp_adapter.solve_pulp(built.model, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
     bound = _integer_bound(outcome)
     fallback = Result(

@@ -43,6 +43,10 @@ from ..simulate import Graph, peak
 BRUTE_FORCE_MAX_N = 8
 
 
+class _OutOfTime(Exception):
+    """Raised inside a search step when the deadline has passed (caught by ``_DoneSetSearch.search``)."""
+
+
 def heuristic_incumbent(graph: Graph, deadline: Deadline) -> list[int]:
     """The better of the greedy and spanning-forest orders (upper bound and hint)."""
     return min((greedy_order(graph, deadline), forest_order(graph)), key=lambda order: peak(graph, order))
@@ -118,9 +122,9 @@ class _DoneSetSearch:
         Peak of the heuristic incumbent (states that cannot beat it are pruned).
     """
 
-    def __init__(self, graph: Graph, upper: int) -> None:
+    def __init__(self, graph: Graph, upper: int, deadline: Deadline) -> None:
         n = graph.n
-        self.graph, self.n, self.upper = graph, n, upper
+        self.graph, self.n, self.upper, self.deadline = graph, n, upper, deadline
         self.pred_mask = [sum(1 << p for p in graph.predecessors[i]) for i in range(n)]
         self.succ_mask = [sum(1 << s for s in graph.successors[i]) for i in range(n)]
         self.need = [graph.memreq(i) for i in range(n)]
@@ -158,6 +162,7 @@ class _DoneSetSearch:
         """Apply free moves (see the module docstring) until none is left."""
         moved = True
         while moved:
+            self._tick()
             moved = False
             for i in range(self.n):
                 if not self.ready(done, i) or resident + self.graph.step[i] > worst:
@@ -169,8 +174,25 @@ class _DoneSetSearch:
                     moved = True
         return done, resident
 
-    def search(self, deadline: Deadline, max_states: int) -> int | None:
+    def _tick(self) -> None:
+        """Raise `_OutOfTime` once the deadline has passed (a clock read: cheap enough for every step)."""
+        if self.deadline.expired():
+            raise _OutOfTime
+
+    def search(self, max_states: int) -> int | None:
         """The full done set when reached below ``upper`` (None: pruned out, or stopped: see ``stop_reason``)."""
+        try:
+            return self._search(max_states)
+        except _OutOfTime:
+            self.stop_reason = "time limit"
+            return None
+
+    def _search(self, max_states: int) -> int | None:
+        """`search` without the time-limit handling.
+
+        The deadline is checked at every pop, every successor and every free-move sweep:
+        one step costs O(n²) on large graphs.
+        """
         full = (1 << self.n) - 1
         start_path: list[int] = []
         start, start_resident = self.close(0, 0, 0, start_path)
@@ -188,9 +210,7 @@ class _DoneSetSearch:
             if done == full:
                 return done
             self.pops += 1
-            if self.pops % 512 == 0 and deadline.expired():
-                self.stop_reason = "time limit"
-                return None
+            self._tick()
             if len(self.best) > max_states:
                 self.stop_reason = f"{max_states} states"
                 return None
@@ -203,6 +223,7 @@ class _DoneSetSearch:
         for i in range(self.n):
             if not self.ready(done, i):
                 continue
+            self._tick()
             step_worst = max(worst, resident + self.graph.step[i])
             path = [i]
             after, after_resident = self.run(done, resident, i)
@@ -254,8 +275,8 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
     graph = Graph.of(instance)
     incumbent = heuristic_incumbent(graph, deadline)
     upper = peak(graph, incumbent)
-    search = _DoneSetSearch(graph, upper)
-    final = search.search(deadline, params.max_states)
+    search = _DoneSetSearch(graph, upper, deadline)
+    final = search.search(params.max_states)
     notes = [f"{len(search.best)} done sets stored, {search.pops} expanded"]
     if final is None:
         if search.stop_reason is None:  # the incumbent met the search's lower bound: it is optimal

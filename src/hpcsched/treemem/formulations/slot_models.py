@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.params import at_least, positive
 from ...core.result import Result, Status
 from ...solvers import cpsat as cpsat_adapter
@@ -43,6 +43,25 @@ def _integer_bound(bound: float | None) -> float | None:
     return float(math.ceil(bound - 1e-6 * max(1.0, abs(bound))))
 
 
+def _unbuilt(instance: Instance, incumbent: list[int], lower: int, stopped: TimeLimitReached) -> Result:
+    """The heuristic incumbent, FEASIBLE with the MemReq bound, when the deadline passed while building."""
+    return Result(
+        status=Status.FEASIBLE,
+        solution=Solution.from_indices(instance, incumbent),
+        bound=float(lower),
+        notes=(f"{stopped}; incumbent from heuristics, bound: the largest MemReq",),
+    )
+
+
+def _rows(deadline: Deadline, phase: str, count: int, make) -> list:
+    """``[make(k) for k in range(count)]`` with the deadline checked before every item."""
+    items = []
+    for k in range(count):
+        deadline.check(phase)
+        items.append(make(k))
+    return items
+
+
 class _SlotPeakMilp:
     """The slot MILP of `milp`, one method per row family.
 
@@ -69,7 +88,12 @@ class _SlotPeakMilp:
         """Every row family and the peak objective, in the model's fixed order."""
         pulp, n = self.pulp, self.n
         peak_var = pulp.LpVariable("peak", lowBound=lower, upBound=upper)
-        self.x = [[pulp.LpVariable(f"x_{v}_{t}", cat="Binary") for t in range(n)] for v in range(n)]
+        self.x = _rows(
+            self.deadline,
+            "building the MILP",
+            n,
+            lambda v: [pulp.LpVariable(f"x_{v}_{t}", cat="Binary") for t in range(n)],
+        )
         self.model += peak_var
         self._add_assignment()
         self._add_precedence()
@@ -88,12 +112,16 @@ class _SlotPeakMilp:
 
     def _add_precedence(self) -> None:
         """done[v][t] (v ran in a slot <= t) of a consumer at most its producer's at t − 1."""
-        n, x = self.n, self.x
-        self.done = done = [[self.pulp.lpSum(x[v][: t + 1]) for t in range(n)] for v in range(n)]
+        n, x, lp_sum, check = self.n, self.x, self.pulp.lpSum, self.deadline.check
+
+        def prefixes(row: list) -> list:
+            return _rows(self.deadline, "building the MILP", n, lambda t: lp_sum(row[: t + 1]))
+
+        self.done = done = [prefixes(x[v]) for v in range(n)]
         for u, v in self.instance.edges:
-            self.deadline.check("building the MILP")
             self.model += x[v][0] == 0
             for t in range(1, n):
+                check("building the MILP")
                 self.model += done[v][t] <= done[u][t - 1]
 
     def _add_liveness(self) -> None:
@@ -103,6 +131,7 @@ class _SlotPeakMilp:
             if not graph.successors[u] or graph.output[u] == 0:
                 continue
             for t in range(1, self.n):
+                self.deadline.check("building the MILP")
                 self.live[u, t] = var = self.pulp.LpVariable(f"live_{u}_{t}", lowBound=0, upBound=1)
                 for s in graph.successors[u]:
                     self.model += var >= done[u][t - 1] - done[s][t - 1]
@@ -154,7 +183,10 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     graph = Graph.of(instance)
     incumbent = heuristic_incumbent(graph, deadline)
     upper, lower = peak(graph, incumbent), memreq(instance)
-    built = _SlotPeakMilp(instance, graph, deadline).build(lower, upper)
+    try:
+        built = _SlotPeakMilp(instance, graph, deadline).build(lower, upper)
+    except TimeLimitReached as stopped:
+        return _unbuilt(instance, incumbent, lower, stopped)
     outcome = milp_adapter.solve_pulp(built.model, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
     bound = _integer_bound(outcome.bound)
     if bound is not None:
@@ -225,6 +257,7 @@ class _SlotPeakModel:
         self.model.minimize(peak_var)
         slot = {node: k for k, node in enumerate(incumbent)}
         for v in range(self.n):
+            self.deadline.check("building the CP-SAT model")
             for t in range(self.n):
                 self.model.add_hint(self.x[v][t], slot[v] == t)
         return self
@@ -232,7 +265,12 @@ class _SlotPeakModel:
     def _add_assignment(self) -> None:
         """x[v,t]: one slot per node and one node per slot."""
         model, n = self.model, self.n
-        self.x = x = [[model.new_bool_var(f"x_{v}_{t}") for t in range(n)] for v in range(n)]
+        self.x = x = _rows(
+            self.deadline,
+            "building the CP-SAT model",
+            n,
+            lambda v: [model.new_bool_var(f"x_{v}_{t}") for t in range(n)],
+        )
         for v in range(n):
             model.add_exactly_one(x[v])
         for t in range(n):
@@ -242,11 +280,18 @@ class _SlotPeakModel:
     def _add_precedence(self) -> None:
         """done[v,t] = Σ_{s<=t} x[v,s]; a consumer is done at t only if its producer was at t − 1."""
         model, n, x = self.model, self.n, self.x
-        self.done = done = [[model.new_bool_var(f"done_{v}_{t}") for t in range(n)] for v in range(n)]
+        self.done = done = _rows(
+            self.deadline,
+            "building the CP-SAT model",
+            n,
+            lambda v: [model.new_bool_var(f"done_{v}_{t}") for t in range(n)],
+        )
         for v in range(n):
             for t in range(n):
+                self.deadline.check("building the CP-SAT model")
                 model.add(done[v][t] == sum(x[v][: t + 1]))
         for u, v in self.instance.edges:
+            self.deadline.check("building the CP-SAT model")
             model.add(x[v][0] == 0)
             for t in range(1, n):
                 model.add_implication(done[v][t], done[u][t - 1])
@@ -259,6 +304,7 @@ class _SlotPeakModel:
             if not graph.successors[u] or graph.output[u] == 0:
                 continue
             for t in range(1, n):
+                self.deadline.check("building the CP-SAT model")
                 live = model.new_bool_var(f"live_{u}_{t}")
                 for s in graph.successors[u]:
                     model.add(live >= done[u][t - 1] - done[s][t - 1])
@@ -303,7 +349,10 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     graph = Graph.of(instance)
     incumbent = heuristic_incumbent(graph, deadline)
     upper, lower = peak(graph, incumbent), memreq(instance)
-    built = _SlotPeakModel(instance, graph, deadline).build(lower, upper, incumbent)
+    try:
+        built = _SlotPeakModel(instance, graph, deadline).build(lower, upper, incumbent)
+    except TimeLimitReached as stopped:
+        return _unbuilt(instance, incumbent, lower, stopped)
     outcome = cpsat_adapter.solve_cpsat(
         built.model,
         time_limit=deadline.remaining(),
