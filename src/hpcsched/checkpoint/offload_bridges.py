@@ -121,9 +121,10 @@ def timed_schedule(
     bridges: list[Bridge],
     early: bool = True,
     waits: tuple[Wait, ...] = (),
+    deadline: Deadline | None = None,
 ) -> tuple[Solution, dict[Bridge, tuple[int, int]]]:
     """The explicit schedule of ``sequence`` with ``bridges`` and the prefetch windows (see `timing`)."""
-    timed = timing(instance, sequence, copies, bridges, early, waits)
+    timed = timing(instance, sequence, copies, bridges, early, waits, deadline)
     return timed.solution, timed.prefetches
 
 
@@ -134,6 +135,7 @@ def timing(
     bridges: list[Bridge],
     early: bool = True,
     waits: tuple[Wait, ...] = (),
+    deadline: Deadline | None = None,
 ) -> Timed:
     """The explicit schedule of ``sequence`` with ``bridges`` (`offload_greedy` docstring, step 2).
 
@@ -143,7 +145,7 @@ def timing(
     early and hold memory for nothing); a few rounds, the lowest peak kept.
     The compute waits for a late prefetch and, for each of ``waits``, for the
     end of that bridge's offload (see `wait_for_offload`); without waits it
-    never waits for an offload.
+    never waits for an offload. ``deadline`` (None: none) is checked before each round.
     """
     planned, now = [], 0
     for d in durations(instance, sequence):
@@ -151,6 +153,8 @@ def timing(
         now += d
     best: tuple[tuple[int, int], Timed] | None = None
     for _ in range(4):
+        if deadline is not None:
+            deadline.check("timing transfers")
         timed = _timed_once(instance, sequence, copies, bridges, planned, early, waits)
         peak = max((held for _, held in memory_over_time(instance, timed.solution)), default=0)
         key = (max(0, peak - instance.memory), max(t for t in (timed.solution.start or (0,))))
@@ -204,11 +208,12 @@ def timing_with_waits(
     wait for an offload that frees memory (`wait_for_offload`), add that wait and time again.
 
     A schedule that fits M gets no wait, so this is `timing` wherever that fits; the waits only trade time
-    for memory where the back-to-back compute would exceed M.
+    for memory where the back-to-back compute would exceed M. ``deadline`` (None: none) is checked before each
+    wait and each timing round (`TimeLimitReached`).
     """
     waits: list[Wait] = []
     tried: set[Wait] = set()
-    timed = timing(instance, sequence, copies, bridges, early)
+    timed = timing(instance, sequence, copies, bridges, early, deadline=deadline)
     for _ in range(4 * (len(sequence) + len(bridges))):
         excess = first_excess(instance, timed.solution)
         if excess is None:
@@ -220,7 +225,7 @@ def timing_with_waits(
             break
         tried.add(wait)
         waits.append(wait)
-        timed = timing(instance, sequence, copies, bridges, early, tuple(waits))
+        timed = timing(instance, sequence, copies, bridges, early, tuple(waits), deadline)
     return timed
 
 

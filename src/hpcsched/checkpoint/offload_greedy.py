@@ -95,7 +95,7 @@ class _OffloadSearch:
     sequence
         The remat sequence to add bridges to.
     deadline
-        Checked once per iteration.
+        Checked once per iteration, in each timing round and before validating.
     early, undo, wait
         As in `offload_sequence`.
     """
@@ -122,6 +122,7 @@ class _OffloadSearch:
             self.deadline.check("adding offloads")
             timed, over = self._timed_excess()
             if not over:
+                self.deadline.check("validating a schedule")
                 return timed.solution if not validate_two_levels(self.instance, timed.solution) else None
             undo_to = self.previous
             if undo_to is not None and self._last_bridge_useless(over):
@@ -157,10 +158,9 @@ class _OffloadSearch:
 
     def _timed_excess(self) -> tuple[Timed, list[tuple[int, int]]]:
         """The timing of the current bridges and waits, and every (instant, bytes) over M."""
-        timed = timing(self.instance, self.sequence, self.copies, self.bridges, self.early, tuple(self.waits))
-        memory = self.instance.memory
-        over = [(t, held) for t, held in memory_over_time(self.instance, timed.solution) if held > memory]
-        return timed, over
+        instance, waits = self.instance, tuple(self.waits)
+        timed = timing(instance, self.sequence, self.copies, self.bridges, self.early, waits, self.deadline)
+        return timed, [(t, held) for t, held in memory_over_time(instance, timed.solution) if held > instance.memory]
 
     def _last_bridge_useless(self, over: list[tuple[int, int]]) -> bool:
         """Whether the last bridge is to be undone (``undo``, see `offload_sequence`)."""

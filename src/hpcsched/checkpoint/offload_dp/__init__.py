@@ -40,9 +40,14 @@ between two consecutive uses) are timed by `offload_bridges.timed_schedule`
 charged in full wait for the compute before their reader and the others
 are as late as possible; all wait; none waits. The validator of the
 definition (`two_levels.validate_two_levels`) keeps the valid ones, and the
-registry's `evaluate` gives the true makespan. The remat-only `dp` answer
-on the chain (when remat alone fits M) is a candidate too, so this method
-is never worse than it. The bound is Σfw + Σbw (`bounds.best`): FEASIBLE
+registry's `evaluate` gives the true makespan. The remat-only `dp`'s
+candidates on the chain (when remat alone fits M) are candidates too: its
+cheap baselines before the DP (store-all, Chen, recompute-all; then
+checkpoint_sequential within `SEQUENTIAL_SHARE` of the limit), its
+persistent DP with the time the offload DP leaves; so given the time `dp`
+needs, this method is never worse than it. Every phase checks the
+deadline (table, timings, waits, validation): a cut phase keeps what was
+found before it. The bound is Σfw + Σbw (`bounds.best`): FEASIBLE
 unless the makespan meets it (then OPTIMAL, the only proof it makes).
 """
 
@@ -119,6 +124,12 @@ WINDOWS = ("forwards", "segment")
 #: window "segment" an input can still be held while the inner subproblem starts.
 MARGINS = (0.0, 0.02, 0.05, 0.1, 0.2)
 
+#: The label of a remat-only candidate: `dp`'s answer, the fastest of its baselines and its persistent DP, each
+#: within the time limit.
+REMAT = "remat-only dp's sequence"
+#: (makespan, schedule, label) of a valid schedule found.
+Candidate = tuple[float, Solution, str]
+
 
 def _plan_with_margin(
     instance: Instance, slots: int, deadline: Deadline, window: str, margin: float
@@ -146,59 +157,100 @@ def _plan_with_margin(
 
 
 def _window_schedules(
-    instance: Instance, slots: int, deadline: Deadline, window: str, notes: list[str]
-) -> list[tuple[float, Solution, str]]:
-    """The valid timed schedules of the DP with ``window``, at M and then at the `MARGINS` below it until one
-    fits M without waiting for an offload (each run noted in ``notes``); the schedules that fit by waiting
-    (`_valid_timings`) at the margins tried are kept too."""
-    found: list[tuple[float, Solution, str]] = []
+    instance: Instance, slots: int, deadline: Deadline, window: str, notes: list[str], found: list[Candidate]
+) -> None:
+    """Add to ``found`` the valid timed schedules of the DP with ``window``, at M and then at the `MARGINS` below
+    it until one fits M without waiting for an offload (each run noted in ``notes``); the schedules that fit by
+    waiting (`_valid_timings`) at the margins tried are kept too. Each is added once timed, so a time limit
+    reached later keeps it."""
     for margin in MARGINS:
         plan, text = _plan_with_margin(instance, slots, deadline, window, margin)
         notes.append(text)
         if plan is None:
-            return found  # a smaller budget finds nothing either
-        valid = _valid_timings(instance, plan, deadline, f"window {window}, budget margin {margin:.0%}")
-        found += valid
-        if any("waits" not in label for _, _, label in valid):
-            return found  # a larger margin only recomputes more
-    return found
+            return  # a smaller budget finds nothing either
+        before = len(found)
+        _valid_timings(instance, plan, deadline, f"window {window}, budget margin {margin:.0%}", found)
+        if any("waits" not in label for _, _, label in found[before:]):
+            return  # a larger margin only recomputes more
 
 
 def _valid_timings(
-    instance: Instance, plan: OffloadPlan, deadline: Deadline, label: str
-) -> list[tuple[float, Solution, str]]:
-    """(makespan, schedule, label) of each timing of ``plan`` that the definition's validator accepts; a timing
-    that does not fit M is timed again with the compute waiting for offloads where that frees memory
-    (`offload_bridges.timing_with_waits`; label "waits")."""
+    instance: Instance, plan: OffloadPlan, deadline: Deadline, label: str, found: list[Candidate]
+) -> None:
+    """Add to ``found`` (makespan, schedule, label) for each timing of ``plan`` that the definition's validator
+    accepts; a timing that does not fit M is timed again with the compute waiting for offloads where that frees
+    memory (`offload_bridges.timing_with_waits`; label "waits"). The deadline is checked before each timing,
+    validation and wait."""
     copies = value_copies(instance.length, plan.sequence)
-    valid = []
     for timing in ("dp", "serial", "late"):
         deadline.check("timing the DP's schedule")
         bridges = plan_bridges(instance, plan, timing)
-        solution, _ = timed_schedule(instance, plan.sequence, copies, bridges)
+        solution, _ = timed_schedule(instance, plan.sequence, copies, bridges, deadline=deadline)
         text = f"our DP ({label}, prefetch timing {timing})"
+        deadline.check("validating the DP's schedule")
         if validate_two_levels(instance, solution):
             solution = timing_with_waits(instance, plan.sequence, copies, bridges, deadline=deadline).solution
             text = f"our DP ({label}, prefetch timing {timing}, compute waits for offloads)"
+            deadline.check("validating the DP's schedule")
         if not validate_two_levels(instance, solution):
-            valid.append((evaluate_two_levels(instance, solution)["makespan"], solution, text))
-    return valid
+            found.append((evaluate_two_levels(instance, solution)["makespan"], solution, text))
 
 
-def _remat_candidate(instance: Instance, deadline: Deadline) -> tuple[Solution, str] | None:
-    """The remat-only `dp` answer on the chain (back to back), when remat alone fits M."""
-    from ..formulations.dp import dp
+def _remat_baselines(chain: Instance) -> list[Candidate]:
+    """The cheap remat baselines that fit M (store-all, Chen's sqrt(L) segments, recompute-all; each O(L²) at
+    most, no DP table): run before the DP so that a time limit cutting it still leaves an answer."""
+    from .. import heuristics, special_cases
+
+    found: list[Candidate] = []
+    for name, method in (
+        ("store-all", special_cases.store_all),
+        ("chen", heuristics.chen),
+        ("recompute-all", heuristics.recompute_all),
+    ):
+        result = method(chain, time_limit=math.inf, seed=0, params=None)
+        if result.solution is not None:
+            found += _remat_entry(chain, result.solution, f"{REMAT}: its {name} baseline")
+    return found
+
+
+def _remat_entry(chain: Instance, solution: Solution, label: str) -> list[Candidate]:
+    """[(makespan, solution, label)] when the remat sequence is valid on the chain (then, back to back, it is a
+    valid two-level schedule of the same makespan: see the package's `_remat_only`), else []."""
+    from ..model import validate
+    from ..simulate import total_time
+
+    if validate(chain, solution):
+        return []
+    return [(float(total_time(chain, solution.sequence)), solution, label)]
+
+
+def _remat_searches(chain: Instance, deadline: Deadline, notes: list[str], which: str) -> list[Candidate]:
+    """What `dp` adds to the baselines, within ``deadline``: PyTorch's checkpoint_sequential (``which`` =
+    "sequential") or rotor's persistent DP (`dp`'s defaults, ``which`` = "persistent"); a search the deadline
+    cuts adds nothing (noted)."""
+    from ..formulations.dp import DpParams, best_persistent
+    from ..heuristics import checkpoint_sequential
 
     try:
-        chain = instance.as_chain()
-        left = deadline.remaining()
-        # when the DP used up the limit, dp still returns its cheap baseline incumbent (FEASIBLE)
-        result = dp(chain, time_limit=math.inf if left is None else left, seed=0, params=None)
-    except (InvalidInstanceError, InfeasibleError, TimeLimitReached):
-        return None
-    if result.solution is None:
-        return None
-    return result.solution, "remat-only dp's sequence"
+        if which == "sequential":
+            left = deadline.remaining()
+            result = checkpoint_sequential(chain, time_limit=math.inf if left is None else left, seed=0, params=None)
+            solution, label = result.solution, f"{REMAT}: its checkpoint-sequential baseline"
+        else:
+            defaults = DpParams()
+            plan, _ = best_persistent(chain, defaults.slots, deadline, max_cells=defaults.max_cells)
+            solution, label = (
+                (Solution(plan.sequence) if plan.time is not None else None),
+                f"{REMAT}: its persistent DP",
+            )
+    except TimeLimitReached:
+        notes.append(f"the time limit cut the remat-only {which} search")
+        return []
+    return [] if solution is None else _remat_entry(chain, solution, label)
+
+
+#: Share of the time limit checkpoint_sequential may take before the DP (it is cut, adding nothing, beyond).
+SEQUENTIAL_SHARE = 0.25
 
 
 def offload_dp(instance: Instance, /, *, time_limit: float, seed: int, params: OffloadDpParams | None) -> Result:
@@ -210,7 +262,8 @@ def offload_dp(instance: Instance, /, *, time_limit: float, seed: int, params: O
         A ``chain-offload`` instance (kind ``chain``: NOT_APPLICABLE).
     time_limit
         Seconds of wall time for the whole method, the table included; when it
-        cuts the DP, the remat-only baseline found so far is returned.
+        cuts the DP, the best schedule found so far is returned (FEASIBLE), or
+        `TimeLimitReached` (TIME_LIMIT_NO_SOLUTION) when there is none.
     seed
         Random seed (unused: the DP is deterministic).
     params : OffloadDpParams or None
@@ -228,20 +281,34 @@ def offload_dp(instance: Instance, /, *, time_limit: float, seed: int, params: O
     if instance.kind != "chain-offload":
         return Result(status=Status.NOT_APPLICABLE, notes=("kind 'chain-offload' only (the chain has no host level)",))
     deadline = Deadline.after(time_limit)
-    found: list[tuple[float, Solution, str]] = []
+    found: list[Candidate] = []
     notes: list[str] = []
-
+    try:
+        chain: Instance | None = instance.as_chain() if params.remat_candidate else None
+    except (InvalidInstanceError, InfeasibleError):
+        chain = None  # M is below the remat-only floor
+    if chain is not None:
+        found += _remat_baselines(chain)
+        left = deadline.remaining()
+        share = Deadline.after(
+            SEQUENTIAL_SHARE * time_limit if left is None else min(SEQUENTIAL_SHARE * time_limit, left)
+        )
+        found += _remat_searches(chain, share, notes, "sequential")
     try:
         for window in WINDOWS:
-            found += _window_schedules(instance, params.slots, deadline, window, notes)
+            _window_schedules(instance, params.slots, deadline, window, notes, found)
     except TimeLimitReached:
         notes.append("the time limit cut the DP")
-    remat = _remat_candidate(instance, deadline) if params.remat_candidate else None
-    if remat is not None and not validate_two_levels(instance, remat[0]):
-        found.append((evaluate_two_levels(instance, remat[0])["makespan"], *remat))
+    if chain is not None and not deadline.expired():
+        found += _remat_searches(chain, deadline, notes, "persistent")
     bound = float(bounds.best(instance))
     if not found:
+        if deadline.expired():
+            raise TimeLimitReached("time limit reached before a schedule that fits M was found")
         return Result(status=Status.NOT_APPLICABLE, bound=bound, notes=(*notes, "no valid schedule found that fits M"))
     makespan, solution, label = min(found, key=lambda entry: entry[0])
     status = Status.OPTIMAL if makespan <= bound else Status.FEASIBLE
+    if label.startswith(REMAT):
+        notes.append(label)  # which of dp's candidates (all that the time limit left it) was the fastest
+        label = REMAT
     return Result(status=status, solution=solution, bound=bound, notes=(*notes, f"kept: {label}"))

@@ -1,0 +1,36 @@
+"""The two-level heuristics honour their time limit on a long chain (every phase checks the deadline)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import hpcsched
+from hpcsched.checkpoint.generate import generate_random
+from hpcsched.checkpoint.model.two_levels import validate_two_levels
+from hpcsched.core.result import Status
+
+LIMIT = 1.0
+#: Slack over the limit for a loaded machine; the method itself stops within about 0.05 s of it here.
+MARGIN = 1.0
+
+
+@pytest.fixture(scope="module")
+def long_chain():
+    # 200 stages: neither the offload DP's table nor rotor's DP finishes in a second
+    chain = generate_random(seed=0, n=200, budget=0.5)
+    return chain.with_link(bandwidth_out=20, bandwidth_in=20, latency=1)
+
+
+@pytest.mark.parametrize("method", ["offload-dp", "offload-greedy"])
+def test_a_long_chain_stops_at_the_time_limit(long_chain, method):
+    started = time.perf_counter()
+    result = hpcsched.solve(long_chain, method, time_limit=LIMIT)
+    wall = time.perf_counter() - started
+    assert wall < LIMIT + MARGIN, (wall, result.notes)
+    assert result.status in (Status.FEASIBLE, Status.OPTIMAL, Status.TIME_LIMIT_NO_SOLUTION), result.notes
+    if result.solution is not None:
+        assert validate_two_levels(long_chain, result.solution) == []
+    else:
+        assert result.status is Status.TIME_LIMIT_NO_SOLUTION
