@@ -70,3 +70,15 @@ def test_a_build_stopped_by_the_limit_returns_the_heuristic_incumbent():
         assert result.status is Status.FEASIBLE, result.notes
         assert any("while building" in note for note in result.notes)
         assert result.bound is not None and result.bound <= result.objective
+
+
+def test_parallel_list_schedules_stop_at_the_limit():
+    """The par-* list schedules (O(n²) ready-list scans on large trees) check the deadline at every event."""
+    from hpcsched.treemem import as_parallel
+
+    instance = as_parallel(generate_random_tree(seed=1, n=60_000), processors=8, memory=10**12)
+    for method in ("par-inner-first", "par-deepest-first-capped", "par-inner-first-memlimit"):
+        started = time.perf_counter()
+        result = hpcsched.solve(instance, method, problem="treemem", time_limit=0.3)
+        assert time.perf_counter() - started < 2.5, method  # par-inner-first took 8.3 s before the check
+        assert result.status in (Status.TIME_LIMIT_NO_SOLUTION, Status.FEASIBLE, Status.OPTIMAL), result.notes

@@ -53,6 +53,7 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ...core.deadline import Deadline
 from ...core.params import within
 from ...core.result import Result, Status
 from ..bounds import parallel_lower_bound
@@ -214,9 +215,14 @@ class MemLimitRun:
             heapq.heappush(self.free, proc)
             self._end(j)
 
-    def run(self) -> bool:
-        """Play the rules to the end; False on a deadlock (nothing runs, the next leaf does not fit)."""
+    def run(self, deadline: Deadline | None = None) -> bool:
+        """Play the rules to the end; False on a deadlock (nothing runs, the next leaf does not fit).
+
+        Raises `TimeLimitReached` at ``deadline``, checked at every event.
+        """
         while self.done < self.tree.size:
+            if deadline is not None:
+                deadline.check("the MemLimit list schedule")
             self.start_all()
             if not self.running:
                 return self.done == self.tree.size
@@ -231,14 +237,16 @@ def priorities(tree: ReductionTree, rule: str) -> list[tuple[int, int]]:
     return [(-lv, r) for lv, r in zip(tree.level, tree.rank, strict=True)]
 
 
-def reference_peak(tree: ReductionTree, rule: str) -> int:
+def reference_peak(tree: ReductionTree, rule: str, deadline: Deadline | None = None) -> int:
     """Sequential peak on the reduction tree of the reference order (the rules on one processor, no limit)."""
     run = MemLimitRun(tree, priorities(tree, rule), 1, float("inf"))
-    run.run()
+    run.run(deadline)
     return run.peak
 
 
-def memlimit_schedule(instance: Instance, rule: str, limit: float) -> tuple[MemLimitRun, bool, int]:
+def memlimit_schedule(
+    instance: Instance, rule: str, limit: float, deadline: Deadline | None = None
+) -> tuple[MemLimitRun, bool, int]:
     """Run the rules on an in-forest instance's reduction tree: (the run, completed?, reference peak)."""
     graph = Graph.of(instance)
     parent = forest_parent(graph)
@@ -246,10 +254,10 @@ def memlimit_schedule(instance: Instance, rule: str, limit: float) -> tuple[MemL
         raise ValueError("the MemLimit heuristics need an in-forest")
     tree = reduction_tree(instance, graph, parent)
     run = MemLimitRun(tree, priorities(tree, rule), instance.processors or 1, limit)
-    return run, run.run(), reference_peak(tree, rule)
+    return run, run.run(deadline), reference_peak(tree, rule, deadline)
 
 
-def _memlimit_method(instance: Instance, rule: str, params: MemLimitParams | None) -> Result:
+def _memlimit_method(instance: Instance, rule: str, params: MemLimitParams | None, time_limit: float) -> Result:
     name = f"par-{rule}-memlimit"
     refused = other_question(instance, "parallel")
     if refused is not None:
@@ -259,7 +267,7 @@ def _memlimit_method(instance: Instance, rule: str, params: MemLimitParams | Non
     require_memory(instance, Graph.of(instance))  # INFEASIBLE when no schedule fits M
     memory = instance.memory or 0
     limit = int((params or MemLimitParams()).memory_fraction * memory)
-    run, completed, reference = memlimit_schedule(instance, rule, limit)
+    run, completed, reference = memlimit_schedule(instance, rule, limit, Deadline.after(time_limit))
     if not completed:
         return Result(
             status=Status.NOT_APPLICABLE,
@@ -302,7 +310,8 @@ def par_inner_first_memlimit(
         A treemem instance asking the parallel question on an in-tree/forest
         (another question or a DAG: NOT_APPLICABLE).
     time_limit : float
-        Unused: the method runs in polynomial time without a deadline.
+        Wall-clock budget in seconds, checked at every event of both list schedules
+        (TIME_LIMIT_NO_SOLUTION when reached).
     seed : int
         Unused: the method is deterministic.
     params : MemLimitParams or None
@@ -317,7 +326,7 @@ def par_inner_first_memlimit(
         or a schedule above M, the note says which), INFEASIBLE (M below the
         sequential optimum).
     """
-    return _memlimit_method(instance, "inner-first", params)
+    return _memlimit_method(instance, "inner-first", params, time_limit)
 
 
 def par_deepest_first_memlimit(
@@ -335,7 +344,8 @@ def par_deepest_first_memlimit(
         A treemem instance asking the parallel question on an in-tree/forest
         (another question or a DAG: NOT_APPLICABLE).
     time_limit : float
-        Unused: the method runs in polynomial time without a deadline.
+        Wall-clock budget in seconds, checked at every event of both list schedules
+        (TIME_LIMIT_NO_SOLUTION when reached).
     seed : int
         Unused: the method is deterministic.
     params : MemLimitParams or None
@@ -348,7 +358,7 @@ def par_deepest_first_memlimit(
         in this method or its helpers, is one of FEASIBLE, OPTIMAL,
         NOT_APPLICABLE, INFEASIBLE (as `par_inner_first_memlimit`).
     """
-    return _memlimit_method(instance, "deepest-first", params)
+    return _memlimit_method(instance, "deepest-first", params, time_limit)
 
 
 def _over_m_note(name: str, peak: int, memory: int, limit: int, reference: int, facts: str) -> str:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 
+from ...core.deadline import Deadline
 from ...core.errors import InfeasibleError
 from ...core.result import Result, Status
 from ..bounds import parallel_lower_bound
@@ -136,11 +137,16 @@ class _ListRun:
 
 
 def list_schedule(
-    instance: Instance, graph: Graph, priority: Sequence, capped: bool
+    instance: Instance, graph: Graph, priority: Sequence, capped: bool, deadline: Deadline | None = None
 ) -> tuple[list[int], list[int]] | None:
-    """Event-driven list scheduling on p processors; None when the capped run deadlocks."""
+    """Event-driven list scheduling on p processors; None when the capped run deadlocks.
+
+    Raises `TimeLimitReached` (TIME_LIMIT_NO_SOLUTION) at ``deadline``, checked at every event.
+    """
     run = _ListRun(instance, graph, priority, capped)
     while run.done < graph.n:
+        if deadline is not None:
+            deadline.check("list scheduling")
         run.start_ready()
         if not run.running:
             return None  # capped and nothing fits: deadlock
@@ -182,7 +188,7 @@ def _postorder_rank(graph: Graph) -> list[int]:
     return rank
 
 
-def _list_method(instance: Instance, rule: str, capped: bool) -> Result:
+def _list_method(instance: Instance, rule: str, capped: bool, time_limit: float | None = None) -> Result:
     refused = other_question(instance, "parallel")
     if refused is not None:
         return refused
@@ -194,7 +200,7 @@ def _list_method(instance: Instance, rule: str, capped: bool) -> Result:
     else:
         level = bottom_levels(instance, graph)
         priority = [(-level[i], rank[i]) for i in range(graph.n)]
-    schedule = list_schedule(instance, graph, priority, capped)
+    schedule = list_schedule(instance, graph, priority, capped, Deadline.after(time_limit))
     name = f"par-{rule}{'-capped' if capped else ''}"
     if schedule is None:
         if fallback is None:
@@ -218,7 +224,7 @@ def par_inner_first(instance: Instance, /, *, time_limit: float, seed: int, para
     instance : Instance
         A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
     time_limit : float
-        Unused: the method runs in polynomial time without a deadline.
+        Wall-clock budget in seconds, checked at every event of the list schedule.
     seed : int
         Unused: the method is deterministic.
     params : None
@@ -231,7 +237,7 @@ def par_inner_first(instance: Instance, /, *, time_limit: float, seed: int, para
         the status, set in this method or its helpers, is one of
         FEASIBLE, NOT_APPLICABLE, OPTIMAL, TIME_LIMIT_NO_SOLUTION.
     """
-    return _list_method(instance, "inner-first", capped=False)
+    return _list_method(instance, "inner-first", capped=False, time_limit=time_limit)
 
 
 def par_deepest_first(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -242,7 +248,7 @@ def par_deepest_first(instance: Instance, /, *, time_limit: float, seed: int, pa
     instance : Instance
         A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
     time_limit : float
-        Unused: the method runs in polynomial time without a deadline.
+        Wall-clock budget in seconds, checked at every event of the list schedule.
     seed : int
         Unused: the method is deterministic.
     params : None
@@ -255,7 +261,7 @@ def par_deepest_first(instance: Instance, /, *, time_limit: float, seed: int, pa
         the status, set in this method or its helpers, is one of
         FEASIBLE, NOT_APPLICABLE, OPTIMAL, TIME_LIMIT_NO_SOLUTION.
     """
-    return _list_method(instance, "deepest-first", capped=False)
+    return _list_method(instance, "deepest-first", capped=False, time_limit=time_limit)
 
 
 def par_inner_first_capped(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -266,7 +272,7 @@ def par_inner_first_capped(instance: Instance, /, *, time_limit: float, seed: in
     instance : Instance
         A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
     time_limit : float
-        Unused: the method runs in polynomial time without a deadline.
+        Wall-clock budget in seconds, checked at every event of the list schedule.
     seed : int
         Unused: the method is deterministic.
     params : None
@@ -279,7 +285,7 @@ def par_inner_first_capped(instance: Instance, /, *, time_limit: float, seed: in
         the status, set in this method or its helpers, is one of
         FEASIBLE, NOT_APPLICABLE, OPTIMAL, TIME_LIMIT_NO_SOLUTION.
     """
-    return _list_method(instance, "inner-first", capped=True)
+    return _list_method(instance, "inner-first", capped=True, time_limit=time_limit)
 
 
 def par_deepest_first_capped(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -290,7 +296,7 @@ def par_deepest_first_capped(instance: Instance, /, *, time_limit: float, seed: 
     instance : Instance
         A treemem instance asking the parallel question (any other question: NOT_APPLICABLE).
     time_limit : float
-        Unused: the method runs in polynomial time without a deadline.
+        Wall-clock budget in seconds, checked at every event of the list schedule.
     seed : int
         Unused: the method is deterministic.
     params : None
@@ -303,4 +309,4 @@ def par_deepest_first_capped(instance: Instance, /, *, time_limit: float, seed: 
         the status, set in this method or its helpers, is one of
         FEASIBLE, NOT_APPLICABLE, OPTIMAL, TIME_LIMIT_NO_SOLUTION.
     """
-    return _list_method(instance, "deepest-first", capped=True)
+    return _list_method(instance, "deepest-first", capped=True, time_limit=time_limit)
