@@ -113,3 +113,29 @@ def test_not_applicable_for_a_chain_and_options_are_checked():
     with pytest.raises(OptionError):
         hpcsched.solve(small_offload_instance(3), "offload-dp", time_limit=10, slots=0)
     assert OffloadDpParams().slots == 200
+
+
+def test_a_plan_that_no_timing_fits_is_repaired_by_adding_offloads():
+    """On gnmt-pcie3-b70 the DP's plan (sizes to the nearest slot) exceeds M in each of its timings; the bridge
+    loop of offload-greedy, started from the plan's offloads, adds offloads until the schedule fits."""
+    from pathlib import Path
+
+    from hpcsched.checkpoint.model.two_levels import evaluate_two_levels, validate_two_levels
+    from hpcsched.checkpoint.offload_bridges import timed_schedule, value_copies
+    from hpcsched.checkpoint.offload_dp import _repaired
+
+    instance = hpcsched.read_instance(Path(__file__).parents[2] / "instances/checkpoint/gnmt-pcie3-b70.json")
+    plan, _, _ = offload_plan(instance, 200, Deadline(None), "segment", "nearest")
+    assert plan is not None
+    copies = value_copies(instance.length, plan.sequence)
+    for timing in ("dp", "serial", "late"):
+        solution, _ = timed_schedule(instance, plan.sequence, copies, plan_bridges(instance, plan, timing))
+        assert validate_two_levels(instance, solution), timing  # the plan alone exceeds M
+    found: list = []
+    _repaired(instance, plan, Deadline(None), "segment", found)
+    assert found
+    plan_offloads = sum(1 for bridge in plan_bridges(instance, plan) if bridge.offload)
+    for makespan, solution, label in found:
+        assert validate_two_levels(instance, solution) == [], label
+        assert makespan == evaluate_two_levels(instance, solution)["makespan"]
+        assert sum(1 for name, _ in solution.sequence if name in ("Off", "Offall")) >= plan_offloads

@@ -34,3 +34,15 @@ def test_a_long_chain_stops_at_the_time_limit(long_chain, method):
         assert validate_two_levels(long_chain, result.solution) == []
     else:
         assert result.status is Status.TIME_LIMIT_NO_SOLUTION
+
+
+def test_offload_greedy_answers_a_long_chain_within_the_limit(long_chain):
+    """Store-all and the remat greedy's sequences are tried before the persistent DP's table is filled, so one
+    second is enough for a schedule (before, the DP's six tables came first: no schedule even in 15 s)."""
+    from hpcsched.checkpoint import bounds
+
+    result = hpcsched.solve(long_chain, "offload-greedy", time_limit=LIMIT)
+    assert result.solution is not None, result.notes
+    assert validate_two_levels(long_chain, result.solution) == []
+    assert result.objective >= bounds.best(long_chain)
+    assert result.status is (Status.OPTIMAL if result.objective <= bounds.best(long_chain) else Status.FEASIBLE)

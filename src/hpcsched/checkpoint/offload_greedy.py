@@ -10,7 +10,9 @@ The stated greedy (POFO's DP, Beaumont, Eyraud-Dubois & Shilova, NeurIPS
    non-persistent `greedy` heuristic's sequence at each M' of the grid is a
    candidate too (it beats the persistent DP near the peak: it may drop the
    input of a recorded stage and read it through the previous xbar); below
-   its own floor, its sequence with every activation dropped.
+   its own floor, its sequence with every activation dropped. Store-all and
+   the greedy sequences (O(L²) in all) are tried before the DP's are made
+   (`offload_candidates`), so a time limit cutting the DP still leaves them.
 2. **Bridges.** In that sequence every GPU copy (x_0, the output of each
    ``F``/``Fall``) has a creation and reads; a *gap* is the time between two
    consecutive uses (creation or read) of one copy. A bridge over a gap
@@ -25,10 +27,11 @@ The stated greedy (POFO's DP, Beaumont, Eyraud-Dubois & Shilova, NeurIPS
    compute); re-time; a bridge that moves the first excess earlier, or
    leaves it at the same instant no smaller, is undone; re-check memory
    with the definition (`two_levels.validate`). Keep the best valid
-   schedule over all M'. Each try is run twice: the compute never waits
-   for an offload, or (where no hidden bridge is left, or a bridge did not
-   help) the compute operation starting at the first excess waits for the
-   end of an offload that frees its copy (`offload_bridges.wait_for_offload`).
+   schedule over all M' (the tries stop once one meets the lower bound).
+   Each try is run twice: the compute never waits for an offload, or
+   (where no hidden bridge is left, or a bridge did not help) the compute
+   operation starting at the first excess waits for the end of an offload
+   that frees its copy (`offload_bridges.wait_for_offload`).
 
 Every returned schedule is valid by the definition; the bound is Σfw + Σbw
 (`bounds.best` for this kind), so the status is FEASIBLE unless the
@@ -40,13 +43,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.deadline import Deadline, TimeLimitReached
-from ..core.errors import InfeasibleError, InvalidInstanceError
 from ..core.params import at_least
 from ..core.result import Result, Status
 from . import bounds, offload_bridges
-from .model import Instance, Solution, store_all_peak, store_all_sequence
+from .model import Instance, Solution
 from .model.two_levels import evaluate_two_levels, memory_over_time, validate_two_levels
 from .offload_bridges import Bridge, Copy, Timed, Wait, copy_gaps, durations, link_time, timing, value_copies
+from .offload_candidates import cheap_candidates, dp_candidates, remat_candidates, unique_sequences
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,14 @@ class _OffloadSearch:
     """
 
     def __init__(
-        self, instance: Instance, sequence: tuple, deadline: Deadline, early: bool, undo: str, wait: bool = False
+        self,
+        instance: Instance,
+        sequence: tuple,
+        deadline: Deadline,
+        early: bool,
+        undo: str,
+        wait: bool = False,
+        start: tuple[Bridge, ...] = (),
     ) -> None:
         self.instance, self.sequence, self.deadline, self.early, self.undo = instance, sequence, deadline, early, undo
         self.wait = wait
@@ -110,10 +120,10 @@ class _OffloadSearch:
         self.copies = value_copies(instance.length, sequence)
         self.gaps = copy_gaps(self.copies)
         self.dur = durations(instance, sequence)
-        self.bridges: list[Bridge] = []
-        self.offloaded: set[int] = set()
+        self.bridges: list[Bridge] = list(start)
+        self.offloaded: set[int] = {b.copy for b in start}
         self.tried_serial: set[tuple[int, int]] = set()
-        self.used: set[tuple[int, int, int]] = set()
+        self.used: set[tuple[int, int, int]] = {(b.copy, b.opens, b.closes) for b in start}
         self.previous: _Attempt | None = None
 
     def run(self, max_bridges: int) -> Solution | None:
@@ -226,6 +236,7 @@ def offload_sequence(
     early: bool = True,
     undo: str = "earlier",
     wait: bool = False,
+    start: tuple[Bridge, ...] = (),
 ) -> Solution | None:
     """Add bridges to a remat ``sequence`` until it fits M (module docstring, step 3); None when it cannot.
 
@@ -239,8 +250,9 @@ def offload_sequence(
     ``"none"``: none. Neither rule dominates the other on random chains, so both are tried. ``wait``: where
     no hidden bridge is left at the first excess, or a bridge did not help, the compute starting there
     waits for an offload that frees memory (`offload_bridges.wait_for_offload`); else it never does.
+    ``start``: bridges already chosen (e.g. by `offload_dp`); the undo rules undo only bridges added here.
     """
-    return _OffloadSearch(instance, tuple(sequence), deadline, early, undo, wait).run(max_bridges)
+    return _OffloadSearch(instance, tuple(sequence), deadline, early, undo, wait, start).run(max_bridges)
 
 
 def _reassign_offloads(bridges: list[Bridge], copies: list[Copy]) -> list[Bridge]:
@@ -256,82 +268,57 @@ def _reassign_offloads(bridges: list[Bridge], copies: list[Copy]) -> list[Bridge
     ]
 
 
-def remat_candidates(
-    instance: Instance, count: int, slots: int, deadline: Deadline, recompute: bool = True
-) -> list[tuple[str, tuple]]:
-    """(label, remat sequence) for store-all, the persistent DP and (``recompute``) `greedy_candidates` at ``count``
-    budgets between M and the peak, each sequence once (the first label kept)."""
-    from .formulations.dp import persistent_dp
-    from .model import validate as validate_chain
-
-    peak = store_all_peak(instance)  # the chain's rules: the peak of Fall 0..L-1, B L..0 back to back
-    chain = instance.with_memory(max(peak, instance.memory)).as_chain()  # M itself may be below the remat floor
-    found = [("store-all", tuple(store_all_sequence(instance.length)))]
-    for k in range(count if recompute else 0):
-        deadline.check("remat sequences")
-        budget = instance.memory + max(0, peak - instance.memory) * k // count
-        try:
-            candidate = chain.with_memory(budget)
-        except (InvalidInstanceError, InfeasibleError):
-            continue
-        plan = persistent_dp(candidate, slots, deadline)
-        if plan.time is not None and not validate_chain(candidate, Solution(plan.sequence)):
-            found.append((f"persistent DP at M' = {budget}", tuple(plan.sequence)))
-    if recompute:
-        found += greedy_candidates(chain, instance.memory, count, deadline)
-    first = {sequence: k for k, (_, sequence) in reversed(list(enumerate(found)))}
-    return [found[k] for k in sorted(first.values())]  # each sequence once, at its first place
-
-
-def greedy_candidates(chain: Instance, memory: int, count: int, deadline: Deadline) -> list[tuple[str, tuple]]:
-    """(label, sequence) of the remat ``greedy`` heuristic at ``count`` budgets M' from ``memory`` to the peak.
-
-    The heuristic's rule (`heuristics.greedy`): drop the xbar of the stages in
-    increasing forward-time-per-byte order until the simulated peak fits M'.
-    The kept sets are nested, so the peak of each prefix of the drop order is
-    computed once; at an M' below every prefix's peak the last prefix (every
-    activation dropped, the least memory the rule reaches) is taken. Duplicates
-    are returned once.
-    """
-    from .heuristics import kept_sequence
-    from .simulate import peak as simulated_peak
-
-    L, peak = chain.length, store_all_peak(chain)
-    # the order of heuristics.greedy: the forward time xbar_{i+1} saves per byte it holds
-    order = sorted(range(L), key=lambda i: (chain.fw[i] / max(1, chain.xbar[i + 1]), -i))
-    prefixes = []  # (kept, peak, sequence) for the first 0, 1, ... stages of the order dropped
-    for dropped in range(L + 1):
-        deadline.check("greedy remat sequences")
-        kept = set(order[dropped:])
-        sequence = tuple(kept_sequence(chain, kept))
-        prefixes.append((len(kept), simulated_peak(chain, sequence), sequence))
-        if prefixes[-1][1] <= memory:
-            break  # the heuristic stops here at M, so at every larger M' too
-    found: list[tuple[str, tuple]] = []
-    for k in range(count):
-        budget = memory + max(0, peak - memory) * k // count
-        kept_count, _, sequence = next((p for p in prefixes if p[1] <= budget), prefixes[-1])
-        if all(sequence != other for _, other in found):
-            found.append((f"greedy at M' = {budget} ({kept_count} of {L} kept)", sequence))
-    return found
-
-
-def _plans(candidates: list[tuple[str, tuple]]) -> list[tuple[str, tuple, bool, str, bool]]:
-    """(label, sequence, early, undo, wait) in order: no waits, waits, then undo "none" (see `offload_greedy`)."""
-    plans = [
+def _plans(candidates: list[tuple[str, tuple]], waits: bool = True) -> list[tuple[str, tuple, bool, str, bool]]:
+    """(label, sequence, early, undo, wait) in order: no waits, then (``waits``) waits (see `offload_greedy`)."""
+    return [
         (label, sequence, early, undo, wait)
-        for wait in (False, True)
+        for wait in ((False, True) if waits else (False,))
         for label, sequence in candidates
         for early in (True, False)
         for undo in ("earlier", "no-gain")
     ]
-    return plans + [(label, sequence, True, "none", False) for label, sequence in candidates]
+
+
+class _Tries:
+    """The best valid schedule over the tries of `offload_greedy`, kept as they run (a time limit keeps it)."""
+
+    def __init__(self, instance: Instance, deadline: Deadline, max_bridges: int, bound: float) -> None:
+        self.instance, self.deadline, self.max_bridges, self.bound = instance, deadline, max_bridges, bound
+        self.best: tuple[float, Solution, str] | None = None
+        self.tried = 0
+        self.found_without_waits = False  # the undo "none" tries run only when no try without waits fits
+
+    def met_bound(self) -> bool:
+        """Whether the best schedule meets the lower bound (then it is optimal: no try can beat it)."""
+        return self.best is not None and self.best[0] <= self.bound
+
+    def run(self, plans: list[tuple[str, tuple, bool, str, bool]]) -> None:
+        """Try each plan (remat sequence, offload timing, undo rule, waits) and keep the fastest valid schedule;
+        stop once it meets the lower bound (nothing can beat it)."""
+        for label, sequence, early, undo, wait in plans:
+            if self.met_bound():
+                return
+            self.tried += 1
+            solution = offload_sequence(self.instance, sequence, self.deadline, self.max_bridges, early, undo, wait)
+            if solution is None:
+                continue
+            self.found_without_waits = self.found_without_waits or not wait
+            makespan = evaluate_two_levels(self.instance, solution)["makespan"]
+            if self.best is None or makespan < self.best[0]:
+                when = "early" if early else "after the read"
+                waits = ", compute may wait for offloads" if wait else ""
+                self.best = (makespan, solution, f"{label}, offloads {when}, undo {undo}{waits}")
 
 
 def offload_greedy(
     instance: Instance, /, *, time_limit: float, seed: int, params: OffloadGreedyParams | None
 ) -> Result:
-    """Remat sequences (store-all, persistent DP and remat ``greedy`` at several budgets) plus greedy offloads.
+    """Remat sequences (store-all, remat ``greedy`` and persistent DP at several budgets) plus greedy offloads.
+
+    The cheap sequences (store-all, `greedy_candidates`) are tried before the
+    persistent DP's are made, so a time limit that cuts the DP (its table
+    grows as O(S·L³)) still returns the best schedule found; the undo
+    "none" tries run last, only when no try without waits fits.
 
     Parameters
     ----------
@@ -356,43 +343,43 @@ def offload_greedy(
     if instance.kind != "chain-offload":
         return Result(status=Status.NOT_APPLICABLE, notes=("kind 'chain-offload' only (the chain has no host level)",))
     deadline = Deadline.after(time_limit)
-
-    best: tuple[float, Solution, str] | None = None
-    tried = 0
-    try:
-        candidates = remat_candidates(instance, params.budgets, params.slots, deadline, params.recompute)
-        found_without_waits = False  # the undo "none" plans run only when no plan without waits fits
-        for label, sequence, early, undo, wait in _plans(candidates):
-            if undo == "none" and found_without_waits:
-                break
-            tried += 1
-            solution = offload_sequence(instance, sequence, deadline, params.max_bridges, early, undo, wait)
-            if solution is None:
-                continue
-            found_without_waits = found_without_waits or not wait
-            makespan = evaluate_two_levels(instance, solution)["makespan"]
-            if best is None or makespan < best[0]:
-                when = "early" if early else "after the read"
-                waits = ", compute may wait for offloads" if wait else ""
-                best = (makespan, solution, f"{label}, offloads {when}, undo {undo}{waits}")
-    except TimeLimitReached:
-        if best is None:
-            raise
     bound = float(bounds.best(instance))
-    if best is None:
+    tries = _Tries(instance, deadline, params.max_bridges, bound)
+    notes: list[str] = []
+    try:
+        cheap = cheap_candidates(instance, params.budgets, deadline, params.recompute)
+        tries.run(_plans(cheap))
+        persistent: list[tuple[str, tuple]] = []
+        if params.recompute and not tries.met_bound():
+            tried = {sequence for _, sequence in cheap}
+            made = dp_candidates(instance, params.budgets, params.slots, deadline)
+            persistent = [(label, sequence) for label, sequence in made if sequence not in tried]
+            tries.run(_plans(unique_sequences(persistent)))
+        if not tries.found_without_waits:
+            tries.run(
+                [(label, sequence, True, "none", False) for label, sequence in unique_sequences(cheap + persistent)]
+            )
+    except TimeLimitReached:
+        if tries.best is None:
+            raise
+        notes.append("the time limit cut the tries (the persistent DP's sequences come after the cheap ones)")
+    if tries.best is None:
         return Result(
             status=Status.NOT_APPLICABLE,
             bound=bound,
-            notes=(f"none of {tried} tries (remat sequence × offload timing) could be made to fit M",),
+            notes=(f"none of {tries.tried} tries (remat sequence × offload timing) could be made to fit M",),
         )
-    makespan, solution, label = best
+    makespan, solution, label = tries.best
     transfers = sum(1 for name, _ in solution.sequence if name in ("Off", "Pre", "Offall", "Preall"))
     status = Status.OPTIMAL if makespan <= bound else Status.FEASIBLE
     return Result(
         status=status,
         solution=solution,
         bound=bound,
-        notes=(f"best of {tried} tries (remat sequence × offload timing): {label}, {transfers} transfers",),
+        notes=(
+            *notes,
+            f"best of {tries.tried} tries (remat sequence × offload timing): {label}, {transfers} transfers",
+        ),
     )
 
 

@@ -182,6 +182,7 @@ def _valid_timings(
     memory (`offload_bridges.timing_with_waits`; label "waits"). The deadline is checked before each timing,
     validation and wait."""
     copies = value_copies(instance.length, plan.sequence)
+    fitted = False
     for timing in ("dp", "serial", "late"):
         deadline.check("timing the DP's schedule")
         bridges = plan_bridges(instance, plan, timing)
@@ -194,6 +195,32 @@ def _valid_timings(
             deadline.check("validating the DP's schedule")
         if not validate_two_levels(instance, solution):
             found.append((evaluate_two_levels(instance, solution)["makespan"], solution, text))
+            fitted = True
+    if not fitted:
+        _repaired(instance, plan, deadline, label, found)
+
+
+#: The bridge-adding loop's options tried when repairing a plan: (undo rule, compute may wait for offloads).
+REPAIRS = (("earlier", False), ("no-gain", False), ("earlier", True), ("no-gain", True))
+
+
+def _repaired(instance: Instance, plan: OffloadPlan, deadline: Deadline, label: str, found: list[Candidate]) -> None:
+    """No timing of ``plan`` fits M (the DP's accounting is optimistic): add to ``found`` the plan's sequence with
+    its offloads plus those `offload_greedy`'s bridge-adding loop adds at the first excess, for each of `REPAIRS`
+    that fits (the loop's answers pass the definition's validator)."""
+    from ..offload_greedy import offload_sequence
+
+    start = tuple(plan_bridges(instance, plan, "dp"))
+    for undo, wait in REPAIRS:
+        solution = offload_sequence(instance, plan.sequence, deadline, MAX_REPAIR_BRIDGES, True, undo, wait, start)
+        if solution is not None:
+            waits = ", compute waits for offloads" if wait else ""
+            text = f"our DP ({label}), repaired by offload-greedy's bridge loop (undo {undo}{waits})"
+            found.append((evaluate_two_levels(instance, solution)["makespan"], solution, text))
+
+
+#: Most bridges the repair adds to one plan (as `OffloadGreedyParams.max_bridges`).
+MAX_REPAIR_BRIDGES = 2000
 
 
 def _remat_baselines(chain: Instance) -> list[Candidate]:
