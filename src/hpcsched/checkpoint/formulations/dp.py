@@ -34,6 +34,7 @@ limit or ``max_cells`` cuts the DP short.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -48,6 +49,8 @@ from .incumbent import baseline_incumbent, cut_short
 
 _INFINITY = np.iinfo(np.int64).max // 4
 _BUILDING = "building the DP table"
+#: Runs of equal forward needs up to which the checkpoint block is masked by slices (see `_mask_too_small`).
+_MOST_RUNS = 16
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,13 @@ class PersistentPlan:
 
 
 class _PersistentTable:
-    """The DP table P(s, t)[m] of `persistent_dp` and its choices, filled by increasing t − s.
+    """The DP table P(s, t)[m] of `persistent_dp` and its choices.
+
+    Filled by increasing t, and for each t by decreasing s: P(s, t) reads
+    P(s+1, t) and P(s', t) (s' > s, same t) and P(s, s'−1) (smaller t). Each
+    cell is computed in place in its table row, with work buffers allocated
+    once: allocating numpy temporaries per cell cost more system time (page
+    faults) than the arithmetic.
 
     Parameters
     ----------
@@ -121,6 +130,12 @@ class _PersistentTable:
         # choice: -1 Fall, s' > 0 checkpoint x_{s'}, -2 infeasible
         self.choice = np.full((pairs, S + 1), -2, dtype=np.int16 if L < 32000 else np.int32)
         self.forward_need = self._forward_needs(deadline)
+        # Work buffers. Row s' of `shifted` is P(s', t) shifted right by X[s'] (the budget left
+        # once x_{s'} is stored), for the t being filled: the checkpoints' right-hand rows, contiguous.
+        self.shifted = np.full((L + 1, S + 1), _INFINITY, dtype=np.int64)
+        self.cost = np.empty((max(L, 1), S + 1), dtype=np.int64)
+        self.too_small = np.empty((max(L, 1), S + 1), dtype=bool)
+        self.better = np.empty(S + 1, dtype=bool)
 
     def _forward_needs(self, deadline: Deadline) -> list[np.ndarray]:
         """Forward need of F s .. F s'-1 (without delta_{t+1}): running max, per s."""
@@ -135,69 +150,82 @@ class _PersistentTable:
             forward_need.append(np.array(need, dtype=np.int64))
         return forward_need
 
-    def row(self, s: int, t: int) -> np.ndarray:
-        """P(s, t) over the budgets (zero for the empty chain s = t + 1)."""
-        if s == t + 1:
-            return np.zeros(self.S + 1, dtype=np.int64)
-        return self.table[self.index[s, t]]
-
     def fill(self, deadline: Deadline) -> None:
-        """Every cell, by increasing t − s."""
-        L = self.L
-        for d in range(L + 1):
-            deadline.check("filling the DP table")
-            for s in range(L - d + 1):
-                self._fill_cell(s, s + d)
+        """Every cell, by increasing t and decreasing s."""
+        for t in range(self.L + 1):
+            for s in range(t, -1, -1):
+                deadline.check("filling the DP table")
+                self._fill_cell(s, t)
 
     def _fill_cell(self, s: int, t: int) -> None:
-        """P(s, t): the better of ``Fall s`` first and every checkpoint s' in (s, t]."""
+        """P(s, t): the better of ``Fall s`` first and every checkpoint s' in (s, t], written in its row."""
         L = self.L
         held = self.sizes.x[t + 1] if t < L else 0
-        best = np.full(self.S + 1, _INFINITY, dtype=np.int64)
-        how = np.full(self.S + 1, -2, dtype=self.choice.dtype)
+        best, how = self.table[self.index[s, t]], self.choice[self.index[s, t]]  # views, still INF / -2
         if s == L:  # t == L
-            fits = self.m >= self.sizes.x[L] + self.sizes.btmp[L]
-            best[fits] = self.instance.bw[L]
-            how[fits] = -1
+            fits = self.sizes.x[L] + self.sizes.btmp[L]
+            best[fits:], how[fits:] = self.instance.bw[L], -1
         else:
             self._try_fall_first(s, t, held, best, how)
         if t > s and s < L:
             self._try_checkpoints(s, t, held, best, how)
-        self.table[self.index[s, t]] = best
-        self.choice[self.index[s, t]] = how
+        self._keep_shifted(s, best)
+
+    def _keep_shifted(self, s: int, best: np.ndarray) -> None:
+        """Row s of `shifted`: P(s, t) at the budget m − X[s] (INF below X[s])."""
+        shift = min(self.sizes.x[s], self.S + 1)
+        self.shifted[s, :shift] = _INFINITY
+        self.shifted[s, shift:] = best[: self.S + 1 - shift]
 
     def _try_fall_first(self, s: int, t: int, held: int, best: np.ndarray, how: np.ndarray) -> None:
-        """``Fall s``, P(s+1, t) with xbar_{s+1} held, ``B s`` (improves ``best`` in place)."""
-        X, XB, S, m = self.sizes.x, self.sizes.xbar, self.S, self.m
+        """``Fall s``, P(s+1, t) with xbar_{s+1} held, ``B s`` (the first candidate: ``best`` is all INF)."""
+        X, XB, S = self.sizes.x, self.sizes.xbar, self.S
         need = max(held + XB[s + 1] + self.sizes.ftmp[s], XB[s + 1] + X[s + 1] + X[s] + self.sizes.btmp[s], XB[s + 1])
         if need > S:
             return
-        sub = self.row(s + 1, t)
-        shifted = np.full(S + 1, _INFINITY, dtype=np.int64)
-        shifted[XB[s + 1] :] = sub[: S + 1 - XB[s + 1]]
-        candidate = np.where(
-            (m >= need) & (shifted < _INFINITY), shifted + self.instance.fw[s] + self.instance.bw[s], _INFINITY
-        )
-        better = candidate < best
-        best[better], how[better] = candidate[better], -1
+        step = self.instance.fw[s] + self.instance.bw[s]
+        if s == t:  # P(s+1, s) = 0
+            best[need:], how[need:] = step, -1
+            return
+        sub = self.table[self.index[s + 1, t], need - XB[s + 1] : S + 1 - XB[s + 1]]
+        np.add(sub, step, out=best[need:])
+        np.minimum(best[need:], _INFINITY, out=best[need:])  # INF + step back to INF
+        np.less(sub, _INFINITY, out=self.better[need:])
+        np.copyto(how[need:], -1, where=self.better[need:])
 
     def _try_checkpoints(self, s: int, t: int, held: int, best: np.ndarray, how: np.ndarray) -> None:
-        """Every checkpoint s' in (s, t] at once: rows of P(s', t) shifted by X[s'], plus P(s, s'-1)."""
-        X, S, m = self.sizes.x, self.S, self.m
-        targets = np.arange(s + 1, t + 1)
-        right = self.table[self.index[targets, t]]
-        left = np.stack([self.row(s, int(sp) - 1) for sp in targets])
-        shift = np.array([X[sp] for sp in targets])
-        source = m[None, :] - shift[:, None]
-        gathered = np.take_along_axis(right, np.clip(source, 0, S), axis=1)
-        need = self.forward_need[s][: len(targets)] + held
-        valid = (source >= 0) & (m[None, :] >= need[:, None]) & (gathered < _INFINITY) & (left < _INFINITY)
-        cost = np.where(valid, gathered + left + (self.fw_prefix[targets] - self.fw_prefix[s])[:, None], _INFINITY)
+        """Every checkpoint s' in (s, t] at once: P(s', t) shifted by X[s'] plus P(s, s'-1), rows s' − s − 1.
+
+        An entry where either part is INF sums to at least INF and never
+        beats ``best`` (at most INF), so only the forwards' need is masked.
+        """
+        count, first = t - s, self.index[s, s]
+        cost = self.cost[:count]
+        # P(s', t) at m − X[s'] (rows s+1 .. t of `shifted`) + P(s, s'−1) at m (rows (s, s) .. (s, t−1))
+        np.add(self.shifted[s + 1 : t + 1], self.table[first : first + count], out=cost)
+        np.add(cost, (self.fw_prefix[s + 1 : t + 1] - self.fw_prefix[s])[:, None], out=cost)
+        self._mask_too_small(cost, self.forward_need[s][:count] + held)
         pick = np.argmin(cost, axis=0)
-        value = cost[pick, m]
-        better = value < best
-        best[better] = value[better]
-        how[better] = targets[pick[better]]
+        value = np.take_along_axis(cost, pick[None, :], axis=0)[0]
+        np.less(value, best, out=self.better)
+        np.copyto(best, value, where=self.better)
+        np.copyto(how, pick + (s + 1), where=self.better)
+
+    def _mask_too_small(self, cost: np.ndarray, need: np.ndarray) -> None:
+        """INF where the budget m is below row j's forward need (``need`` is non-decreasing: a running max).
+
+        The needs come in few runs of equal values on most chains (a running
+        max of sizes), and a slice per run is much cheaper than a boolean mask
+        over the whole block; many runs fall back to the mask.
+        """
+        starts = np.flatnonzero(np.diff(need)) + 1
+        if len(starts) >= _MOST_RUNS:
+            too_small = self.too_small[: len(need)]
+            np.less(self.m, need[:, None], out=too_small)
+            np.copyto(cost, _INFINITY, where=too_small)
+            return
+        for first, end in pairwise([0, *starts.tolist(), len(need)]):
+            cost[first:end, : need[first]] = _INFINITY
 
     def sequence(self) -> tuple[tuple[str, int], ...]:
         """The optimal sequence of P(0, L) at the full budget, from the choices."""
