@@ -37,11 +37,12 @@ def test_a_long_chain_stops_at_the_time_limit(long_chain, method):
 
 
 def test_offload_greedy_answers_a_long_chain_within_the_limit(long_chain):
-    """Store-all and the remat greedy's sequences are tried before the persistent DP's table is filled, so one
-    second is enough for a schedule (before, the DP's six tables came first: no schedule even in 15 s)."""
+    """Store-all and the remat greedy's sequences are tried before the persistent DP's tables are filled, so a few
+    seconds are enough for a schedule (before, the DP's six tables came first: no schedule even in 15 s; here
+    store-all with offloads meets the bound in about 0.6 s, 5 s leaves room for a loaded machine)."""
     from hpcsched.checkpoint import bounds
 
-    result = hpcsched.solve(long_chain, "offload-greedy", time_limit=LIMIT)
+    result = hpcsched.solve(long_chain, "offload-greedy", time_limit=5 * LIMIT)
     assert result.solution is not None, result.notes
     assert validate_two_levels(long_chain, result.solution) == []
     assert result.objective >= bounds.best(long_chain)
