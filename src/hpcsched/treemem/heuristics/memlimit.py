@@ -108,11 +108,19 @@ class ReductionTree:
         return len(self.time)
 
 
-def reduction_tree(instance: Instance, graph: Graph, parent: Sequence[int]) -> ReductionTree:
+#: What a deadline reached while the reduction tree is built says.
+_BUILDING = "building the reduction tree"
+
+
+def reduction_tree(
+    instance: Instance, graph: Graph, parent: Sequence[int], deadline: Deadline | None = None
+) -> ReductionTree:
     """§5.3.1: execution files become zero-time leaves, virtual leaves restore f_i ≤ Σ children f_j."""
     nodes = instance.nodes
     time, output, par = [v.time for v in nodes], [v.output for v in nodes], list(parent)
     level = list(bottom_levels(instance, graph))
+    if deadline is not None:
+        deadline.check(_BUILDING)
     added: list[list[int]] = [[] for _ in nodes]
 
     def add_leaf(i: int, size: int) -> None:
@@ -132,6 +140,8 @@ def reduction_tree(instance: Instance, graph: Graph, parent: Sequence[int]) -> R
     for j, p in enumerate(par):
         if p >= 0:
             children[p].append(j)
+    if deadline is not None:
+        deadline.check(_BUILDING)
     rank = [0] * len(time)
     position = 0
     for i in best_postorder_order(graph, parent)[0]:
@@ -252,7 +262,9 @@ def memlimit_schedule(
     parent = forest_parent(graph)
     if parent is None:
         raise ValueError("the MemLimit heuristics need an in-forest")
-    tree = reduction_tree(instance, graph, parent)
+    tree = reduction_tree(instance, graph, parent, deadline)
+    if deadline is not None:
+        deadline.check(_BUILDING)
     run = MemLimitRun(tree, priorities(tree, rule), instance.processors or 1, limit)
     return run, run.run(deadline), reference_peak(tree, rule, deadline)
 
@@ -264,10 +276,12 @@ def _memlimit_method(instance: Instance, rule: str, params: MemLimitParams | Non
         return refused
     if not instance.is_in_forest:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"{name} needs an in-tree/forest (TOPC 2015 §5.3)",))
-    require_memory(instance, Graph.of(instance))  # INFEASIBLE when no schedule fits M
+    deadline = Deadline.after(time_limit)  # Liu's order and the reduction tree count in the limit too
+    require_memory(instance, Graph.of(instance), deadline)  # INFEASIBLE when no schedule fits M
+    deadline.check("checking that M fits Liu's order")
     memory = instance.memory or 0
     limit = int((params or MemLimitParams()).memory_fraction * memory)
-    run, completed, reference = memlimit_schedule(instance, rule, limit, Deadline.after(time_limit))
+    run, completed, reference = memlimit_schedule(instance, rule, limit, deadline)
     if not completed:
         return Result(
             status=Status.NOT_APPLICABLE,

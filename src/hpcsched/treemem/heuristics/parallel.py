@@ -40,12 +40,12 @@ from ...core.errors import InfeasibleError
 from ...core.result import Result, Status
 from ..bounds import parallel_lower_bound
 from ..model import Instance, Solution, memory_levels, other_question
-from ..simulate import Graph
+from ..simulate import Graph, topological_order
 from ..special_cases import best_postorder_order, forest_parent, liu_optimal_order
 from .sequential import forest_order
 
 
-def require_memory(instance: Instance, graph: Graph) -> list[int] | None:
+def require_memory(instance: Instance, graph: Graph, deadline: Deadline | None = None) -> list[int] | None:
     """Raise InfeasibleError when no schedule fits M; return Liu's order on in-forests.
 
     Proof: listing the nodes of a parallel schedule by start time gives a
@@ -63,7 +63,7 @@ def require_memory(instance: Instance, graph: Graph) -> list[int] | None:
     parent = forest_parent(graph)
     if parent is None:
         return None
-    order, best = liu_optimal_order(graph, parent)
+    order, best = liu_optimal_order(graph, parent, deadline)
     if best > memory:
         raise InfeasibleError(f"the sequential optimum of the tree is {best} > M = {memory}: no schedule fits")
     return order
@@ -72,7 +72,7 @@ def require_memory(instance: Instance, graph: Graph) -> list[int] | None:
 def bottom_levels(instance: Instance, graph: Graph) -> list[int]:
     """Longest path in time from each node to a sink, the node itself included."""
     level = [0] * graph.n
-    for i in reversed(forest_order(graph)):  # any topological order, reversed
+    for i in reversed(topological_order(graph)):  # any topological order, reversed (Kahn's is the cheapest)
         level[i] = instance.nodes[i].time + max((level[s] for s in graph.successors[i]), default=0)
     return level
 
@@ -179,6 +179,10 @@ def finish_schedule(instance: Instance, start: Sequence[int], processor: Sequenc
     )
 
 
+#: What a deadline reached between the phases before the list schedule says.
+_PRIORITIES = "computing the list schedule's priorities"
+
+
 def _postorder_rank(graph: Graph) -> list[int]:
     parent = forest_parent(graph)
     order = best_postorder_order(graph, parent)[0] if parent is not None else forest_order(graph)
@@ -192,15 +196,18 @@ def _list_method(instance: Instance, rule: str, capped: bool, time_limit: float 
     refused = other_question(instance, "parallel")
     if refused is not None:
         return refused
+    deadline = Deadline.after(time_limit)  # the priorities (O(n log n) each) count in the limit too
     graph = Graph.of(instance)
-    fallback = require_memory(instance, graph)
+    fallback = require_memory(instance, graph, deadline)
+    deadline.check(_PRIORITIES)
     rank = _postorder_rank(graph)
+    deadline.check(_PRIORITIES)
     if rule == "inner-first":
         priority = [(0 if graph.predecessors[i] else 1, rank[i]) for i in range(graph.n)]
     else:
         level = bottom_levels(instance, graph)
         priority = [(-level[i], rank[i]) for i in range(graph.n)]
-    schedule = list_schedule(instance, graph, priority, capped, Deadline.after(time_limit))
+    schedule = list_schedule(instance, graph, priority, capped, deadline)
     name = f"par-{rule}{'-capped' if capped else ''}"
     if schedule is None:
         if fallback is None:
