@@ -47,3 +47,16 @@ def test_offload_greedy_answers_a_long_chain_within_the_limit(long_chain):
     assert validate_two_levels(long_chain, result.solution) == []
     assert result.objective >= bounds.best(long_chain)
     assert result.status is (Status.OPTIMAL if result.objective <= bounds.best(long_chain) else Status.FEASIBLE)
+
+
+def test_offload_greedy_tries_store_all_before_making_the_greedy_sequences():
+    """300 homogeneous stages, a slow link: making the remat greedy's sequences takes seconds (a simulation per
+    prefix of its drop order), store-all with offloads is tried first and already meets the bound."""
+    from hpcsched.checkpoint import bounds
+    from hpcsched.checkpoint.generate import generate_homogeneous
+
+    chain = generate_homogeneous(seed=1, n=300, budget=0.5).with_link(bandwidth_out=1, bandwidth_in=1)
+    result = hpcsched.solve(chain, "offload-greedy", time_limit=5 * LIMIT)
+    assert result.solution is not None, result.notes
+    assert validate_two_levels(chain, result.solution) == []
+    assert result.objective >= bounds.best(chain)

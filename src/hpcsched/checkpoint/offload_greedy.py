@@ -49,7 +49,13 @@ from . import bounds, offload_bridges
 from .model import Instance, Solution
 from .model.two_levels import evaluate_two_levels, memory_over_time, validate_two_levels
 from .offload_bridges import Bridge, Copy, Timed, Wait, copy_gaps, durations, link_time, timing, value_copies
-from .offload_candidates import cheap_candidates, dp_candidates, remat_candidates, unique_sequences
+from .offload_candidates import (
+    dp_candidates,
+    greedy_remat_candidates,
+    remat_candidates,
+    store_all_candidate,
+    unique_sequences,
+)
 
 
 @dataclass(frozen=True)
@@ -315,9 +321,9 @@ def offload_greedy(
 ) -> Result:
     """Remat sequences (store-all, remat ``greedy`` and persistent DP at several budgets) plus greedy offloads.
 
-    The cheap sequences (store-all, `greedy_candidates`) are tried before the
-    persistent DP's are made, so a time limit that cuts the DP (its table
-    grows as O(S·L³)) still returns the best schedule found; the undo
+    The sequences are made and tried in three phases, store-all, the remat
+    greedy's, the persistent DP's (`offload_candidates`), so a time limit
+    that cuts a later phase still returns the best schedule found; the undo
     "none" tries run last, only when no try without waits fits.
 
     Parameters
@@ -346,23 +352,27 @@ def offload_greedy(
     bound = float(bounds.best(instance))
     tries = _Tries(instance, deadline, params.max_bridges, bound)
     notes: list[str] = []
+    phases = [lambda: [store_all_candidate(instance)]]
+    if params.recompute:
+        phases += [
+            lambda: greedy_remat_candidates(instance, params.budgets, deadline),
+            lambda: dp_candidates(instance, params.budgets, params.slots, deadline),
+        ]
+    every: list[tuple[str, tuple]] = []  # each sequence once, in the order tried
     try:
-        cheap = cheap_candidates(instance, params.budgets, deadline, params.recompute)
-        tries.run(_plans(cheap))
-        persistent: list[tuple[str, tuple]] = []
-        if params.recompute and not tries.met_bound():
-            tried = {sequence for _, sequence in cheap}
-            made = dp_candidates(instance, params.budgets, params.slots, deadline)
-            persistent = [(label, sequence) for label, sequence in made if sequence not in tried]
-            tries.run(_plans(unique_sequences(persistent)))
+        for make in phases:
+            if tries.met_bound():
+                break
+            known = {sequence for _, sequence in every}
+            fresh = [(label, sequence) for label, sequence in unique_sequences(make()) if sequence not in known]
+            every += fresh
+            tries.run(_plans(fresh))
         if not tries.found_without_waits:
-            tries.run(
-                [(label, sequence, True, "none", False) for label, sequence in unique_sequences(cheap + persistent)]
-            )
+            tries.run([(label, sequence, True, "none", False) for label, sequence in every])
     except TimeLimitReached:
         if tries.best is None:
             raise
-        notes.append("the time limit cut the tries (the persistent DP's sequences come after the cheap ones)")
+        notes.append("the time limit cut the tries (store-all first, then the greedy's, then the DP's sequences)")
     if tries.best is None:
         return Result(
             status=Status.NOT_APPLICABLE,
