@@ -123,6 +123,17 @@ def test_time_limit_must_be_finite(toy_file, value):
     one_line(runner.invoke(app, ["solve", str(toy_file), "--time-limit", value]), "--time-limit")
 
 
+@pytest.mark.parametrize("value", [0, -1, float("nan")])
+def test_the_python_api_refuses_a_time_limit_that_is_no_time(value):
+    """A new user's finding: hpcsched.solve(..., time_limit=-1) (or 0, NaN) ran silently, the CLI refused them."""
+    import hpcsched
+    from hpcsched.checkpoint.generate import generate_random
+    from hpcsched.core.errors import OptionError
+
+    with pytest.raises(OptionError, match="time_limit"):
+        hpcsched.solve(generate_random(n=4), "dp", time_limit=value)
+
+
 @pytest.mark.parametrize("kind", ["folder", "empty", "list", "solved-table"])
 def test_instance_paths_that_are_no_instance(tmp_path, kind):
     path = tmp_path / "x.json"

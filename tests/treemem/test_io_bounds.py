@@ -153,7 +153,7 @@ def test_bounds_best_on_dags_stays_below_brute_force(instance):
 def test_an_expired_deadline_gives_no_bound_or_a_valid_one():
     instance = read_instance(INSTANCES / "random-tree-n200-s3-io-M482.json")
     assert io_bound(instance, deadline=Deadline.after(0.0)) is None
-    result = hpcsched.solve(instance, "io-best-fit", problem="treemem", time_limit=0.0)
+    result = hpcsched.solve(instance, "io-best-fit", problem="treemem", time_limit=1e-9)
     if result.objective is not None and result.bound is not None:
         assert result.bound <= result.objective
 

@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from .deadline import DEFAULT_TIME_LIMIT, TimeLimitReached
-from .errors import InfeasibleError
+from .errors import InfeasibleError, OptionError
 from .method_table import MethodSummary, ProblemSummary, problem_summaries
 from .problem import METHOD_KINDS, Method, MethodFunction, Problem
 from .registration import (
@@ -90,7 +90,8 @@ def run_method(
         Problem name; inferred from the instance type when None.
     time_limit
         Seconds for the whole method, model building included (None:
-        `DEFAULT_TIME_LIMIT`, the same for every method).
+        `DEFAULT_TIME_LIMIT`, the same for every method; ``math.inf``: no
+        limit). Zero, a negative number or NaN raises `OptionError`.
     seed
         Passed to the method.
     **options
@@ -107,6 +108,8 @@ def run_method(
     requested = prob.method(method or prob.default_method)
     if time_limit is None:
         time_limit = DEFAULT_TIME_LIMIT
+    if not time_limit > 0:  # also refuses NaN; math.inf is allowed here (no limit), the CLI wants it finite
+        raise OptionError("time_limit", f"must be a number of seconds > 0, got {time_limit}")
     started = time.perf_counter()
     entry = prob.resolve(requested.name, instance, time_limit)
     params = entry.build_params(options)
