@@ -204,7 +204,9 @@ def test_sha256_ignores_formatting():
     ("document", "message"),
     [
         ('{"problem": "pick", "data": ', "malformed JSON at line 1"),
-        ('{"problem": "pick", "data": {"costs": [NaN]}}', "not a number JSON allows"),
+        ('{"problem": "pick", "data": {"costs": [NaN]}}', r"data.costs\[0\]: NaN is not a number JSON allows"),
+        ('{"problem": "pick", "data": {"costs": [1, -Infinity]}}', r"data.costs\[1\]: -Infinity is not a number"),
+        ({"problem": "pick", "data": {"costs": [1, None]}}, r"data.costs\[1\]: must be an integer, got null$"),
         ({"problem": "pick"}, "data: is missing"),
         ({"problem": "nope", "data": {}}, "unknown problem 'nope'"),
         ({"problem": "pick", "format": 2, "data": {"costs": [1]}}, "format: must be 1"),

@@ -24,6 +24,11 @@ def _type_name(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+def _described(value: Any) -> str:
+    """``null``, or the type and the value: ``string '443'``."""
+    return "null" if value is None else f"{_type_name(value)} {value!r}"
+
+
 def _magnitude(value: int) -> str:
     """A short rendering of a possibly huge integer (formatting it as a float overflows)."""
     digits = len(str(abs(value)))
@@ -33,7 +38,7 @@ def _magnitude(value: int) -> str:
 def require_int(value: Any, field: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """``value`` as an int; floats with an integral value are accepted."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidInstanceError(field, f"must be an integer, got {_type_name(value)} {value!r}")
+        raise InvalidInstanceError(field, f"must be an integer, got {_described(value)}")
     if isinstance(value, float):
         if not math.isfinite(value) or not value.is_integer():
             raise InvalidInstanceError(field, f"must be an integer, got {value!r}")
@@ -59,7 +64,7 @@ def require_number(
 ) -> float:
     """``value`` as a finite float."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidInstanceError(field, f"must be a number, got {_type_name(value)} {value!r}")
+        raise InvalidInstanceError(field, f"must be a number, got {_described(value)}")
     try:
         value = float(value)
     except OverflowError:  # an integer too large for a double: JSON allows any number of digits
@@ -78,7 +83,7 @@ def require_number(
 def require_bool(value: Any, field: str) -> bool:
     """``value`` as a bool: only JSON ``true``/``false`` (a string \"no\" would otherwise be truthy)."""
     if not isinstance(value, bool):
-        raise InvalidInstanceError(field, f"must be true or false, got {_type_name(value)} {value!r}")
+        raise InvalidInstanceError(field, f"must be true or false, got {_described(value)}")
     return value
 
 

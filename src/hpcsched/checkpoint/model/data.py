@@ -80,7 +80,8 @@ DATA_SCHEMA: dict[str, Any] = {
         "x": {"type": "array", "items": _INT, "description": "x[i], i <= L: input size of stage i"},
         "xbar": {
             "type": "array",
-            "items": {"anyOf": [_INT, {"type": "null"}]},
+            "prefixItems": [{"type": "null", "description": "xbar_0 does not exist (x_0 is the input)"}],
+            "items": _INT,
             "description": "xbar[i], i <= L (index 0 unused, null): what Fall i-1 keeps, x_i included",
         },
         "ftmp": {"type": "array", "items": _INT, "description": "transient of F/Fall i (default 0)"},

@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import FormatError, InvalidInstanceError, NotAnInstanceError
 from ..registry import Problem, get_problem, problem_of
 from .output import atomic_output, atomic_write_bytes, atomic_write_text, is_stdio
-from .schema import FORMAT_VERSION, TIME_UNITS, check_against_schema
+from .schema import FORMAT_VERSION, TIME_UNITS, check_against_schema, json_path
 
 
 def data_sha256(data: Any) -> str:
@@ -36,8 +36,50 @@ def file_sha256(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number JSON allows")
+class _NotJsonNumber(ValueError):
+    """A NaN or Infinity in a JSON file; the message starts with its path."""
+
+
+class _Constant(float):
+    """NaN, Infinity or -Infinity as read, kept in place so its JSON path can be named (`_loads`)."""
+
+    def __new__(cls, name: str) -> _Constant:
+        made = super().__new__(cls, float(name.replace("Infinity", "inf")))
+        made.name = name
+        return made
+
+    name: str
+
+
+def _first_constant(value: Any, path: list) -> tuple[list, str] | None:
+    """The path and spelling of the first `_Constant` in a parsed document (depth first, iteratively)."""
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, _Constant):
+            return where, item.name
+        if isinstance(item, dict):
+            stack.extend((v, [*where, k]) for k, v in reversed(list(item.items())))
+        elif isinstance(item, list):
+            stack.extend((v, [*where, k]) for k, v in reversed(list(enumerate(item))))
+    return None
+
+
+def _parse(load: Any, source: Any) -> Any:
+    """``load(source)`` (json.load or json.loads); a NaN or Infinity, which JSON does not allow, is refused with
+    its path (``data.fw[2]: NaN is not a number JSON allows``)."""
+    seen: list[str] = []
+
+    def mark(name: str) -> _Constant:
+        seen.append(name)
+        return _Constant(name)
+
+    document = load(source, parse_constant=mark)
+    if seen:
+        found = _first_constant(document, [])
+        where = json_path(found[0]) if found is not None and found[0] else "(top level)"
+        raise _NotJsonNumber(f"{where}: {seen[0]} is not a number JSON allows")
+    return document
 
 
 def load_json(path: str | os.PathLike) -> Any:
@@ -45,24 +87,28 @@ def load_json(path: str | os.PathLike) -> Any:
     with file and line on failure."""
     if is_stdio(path):
         try:
-            return json.loads(_read_stdin(), parse_constant=_reject_constant)
+            return _parse(json.loads, _read_stdin())
         except json.JSONDecodeError as error:
             raise FormatError(
                 f"{STDIN_NAME}: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}"
             ) from None
+        except _NotJsonNumber as error:
+            raise FormatError(f"{STDIN_NAME}: {error}") from None
         except ValueError as error:
             raise FormatError(f"{STDIN_NAME}: cannot read as JSON: {error}") from None
     path = Path(path)
     try:
         opener = gzip.open if path.suffix == ".gz" else open
         with opener(path, "rt", encoding="utf-8") as handle:
-            return json.load(handle, parse_constant=_reject_constant)
+            return _parse(json.load, handle)
     except FileNotFoundError:
         raise FormatError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise FormatError(f"{path}: is a folder, not a file") from None
     except json.JSONDecodeError as error:
         raise FormatError(f"{path}: malformed JSON at line {error.lineno}, column {error.colno}: {error.msg}") from None
+    except _NotJsonNumber as error:
+        raise FormatError(f"{path}: {error}") from None
     except (ValueError, UnicodeDecodeError, OSError, EOFError) as error:
         raise FormatError(f"{path}: cannot read as JSON: {error}") from None
 

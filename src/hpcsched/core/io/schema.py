@@ -261,8 +261,10 @@ def _key_error(error: Any, path: list[Any]) -> tuple[str, str] | None:
 def _type_reason(error: Any) -> str:
     """``must be an integer, got string "3"``."""
     value, expected = error.instance, error.validator_value
-    got = f"{_JSON_TYPES.get(type(value), type(value).__name__)} {_short(value)}"
+    got = "null" if value is None else f"{_JSON_TYPES.get(type(value), type(value).__name__)} {_short(value)}"
     wanted = " or ".join(expected) if isinstance(expected, list) else expected
+    if wanted == "null":
+        return f"must be null, got {got}"
     return f"must be {'an' if str(wanted)[0] in 'aeiou' else 'a'} {wanted}, got {got}"
 
 
