@@ -31,6 +31,7 @@ PipeDream import (`import_pipedream`), modelling choices written down:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -80,11 +81,38 @@ def with_budget(
     return Instance.create(fw, bw, x, xbar, memory, ftmp=ftmp, btmp=btmp, name=name, time_unit=time_unit, source=source)
 
 
-def generate_homogeneous(*, seed: int = 0, n: int = 10, budget: float = 0.5, size: int = 1, time: int = 1) -> Instance:
-    """Revolve's class: L = n stages, fw = bw = ``time``, x = xbar = ``size``, no transients."""
+def with_host_link(chain: Instance, bandwidth: float | None, latency: int = 0) -> Instance:
+    """The generated ``chain`` as kind ``chain-offload`` when ``bandwidth`` is given: a full-duplex host link of
+    ``bandwidth`` bytes per time unit each way and ``latency`` time units per transfer, the same budget M (the
+    generators' parameters ``bandwidth`` and ``latency``; kind ``chain`` when ``bandwidth`` is None)."""
+    if bandwidth is None:
+        if latency != 0:
+            raise InvalidInstanceError("latency", "needs a bandwidth: the host link of kind chain-offload")
+        return chain
+    bandwidth = require_number(bandwidth, "bandwidth", minimum=0.0, maximum=1e18, strictly_positive=True)
+    latency = require_int(latency, "latency", minimum=0)
+    linked = chain.with_link(
+        bandwidth_out=bandwidth, bandwidth_in=bandwidth, latency=latency, name=f"{chain.name}-bw{bandwidth:g}"
+    )
+    parameters = {**chain.source.get("parameters", {}), "bandwidth": bandwidth, "latency": latency}
+    return replace(linked, source={**chain.source, "parameters": parameters})
+
+
+def generate_homogeneous(
+    *,
+    seed: int = 0,
+    n: int = 10,
+    budget: float = 0.5,
+    size: int = 1,
+    time: int = 1,
+    bandwidth: float | None = None,
+    latency: int = 0,
+) -> Instance:
+    """Revolve's class: L = n stages, fw = bw = ``time``, x = xbar = ``size``, no transients (a host link:
+    `with_host_link`)."""
     n = require_int(n, "n", minimum=1)
     size, time = require_int(size, "size", minimum=1), require_int(time, "time", minimum=0)
-    return with_budget(
+    chain = with_budget(
         [time] * n,
         [time] * (n + 1),
         [size] * (n + 1),
@@ -97,10 +125,14 @@ def generate_homogeneous(*, seed: int = 0, n: int = 10, budget: float = 0.5, siz
             "parameters": {"n": n, "budget": budget, "size": size, "time": time},
         },
     )
+    return with_host_link(chain, bandwidth, latency)
 
 
-def generate_random(*, seed: int = 0, n: int = 10, budget: float = 0.5) -> Instance:
-    """Heterogeneous chain: fw in [1, 100], bw ≈ 2·fw, x in [1, 100] MB-like units, xbar = x·[1, 3]."""
+def generate_random(
+    *, seed: int = 0, n: int = 10, budget: float = 0.5, bandwidth: float | None = None, latency: int = 0
+) -> Instance:
+    """Heterogeneous chain: fw in [1, 100], bw ≈ 2·fw, x in [1, 100] MB-like units, xbar = x·[1, 3] (a host
+    link: `with_host_link`)."""
     n = require_int(n, "n", minimum=1)
     rng = np.random.default_rng(seed)
     fw = rng.integers(1, 101, n)
@@ -109,7 +141,7 @@ def generate_random(*, seed: int = 0, n: int = 10, budget: float = 0.5) -> Insta
     recorded = [int(x[i] * rng.uniform(1.0, 3.0)) for i in range(1, n + 1)]
     # xbar_i includes x_i: the rounding down above may leave it short by one
     xbar: list[int | None] = [None] + [max(v, int(x[i])) for i, v in enumerate(recorded, start=1)]
-    return with_budget(
+    chain = with_budget(
         fw.tolist(),
         [int(v) for v in bw],
         x.tolist(),
@@ -118,10 +150,14 @@ def generate_random(*, seed: int = 0, n: int = 10, budget: float = 0.5) -> Insta
         name=f"random-n{n}-b{budget:g}-s{seed}",
         source={"generator": "random", "seed": seed, "parameters": {"n": n, "budget": budget}},
     )
+    return with_host_link(chain, bandwidth, latency)
 
 
-def generate_transformer(*, seed: int = 0, n: int = 4, budget: float = 0.5) -> Instance:
-    """Transformer-like: an embedding, ``n`` identical blocks (attention, MLP-up, MLP-down), a head.
+def generate_transformer(
+    *, seed: int = 0, n: int = 4, budget: float = 0.5, bandwidth: float | None = None, latency: int = 0
+) -> Instance:
+    """Transformer-like: an embedding, ``n`` identical blocks (attention, MLP-up, MLP-down), a head (a host
+    link: `with_host_link`).
 
     Per block, with h the hidden activation: attention fw 6, xbar 4h (scores
     and softmax kept); MLP up fw 8, output 4h, xbar 4h; MLP down fw 8,
@@ -143,7 +179,7 @@ def generate_transformer(*, seed: int = 0, n: int = 4, budget: float = 0.5) -> I
     fw = [max(1, round(f * j)) for f, j in zip(fw, jitter, strict=False)]
     bw = [2 * f for f in fw] + [1]
     xbar: list[int | None] = [None] + [max(a, b) for a, b in zip(recorded, x[1:], strict=False)]
-    return with_budget(
+    chain = with_budget(
         fw,
         bw,
         x,
@@ -152,6 +188,7 @@ def generate_transformer(*, seed: int = 0, n: int = 4, budget: float = 0.5) -> I
         name=f"transformer-n{n}-b{budget:g}-s{seed}",
         source={"generator": "transformer", "seed": seed, "parameters": {"n": n, "budget": budget}},
     )
+    return with_host_link(chain, bandwidth, latency)
 
 
 _EXTRA_SAVED = {"MaxPool2d": 2.0, "MaxPool1d": 2.0, "MaxPool3d": 2.0, "Dropout": 0.25}
