@@ -69,7 +69,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.errors import InfeasibleError
 from ...core.params import at_least
 from ...core.result import Result, Status
@@ -108,7 +108,9 @@ def _upper_bound(instance: Instance, deadline: Deadline) -> int | None:
     from .offload_horizon import known_horizon, offload_horizon
 
     try:
-        remat = known_horizon(instance)
+        remat = known_horizon(instance, deadline)
+    except TimeLimitReached:
+        raise
     except Exception:  # below the remat-only floor the chain cannot even be built: no remat schedule
         remat = None
     left = deadline.remaining()

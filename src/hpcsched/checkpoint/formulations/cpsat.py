@@ -37,12 +37,15 @@ from dataclasses import dataclass
 
 from ortools.sat.python.cp_model import IntVar
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.errors import InfeasibleError
 from ...core.params import at_least, positive
 from ...core.result import Result, Status
 from ...solvers.cpsat import new_model, solve_cpsat, version
+from .. import bounds
 from ..model import Instance, Solution
+from ..simulate import total_time
+from .incumbent import Incumbent, baseline_incumbent, cut_short
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,10 @@ class CpsatParams:
     ----------
     max_stages
         Largest L modelled (the slot count grows as L³/3); larger is NOT_APPLICABLE.
+    max_variables
+        Largest model built, in Boolean variables (`model_variables`, ~2L⁴/3: L = 34 has 1.8 M); building
+        takes about 950 bytes each (measured), so the default is about 1.9 GB; larger is NOT_APPLICABLE
+        before any work.
     workers
         CP-SAT workers.
     deterministic_time
@@ -60,11 +67,13 @@ class CpsatParams:
     """
 
     max_stages: int = 8
+    max_variables: int = 2_000_000
     workers: int = 1
     deterministic_time: float | None = None
 
     def __post_init__(self) -> None:
         at_least("max_stages", self.max_stages, 1)
+        at_least("max_variables", self.max_variables, 1)
         at_least("workers", self.workers, 1)
         positive("deterministic_time", self.deterministic_time)
 
@@ -72,6 +81,16 @@ class CpsatParams:
 def phase_slots(length: int) -> list[int]:
     """Forward slots before ``B k``, for k = L, L−1, .., 0 (the proven bound of the module docstring)."""
     return [length * (length + 1)] + [(k + 1) ** 2 for k in range(length - 1, -1, -1)]
+
+
+def model_variables(length: int) -> int:
+    """Boolean variables of the slot model: a held literal per value (2L) and slot, two per forward per slot."""
+    slots = sum(phase_slots(length)) + length + 1
+    forwards = sum(
+        count * 2 * (min(k, length - 1) + 1)
+        for k, count in zip(range(length, -1, -1), phase_slots(length), strict=False)
+    )
+    return slots * 2 * length + forwards
 
 
 Value = tuple[str, int]
@@ -118,7 +137,7 @@ class _SlotModel:
     instance
         A ``chain`` instance.
     deadline
-        Checked once per slot while building.
+        Checked once per slot while building (each slot's held literals are made with its constraints).
     """
 
     def __init__(self, instance: Instance, deadline: Deadline) -> None:
@@ -129,9 +148,7 @@ class _SlotModel:
         self.size = {("x", i): x[i] for i in range(1, L + 1)} | {("xbar", i): xb[i] for i in range(1, L + 1)}
         self.slots = _slots(L)
         self.backward_slot = {k: t for t, (k, kind) in enumerate(self.slots) if kind == "B"}
-        self.held = {
-            (v, t): self.model.new_bool_var(f"h_{v[0]}{v[1]}_{t}") for v in self.values for t in range(len(self.slots))
-        }
+        self.held: dict[tuple[Value, int], IntVar] = {}
         self.ops: dict[int, dict[Op, IntVar]] = {}
         self.objective: list = []
 
@@ -139,6 +156,7 @@ class _SlotModel:
         """Every slot's constraints, the symmetry breaking and the objective, in the model's fixed order."""
         for t, (k, kind) in enumerate(self.slots):
             self.deadline.check(_BUILDING)
+            self.held.update({(v, t): self.model.new_bool_var(f"h_{v[0]}{v[1]}_{t}") for v in self.values})
             use = self._forward_slot(t, k) if kind == "F" else self._backward_slot(t, k)
             self._add_reads(t, use.reads)
             self._add_value_rules(t, use.produced)
@@ -184,7 +202,10 @@ class _SlotModel:
                     either.only_enforce_if(literal)
 
     def _add_value_rules(self, t: int, produced: dict[Value, list]) -> None:
-        """Held values were held before or produced now; one xbar copy; xbar kept until its ``B``."""
+        """Held values were held before or produced now; one xbar copy; xbar kept until its ``B``.
+
+        Slot t's literals only exist once slot t is built, so each rule links slot t to slot t − 1.
+        """
         model, held = self.model, self.held
         for v in self.values:
             h = held[(v, t)]
@@ -194,8 +215,8 @@ class _SlotModel:
                     model.add_implication(literal, held[(v, t - 1)].Not())
             previous = [held[(v, t - 1)]] if t > 0 else []
             model.add_bool_or(previous + produced[v]).only_enforce_if(h)
-            if v[0] == "xbar" and t + 1 < len(self.slots) and t + 1 <= self.backward_slot[v[1] - 1]:
-                model.add_implication(h, held[(v, t + 1)])
+            if v[0] == "xbar" and 0 < t <= self.backward_slot[v[1] - 1]:
+                model.add_implication(held[(v, t - 1)], h)
 
     def _add_idle_slots_last(self) -> None:
         """Symmetry: idle forward slots come last in their phase."""
@@ -224,7 +245,7 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
         The chain (kind ``chain``; the registry runs remat-only methods on a
         ``chain-offload`` instance through its chain, see the package).
     time_limit
-        Seconds of wall time the method may use.
+        Seconds of wall time the method may use, the baselines and the model's building included.
     seed
         Random seed (CP-SAT's random seed).
     params : CpsatParams or None
@@ -233,16 +254,33 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
     Returns
     -------
     Result
-        OPTIMAL or FEASIBLE with CP-SAT's sequence and its proven bound;
-        INFEASIBLE when no sequence fits M; TIME_LIMIT_NO_SOLUTION when the
-        limit ends the search first; NOT_APPLICABLE outside the model's size limits.
+        OPTIMAL or FEASIBLE with the faster of CP-SAT's sequence and the cheap
+        baselines' (`incumbent.baselines`, run first); the bound is the larger
+        of CP-SAT's proven bound and `bounds.best`. FEASIBLE with the baselines'
+        sequence when the limit ends the building or the search without a
+        solution of CP-SAT's (TIME_LIMIT_NO_SOLUTION when no baseline fits M);
+        INFEASIBLE when no sequence fits M; NOT_APPLICABLE outside the model's
+        size limits (checked before any work).
     """
     params = params or CpsatParams()
     L = instance.length
     if params.max_stages < L:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"L = {L} > max_stages = {params.max_stages}",))
+    variables = model_variables(L)
+    if variables > params.max_variables:
+        note = (
+            f"the model would have {variables:,} Boolean variables > max_variables = {params.max_variables:,} "
+            f"(about {variables * _BYTES_PER_VARIABLE / 1e9:.1f} GB to build)"
+        )
+        return Result(status=Status.NOT_APPLICABLE, notes=(note,))
     deadline = Deadline.after(time_limit)
-    built = _SlotModel(instance, deadline).build()
+    # within the limit, before the model: its first call imports scipy (0.2 s), and it is the bound of every status
+    cheap_bound = bounds.best(instance)
+    incumbent = baseline_incumbent(instance, deadline, time_limit)
+    try:
+        built = _SlotModel(instance, deadline).build()
+    except TimeLimitReached as stop:
+        return cut_short(instance, incumbent, stop, "the CP-SAT model")
     outcome = solve_cpsat(
         built.model,
         time_limit=deadline.remaining(),
@@ -250,15 +288,33 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
         workers=params.workers,
         seed=seed,
     )
-    notes = (f"{len(built.slots)} slots (proven length bound)",)
     if outcome.status is Status.INFEASIBLE:
         raise InfeasibleError("no sequence fits the budget (CP-SAT over all sequences within the proven length bound)")
-    bound = float(int(outcome.bound + 1e-6)) if outcome.bound is not None else None  # integer objective
-    if not outcome.has_solution:
-        return Result(status=Status.TIME_LIMIT_NO_SOLUTION, bound=bound, solver=outcome.backend, notes=notes)
-    status = Status.OPTIMAL if outcome.status is Status.OPTIMAL else Status.FEASIBLE
-    solution = Solution(built.sequence(outcome))
-    return Result(status=status, solution=solution, bound=bound, solver=outcome.backend, notes=notes)
+    return _answer(instance, built, outcome, incumbent, cheap_bound)
 
 
-__all__ = ["CpsatParams", "cpsat", "phase_slots", "version"]
+#: Bytes one Boolean variable of the slot model costs once built (with its share of the constraints): peak RSS
+#: growth / `model_variables`, measured with ortools 9.15 at L = 10, 20, 30 (942, 935, 925 bytes; 1.1 M
+#: variables at L = 30 took 13 s to build).
+_BYTES_PER_VARIABLE = 950
+
+
+def _answer(instance: Instance, built: _SlotModel, outcome, incumbent: Incumbent | None, cheap_bound: int) -> Result:
+    """The faster of CP-SAT's sequence and the incumbent; bound: the larger of CP-SAT's and ``cheap_bound``
+    (`bounds.best`), both proven."""
+    notes = [f"{len(built.slots)} slots (proven length bound)"]
+    bound = float(cheap_bound)
+    if outcome.bound is not None:
+        bound = max(bound, float(int(outcome.bound + 1e-6)))  # integer objective
+    solution = Solution(built.sequence(outcome)) if outcome.has_solution else None
+    if incumbent is not None and (solution is None or incumbent.time < total_time(instance, solution.sequence)):
+        solution = incumbent.solution
+        notes.append(f"the {incumbent.method} baseline's sequence (faster than CP-SAT's, or CP-SAT found none)")
+    if solution is None:
+        return Result(status=Status.TIME_LIMIT_NO_SOLUTION, bound=bound, solver=outcome.backend, notes=tuple(notes))
+    proven = outcome.status is Status.OPTIMAL or total_time(instance, solution.sequence) <= bound
+    status = Status.OPTIMAL if proven else Status.FEASIBLE
+    return Result(status=status, solution=solution, bound=bound, solver=outcome.backend, notes=tuple(notes))
+
+
+__all__ = ["CpsatParams", "cpsat", "model_variables", "phase_slots", "version"]

@@ -27,7 +27,8 @@ faster and `simulate.peak` says it fits in bytes. When every rounding loses
 every sequence it retries with four times as many slots (below 4000).
 
 The default method `dp` first computes a baseline incumbent
-(`incumbent.baseline_incumbent`) and returns it, FEASIBLE, when the time
+(`incumbent.baseline_incumbent`, under the deadline: checkpoint_sequential
+gets a quarter of the limit) and returns it, FEASIBLE, when the time
 limit or ``max_cells`` cuts the DP short.
 """
 
@@ -343,7 +344,7 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
     params = params or DpParams()
     deadline = Deadline.after(time_limit)
     # computed first so that a time limit (or max_cells) cutting the DP still leaves an answer
-    incumbent = baseline_incumbent(instance)
+    incumbent = baseline_incumbent(instance, deadline, time_limit)
     try:
         plan, extra = best_persistent(instance, params.slots, deadline, max_cells=params.max_cells)
     except (TimeLimitReached, DpTableTooLarge) as stop:

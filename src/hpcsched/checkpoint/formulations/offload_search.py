@@ -315,8 +315,9 @@ class OffloadSearch:
             self.expanded += 1
             if self.expanded > self.max_states:
                 return "budget"
-            if self.expanded % 4096 == 0:
-                self.deadline.check("searching the timed schedules")
+            # every expansion: 4096 of them took 4.2 s on a 20-stage chain (and a 30 s run 33 s), and a check
+            # is one clock read against the expansion's successors, sets and dictionaries
+            self.deadline.check("searching the timed schedules")
             choices = list(self._start_choices(config))
             # with nothing to start, nothing changes before the next end: jump there in one edge
             jump = len(choices) == 1

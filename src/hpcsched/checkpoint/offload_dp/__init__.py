@@ -43,7 +43,7 @@ definition (`two_levels.validate_two_levels`) keeps the valid ones, and the
 registry's `evaluate` gives the true makespan. The remat-only `dp`'s
 candidates on the chain (when remat alone fits M) are candidates too: its
 cheap baselines before the DP (store-all, Chen, recompute-all; then
-checkpoint_sequential within `SEQUENTIAL_SHARE` of the limit), its
+checkpoint_sequential within `incumbent.SEQUENTIAL_SHARE` of the limit), its
 persistent DP with the time the offload DP leaves; so given the time `dp`
 needs, this method is never worse than it. Every phase checks the
 deadline (table, timings, waits, validation): a cut phase keeps what was
@@ -53,7 +53,6 @@ unless the makespan meets it (then OPTIMAL, the only proof it makes).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from ...core.deadline import Deadline, TimeLimitReached
@@ -223,21 +222,16 @@ def _repaired(instance: Instance, plan: OffloadPlan, deadline: Deadline, label: 
 MAX_REPAIR_BRIDGES = 2000
 
 
-def _remat_baselines(chain: Instance) -> list[Candidate]:
-    """The cheap remat baselines that fit M (store-all, Chen's sqrt(L) segments, recompute-all; each O(L²) at
-    most, no DP table): run before the DP so that a time limit cutting it still leaves an answer."""
-    from .. import heuristics, special_cases
+def _remat_baselines(chain: Instance, deadline: Deadline, time_limit: float) -> list[Candidate]:
+    """`dp`'s baselines that fit M (`incumbent.baselines`: store-all, Chen, recompute-all, then
+    checkpoint_sequential within its share of the limit), run before the DP so that a time limit cutting it still
+    leaves an answer."""
+    from ..formulations.incumbent import baselines
 
-    found: list[Candidate] = []
-    for name, method in (
-        ("store-all", special_cases.store_all),
-        ("chen", heuristics.chen),
-        ("recompute-all", heuristics.recompute_all),
-    ):
-        result = method(chain, time_limit=math.inf, seed=0, params=None)
-        if result.solution is not None:
-            found += _remat_entry(chain, result.solution, f"{REMAT}: its {name} baseline")
-    return found
+    return [
+        (float(found.time), found.solution, f"{REMAT}: its {found.method} baseline")
+        for found in baselines(chain, deadline, time_limit)
+    ]
 
 
 def _remat_entry(chain: Instance, solution: Solution, label: str) -> list[Candidate]:
@@ -251,33 +245,20 @@ def _remat_entry(chain: Instance, solution: Solution, label: str) -> list[Candid
     return [(float(total_time(chain, solution.sequence)), solution, label)]
 
 
-def _remat_searches(chain: Instance, deadline: Deadline, notes: list[str], which: str) -> list[Candidate]:
-    """What `dp` adds to the baselines, within ``deadline``: PyTorch's checkpoint_sequential (``which`` =
-    "sequential") or rotor's persistent DP (`dp`'s defaults, ``which`` = "persistent"); a search the deadline
-    cuts adds nothing (noted)."""
+def _remat_searches(chain: Instance, deadline: Deadline, notes: list[str]) -> list[Candidate]:
+    """What `dp` adds to the baselines, within ``deadline``: rotor's persistent DP (`dp`'s defaults); cut by the
+    deadline, it adds nothing (noted)."""
     from ..formulations.dp import DpParams, best_persistent
-    from ..heuristics import checkpoint_sequential
 
     try:
-        if which == "sequential":
-            left = deadline.remaining()
-            result = checkpoint_sequential(chain, time_limit=math.inf if left is None else left, seed=0, params=None)
-            solution, label = result.solution, f"{REMAT}: its checkpoint-sequential baseline"
-        else:
-            defaults = DpParams()
-            plan, _ = best_persistent(chain, defaults.slots, deadline, max_cells=defaults.max_cells)
-            solution, label = (
-                (Solution(plan.sequence) if plan.time is not None else None),
-                f"{REMAT}: its persistent DP",
-            )
+        defaults = DpParams()
+        plan, _ = best_persistent(chain, defaults.slots, deadline, max_cells=defaults.max_cells)
     except TimeLimitReached:
-        notes.append(f"the time limit cut the remat-only {which} search")
+        notes.append("the time limit cut the remat-only persistent search")
         return []
-    return [] if solution is None else _remat_entry(chain, solution, label)
-
-
-#: Share of the time limit checkpoint_sequential may take before the DP (it is cut, adding nothing, beyond).
-SEQUENTIAL_SHARE = 0.25
+    if plan.time is None:
+        return []
+    return _remat_entry(chain, Solution(plan.sequence), f"{REMAT}: its persistent DP")
 
 
 def offload_dp(instance: Instance, /, *, time_limit: float, seed: int, params: OffloadDpParams | None) -> Result:
@@ -315,19 +296,14 @@ def offload_dp(instance: Instance, /, *, time_limit: float, seed: int, params: O
     except (InvalidInstanceError, InfeasibleError):
         chain = None  # M is below the remat-only floor
     if chain is not None:
-        found += _remat_baselines(chain)
-        left = deadline.remaining()
-        share = Deadline.after(
-            SEQUENTIAL_SHARE * time_limit if left is None else min(SEQUENTIAL_SHARE * time_limit, left)
-        )
-        found += _remat_searches(chain, share, notes, "sequential")
+        found += _remat_baselines(chain, deadline, time_limit)
     try:
         for window in WINDOWS:
             _window_schedules(instance, params.slots, deadline, window, notes, found)
     except TimeLimitReached:
         notes.append("the time limit cut the DP")
     if chain is not None and not deadline.expired():
-        found += _remat_searches(chain, deadline, notes, "persistent")
+        found += _remat_searches(chain, deadline, notes)
     bound = float(bounds.best(instance))
     if not found:
         if deadline.expired():
