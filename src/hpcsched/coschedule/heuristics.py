@@ -57,7 +57,7 @@ from ..core.result import Result, Status
 from .bounds import best, solve_preemptive_lp
 from .model import Instance, Solution
 from .simulate import fifo_policy, list_policy, simulate
-from .special_cases import order_phases, pair_block, paired_matching
+from .special_cases import GREEDY_MATCHING_NOTE, order_phases, pair_block, paired_matching
 
 
 def makespan_of(instance: Instance, solution: Solution) -> float:
@@ -204,10 +204,15 @@ def greedy_partner(instance: Instance, /, *, time_limit: float, seed: int, param
     return _result(instance, greedy_partner_schedule(instance))
 
 
-def matching_order(instance: Instance) -> list[int]:
-    """Matched pairs (longer kernel first) and single kernels, longest block first."""
+def matching_order(instance: Instance, deadline: Deadline | None = None) -> tuple[list[int], bool]:
+    """Matched pairs (longer kernel first) and single kernels, longest block first.
+
+    Also says whether the matching is the maximum-weight one (False when
+    ``deadline`` cut it and the greedy matching stood in).
+    """
     blocks = []
-    for pair in paired_matching(instance):
+    pairs, optimal = paired_matching(instance, deadline)
+    for pair in pairs:
         if len(pair) == 2:
             i, j = pair
             first = i if instance.kernels[i].duration >= instance.kernels[j].duration else j
@@ -215,7 +220,7 @@ def matching_order(instance: Instance) -> list[int]:
         else:
             blocks.append((float(instance.kernels[pair[0]].duration), [pair[0]]))
     blocks.sort(key=lambda b: -b[0])
-    return [k for _, kernels in blocks for k in kernels]
+    return [k for _, kernels in blocks for k in kernels], optimal
 
 
 def matching_list(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -225,15 +230,18 @@ def matching_list(instance: Instance, /, *, time_limit: float, seed: int, params
     ----------
     instance
         The instance (streams honoured).
-    time_limit, seed, params
-        Unused (one simulation, deterministic, no options).
+    time_limit
+        Seconds for the matching; past them the greedy matching is used.
+    seed, params
+        Unused (deterministic, no options).
 
     Returns
     -------
     Result
         FEASIBLE, with `bounds.best` as bound for n <= 300.
     """
-    return _result(instance, list_schedule(instance, matching_order(instance)))
+    order, optimal = matching_order(instance, Deadline.after(time_limit))
+    return _result(instance, list_schedule(instance, order), () if optimal else (GREEDY_MATCHING_NOTE,))
 
 
 def best_list_schedule(instance: Instance) -> Solution:
@@ -244,7 +252,7 @@ def best_list_schedule(instance: Instance) -> Solution:
         greedy_partner_schedule(instance),
     ]
     if instance.n <= 150:
-        candidates.append(list_schedule(instance, matching_order(instance)))
+        candidates.append(list_schedule(instance, matching_order(instance)[0]))
         candidates.append(list_schedule(instance, lp_merge_order(instance)))
     return min(candidates, key=lambda s: makespan_of(instance, s))
 
@@ -358,7 +366,7 @@ def search_order(instance: Instance, deadline: Deadline, seed: int, max_iteratio
         lp_merge_order(instance),
     ]
     if instance.n <= 150:
-        starts.append(matching_order(instance))
+        starts.append(matching_order(instance, deadline)[0])
     scored = [(makespan_of(instance, list_schedule(instance, o)), o) for o in starts]
     best_value, order = min(scored, key=lambda t: t[0])
     order = list(order)
