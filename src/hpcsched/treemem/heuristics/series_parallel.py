@@ -29,6 +29,7 @@ max MemReq. OPTIMAL only when the peak meets that bound.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from ...core.deadline import Deadline
@@ -61,19 +62,27 @@ def _components(graph: Graph, nodes: Sequence[int]) -> list[list[int]]:
     return parts
 
 
-def _series_split(graph: Graph, nodes: Sequence[int]) -> tuple[list[int], list[int]]:
-    """Split a connected set at the level boundary crossed by the fewest edges (ties: the middle)."""
+def _series_split(graph: Graph, nodes: Sequence[int], deadline: Deadline | None = None) -> tuple[list[int], list[int]]:
+    """Split a connected set at the level boundary crossed by the fewest edges (ties: the middle).
+
+    An edge from level a to level b crosses the boundaries a..b-1: counted with
+    a difference array in O(edges + levels), not O(edges x levels) (5.3 s on a
+    dense 1,600-node DAG); the deadline is checked per node.
+    """
     inside = set(nodes)  # ``nodes`` is topologically sorted
     level: dict[int, int] = {}
     for v in nodes:
         level[v] = max((level[p] + 1 for p in graph.predecessors[v] if p in inside), default=0)
     top = max(level.values())
-    crossing = [0] * top  # crossing[l]: edges from level <= l to level > l
+    change = [0] * (top + 1)  # change[l]: edges starting to cross at boundary l minus those stopping
     for v in nodes:
+        if deadline is not None:
+            deadline.check("sp-ization (series split)")
         for w in graph.successors[v]:
             if w in inside:
-                for cut in range(level[v], level[w]):
-                    crossing[cut] += 1
+                change[level[v]] += 1
+                change[level[w]] -= 1
+    crossing = list(itertools.accumulate(change[:top]))  # crossing[l]: edges from level <= l to level > l
     cut = min(range(top), key=lambda c: (crossing[c], abs(2 * c + 1 - top)))
     return [v for v in nodes if level[v] <= cut], [v for v in nodes if level[v] > cut]
 
@@ -95,7 +104,7 @@ def sp_order(graph: Graph, order: Sequence[int], deadline: Deadline | None = Non
             for segment in sorted((s for part in parts for s in segments(part)), key=segment_order):
                 _push(merged, segment)
             return merged
-        first, second = _series_split(graph, nodes)  # series composition (forced where not SP)
+        first, second = _series_split(graph, nodes, deadline)  # series composition (forced where not SP)
         for segment in (*segments(first), *segments(second)):
             _push(merged, list(segment))
         return merged
