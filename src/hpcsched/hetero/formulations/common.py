@@ -6,7 +6,8 @@ import heapq
 from dataclasses import dataclass
 from typing import cast
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
+from ...core.result import Result, Status
 from .. import bounds
 from ..heuristics import heft_insertion, heteroprio, hlp_rounding
 from ..model import TYPES, Instance, Solution, evaluate
@@ -52,12 +53,20 @@ def solution_from_starts(instance: Instance, kinds: list[str], starts: list[int]
 
 
 def heuristic_incumbent(instance: Instance, time_limit: float | None) -> Solution:
-    """The best of HEFT with insertion, HeteroPrio and HLP rounding (its makespan is the horizon)."""
+    """The best of HEFT with insertion, HeteroPrio and HLP rounding (its makespan is the horizon).
+
+    HLP rounding solves an LP that a time limit can cut (`TimeLimitReached`);
+    then the incumbent is the better of the two list schedules.
+    """
     # time_limit is None only on a direct call without a limit, which the heuristics accept.
     candidates = [
         method(instance, time_limit=cast(float, time_limit), seed=0, params=None).solution
-        for method in (heft_insertion, heteroprio, hlp_rounding)
+        for method in (heft_insertion, heteroprio)
     ]
+    try:
+        candidates.append(hlp_rounding(instance, time_limit=cast(float, time_limit), seed=0, params=None).solution)
+    except TimeLimitReached:
+        pass
     return min(candidates, key=lambda s: evaluate(instance, s)["objective"])
 
 
@@ -73,4 +82,14 @@ class StartingPoint:
 def starting_point(instance: Instance, deadline: Deadline) -> StartingPoint:
     incumbent = heuristic_incumbent(instance, deadline.remaining())
     horizon = int(evaluate(instance, incumbent)["objective"])
-    return StartingPoint(incumbent, horizon, bounds.best(instance))
+    return StartingPoint(incumbent, horizon, bounds.best(instance, deadline))
+
+
+def incumbent_at_the_limit(begin: StartingPoint, reached: TimeLimitReached) -> Result:
+    """FEASIBLE with the heuristics' incumbent and the lower bound: the deadline cut the model before a solve."""
+    return Result(
+        status=Status.FEASIBLE,
+        solution=begin.incumbent,
+        bound=begin.lower,
+        notes=(f"{reached}: the HEFT/HeteroPrio/HLP-rounding incumbent is returned",),
+    )

@@ -6,12 +6,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.params import at_least, positive
 from ...core.result import Result, Status
 from ...solvers import cpsat as cpsat_backend
 from ..model import Instance, Solution, evaluate, require_runnable
-from .common import solution_from_starts, starting_point
+from .common import StartingPoint, incumbent_at_the_limit, solution_from_starts, starting_point
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,6 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
     begin = starting_point(instance, deadline)
-    deadline.check("computing the incumbent and bounds")
     if begin.lower >= begin.horizon and params.stop_at_bound:
         return Result(
             status=Status.OPTIMAL,
@@ -91,13 +90,10 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
             notes=("the incumbent meets the lower bound",),
             solver=cpsat_backend.version(),
         )
-    builder = _CpSatModel(instance, begin.horizon)
-    builder.add_tasks(deadline)
-    builder.add_capacities()
-    builder.add_precedences()
-    builder.add_makespan(begin.lower)
-    if params.hint:
-        builder.add_hint(begin.incumbent)
+    try:
+        builder = _built_model(instance, begin, params, deadline)
+    except TimeLimitReached as reached:
+        return incumbent_at_the_limit(begin, reached)
     outcome = cpsat_backend.solve_cpsat(
         builder.model,
         time_limit=deadline.remaining(),
@@ -125,6 +121,19 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
         solver=outcome.backend,
         notes=(f"CP-SAT {outcome.message}: the HEFT/HeteroPrio/HLP-rounding incumbent is returned",),
     )
+
+
+def _built_model(instance: Instance, begin: StartingPoint, params: CpSatParams, deadline: Deadline) -> _CpSatModel:
+    """The CP-SAT model; `TimeLimitReached` when the deadline passes before or while it is built."""
+    deadline.check("computing the incumbent and bounds")
+    builder = _CpSatModel(instance, begin.horizon)
+    builder.add_tasks(deadline)
+    builder.add_capacities()
+    builder.add_precedences()
+    builder.add_makespan(begin.lower)
+    if params.hint:
+        builder.add_hint(begin.incumbent)
+    return builder
 
 
 class _CpSatModel:

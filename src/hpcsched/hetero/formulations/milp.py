@@ -6,13 +6,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.params import at_least
 from ...core.result import Result, Status
 from ...solvers import milp as milp_backend
 from ...taskgraph import Edge
 from ..model import TYPES, Instance, Solution, evaluate, require_runnable
-from .common import solution_from_starts, starting_point
+from .common import StartingPoint, incumbent_at_the_limit, solution_from_starts, starting_point
 
 
 @dataclass(frozen=True)
@@ -89,13 +89,10 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
             status=Status.NOT_APPLICABLE,
             notes=(f"{size} time-indexed variables exceed options.max_variables = {params.max_variables}",),
         )
-    builder = _TimeIndexedMilp(instance, begin.horizon, deadline)
-    builder.add_start_variables()
-    builder.add_makespan(begin.lower)
-    builder.add_assignment_rows()
-    builder.add_capacity_rows()
-    builder.add_precedence_rows()
-    builder.warmstarting_point(begin.incumbent)
+    try:
+        builder = _built_model(instance, begin, deadline)
+    except TimeLimitReached as reached:
+        return incumbent_at_the_limit(begin, reached)
     outcome = milp_backend.solve_pulp(
         builder.problem, time_limit=deadline.remaining(), threads=params.threads, seed=seed
     )
@@ -116,6 +113,19 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
         solver=outcome.backend,
         notes=(f"HiGHS {outcome.message}: the HEFT/HeteroPrio/HLP-rounding incumbent is returned",),
     )
+
+
+def _built_model(instance: Instance, begin: StartingPoint, deadline: Deadline) -> _TimeIndexedMilp:
+    """The time-indexed MILP; `TimeLimitReached` when the deadline passes before or while it is built."""
+    deadline.check("computing the incumbent and bounds")
+    builder = _TimeIndexedMilp(instance, begin.horizon, deadline)
+    builder.add_start_variables()
+    builder.add_makespan(begin.lower)
+    builder.add_assignment_rows()
+    builder.add_capacity_rows()
+    builder.add_precedence_rows()
+    builder.warmstarting_point(begin.incumbent)
+    return builder
 
 
 def _time_indexed_size(instance: Instance, horizon: int) -> int:

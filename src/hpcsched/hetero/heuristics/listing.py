@@ -117,8 +117,7 @@ def hlp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params:
     """
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
-    value, share = bounds.hlp_solution(instance)
-    deadline.check("solving HLP")
+    value, share = bounds.hlp_solution(instance, deadline)
     kind = ["cpu" if share[j] >= 0.5 else "gpu" for j in range(instance.n)]
     times = [instance.run_time(j, kind[j]) for j in range(instance.n)]
     rank = upward_ranks(instance.n, instance.edges, times)
@@ -131,7 +130,7 @@ def hlp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params:
         rule="class",
     )
     result = feasible_result(placements, f"HLP value {value:.6g}; {kind.count('gpu')} tasks rounded to GPUs")
-    return result.replace(bound=bounds.hlp(instance))
+    return result.replace(bound=bounds.lp_bound(value))  # the HLP just solved: not a second solve
 
 
 def minmin(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
