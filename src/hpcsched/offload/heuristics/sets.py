@@ -20,9 +20,9 @@ def _value(instance: Instance, solution: Solution | None) -> float:
 
 
 def shortest_feasible_prefix(
-    instance: Instance, base: Iterable[int], priority: Sequence[int]
+    instance: Instance, base: Iterable[int], priority: Sequence[int], deadline: float | None = None
 ) -> tuple[set[int], Solution]:
-    """Smallest p such that base + priority[:p] fits (bisection, then linear scan)."""
+    """Smallest p such that base + priority[:p] fits (bisection; past ``deadline`` the shortest fitting so far)."""
     base = set(base)
     order = [i for i in priority if i not in base]
     solution = simulate(instance, base)
@@ -35,7 +35,7 @@ def shortest_feasible_prefix(
         assert full is not None, "offload-all fits on a feasible instance (model.memory_floors)"
         return set(instance.offloadable), full
     best = full
-    while high - low > 1:
+    while high - low > 1 and (deadline is None or time.perf_counter() <= deadline):
         middle = (low + high) // 2
         candidate = simulate(instance, base | set(order[:middle]))
         if candidate is None:
@@ -141,8 +141,10 @@ def vdnn_conv(instance: Instance, /, *, time_limit: float, seed: int, params: No
     ----------
     instance
         The chain to schedule.
-    time_limit, seed, params
-        Unused (one pass, deterministic, no options).
+    time_limit
+        Seconds for the repair (past them, the shortest fitting size prefix found so far).
+    seed, params
+        Unused (deterministic, no options).
 
     Returns
     -------
@@ -150,11 +152,11 @@ def vdnn_conv(instance: Instance, /, *, time_limit: float, seed: int, params: No
         FEASIBLE with the simulator's schedule of the set and `bounds.best` as bound.
     """
     check_feasible(instance)
-    solution, note = vdnn_conv_schedule(instance)
+    solution, note = vdnn_conv_schedule(instance, _deadline(time_limit, 2.0))
     return _result(instance, solution, (note,))
 
 
-def vdnn_conv_schedule(instance: Instance) -> tuple[Solution, str]:
+def vdnn_conv_schedule(instance: Instance, deadline: float | None = None) -> tuple[Solution, str]:
     """vDNN-conv's schedule and how its set was chosen (a starting set of the local search)."""
     n = instance.n_layers
     if instance.layers and any("conv" in name.lower() for name in instance.layers):
@@ -166,14 +168,14 @@ def vdnn_conv_schedule(instance: Instance) -> tuple[Solution, str]:
         chosen = {i for i, value in ratio.items() if value >= threshold}
         note = "no layer names: inputs of the layers with f_{i+1}/s_i above the median"
     chosen &= set(instance.offloadable)
-    _, solution = shortest_feasible_prefix(instance, chosen, size_priority(instance))
+    _, solution = shortest_feasible_prefix(instance, chosen, size_priority(instance), deadline)
     return solution, note
 
 
 def _greedy(instance: Instance, priority: list[int], time_limit: float | None, default: float) -> Result:
     check_feasible(instance)
     deadline = _deadline(time_limit, default)
-    chosen, solution = shortest_feasible_prefix(instance, (), priority)
+    chosen, solution = shortest_feasible_prefix(instance, (), priority, deadline)
     chosen, solution = improve_by_adding(instance, chosen, solution, priority, deadline)
     return _result(instance, solution)
 
@@ -234,7 +236,7 @@ def round_fractions(
         if best is not None and deadline is not None and time.perf_counter() > deadline:
             break
         chosen = {i for i in instance.offloadable if fractions.get(i, 0.0) >= theta}
-        _, solution = shortest_feasible_prefix(instance, chosen, priority)
+        _, solution = shortest_feasible_prefix(instance, chosen, priority, deadline)
         if best is None or _value(instance, solution) < _value(instance, best):
             best = solution
     assert best is not None  # the first threshold is always tried
@@ -386,7 +388,7 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> 
                 continue
             solution = simulate(instance, chosen)
             if solution is None:
-                chosen, solution = shortest_feasible_prefix(instance, chosen, hideability_priority(instance))
+                chosen, solution = shortest_feasible_prefix(instance, chosen, hideability_priority(instance), deadline)
             tried.append(buckets)
             if _value(instance, solution) < best_value:
                 best, best_value = solution, _value(instance, solution)
