@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from ...core.deadline import Deadline
 from ...core.params import at_least
 from ...core.result import Result, Status
-from ..heuristics import forest_order, greedy_order
+from ..heuristics import forest_order, greedy_if_in_time
 from ..model import Instance, Solution, other_question
 from ..simulate import Graph, peak
 
@@ -48,8 +48,9 @@ class _OutOfTime(Exception):
 
 
 def heuristic_incumbent(graph: Graph, deadline: Deadline) -> list[int]:
-    """The better of the greedy and spanning-forest orders (upper bound and hint)."""
-    return min((greedy_order(graph, deadline), forest_order(graph)), key=lambda order: peak(graph, order))
+    """The better of the greedy and spanning-forest orders (upper bound and hint); the latter alone when the
+    deadline cuts the greedy."""
+    return min([*greedy_if_in_time(graph, deadline), forest_order(graph)], key=lambda order: peak(graph, order))
 
 
 def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:

@@ -68,6 +68,9 @@ from .sequential import (
     greedy as greedy,
 )
 from .sequential import (
+    greedy_if_in_time as greedy_if_in_time,
+)
+from .sequential import (
     greedy_order as greedy_order,
 )
 from .sequential import (

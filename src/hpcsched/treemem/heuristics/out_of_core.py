@@ -44,7 +44,7 @@ from ..io_bounds import io_bound
 from ..model import Instance, Solution, other_question
 from ..simulate import Gap, Graph, excess, gaps, io_events, peak
 from ..special_cases import best_postorder_order, forest_parent, liu_optimal_order
-from .sequential import forest_order, greedy_order
+from .sequential import forest_order, greedy_if_in_time
 
 POLICIES = ("belady", "largest", "first-fit", "best-fit")
 Traversal = Literal["auto", "liu-optimal", "best-postorder", "greedy"]
@@ -88,7 +88,7 @@ def traversal_order(instance: Instance, graph: Graph, traversal: str, deadline: 
         if traversal == "liu-optimal":
             return liu_optimal_order(graph, parent, deadline)[0]
         return best_postorder_order(graph, parent)[0]
-    return min((greedy_order(graph, deadline), forest_order(graph)), key=lambda order: peak(graph, order))
+    return min([*greedy_if_in_time(graph, deadline), forest_order(graph)], key=lambda order: peak(graph, order))
 
 
 def io_lower_bound(instance: Instance, graph: Graph, deadline: Deadline | None = None) -> int | None:
