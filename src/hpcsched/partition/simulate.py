@@ -268,6 +268,7 @@ class _OverflowRepair:
         """Move units off GPU g, best score first (lazy heap), until it fits or no unit can leave; True if any moved."""
         heap = []
         for u in range(len(self.unit_list)):
+            self._check_deadline()
             if self._on(u, g):
                 found = self.score(u, g)
                 if found is not None:
@@ -275,6 +276,7 @@ class _OverflowRepair:
         heapq.heapify(heap)
         moved = False
         while heap and self.load[g] > self.instance.memory:
+            self._check_deadline()
             negative, u = heapq.heappop(heap)
             if self.gpu_of[self.unit_list[u].members[0]] != g:
                 continue
@@ -288,6 +290,11 @@ class _OverflowRepair:
             moved = True
             self._refresh_neighbours(u, g, heap)
         return moved
+
+    def _check_deadline(self) -> None:
+        """Per unit scored or popped: a score costs O(degree x GPUs), a pass over dense graphs seconds."""
+        if self.deadline is not None:
+            self.deadline.check("repairing memory overflows")
 
     def _move(self, u: int, target: int) -> None:
         """Unit u to ``target``, ledgers updated."""
