@@ -20,7 +20,9 @@ from hpcsched.core.result import Status
 from hpcsched.hetero import Instance, generate_layered
 
 LIMIT = 0.5
-SLACK = 1.5  # a loaded 2-core machine; after the fix the methods return within about 0.7 s of the limit
+# after the fix the methods return within about 0.7 s of the limit unloaded, but 2.0 s was exceeded once in a
+# loaded -n 2 suite run; the old code is still caught by its status (TIME_LIMIT_NO_SOLUTION after 2.5 s)
+SLACK = 3.0
 
 
 @functools.cache
