@@ -123,7 +123,7 @@ def test_time_limit_must_be_finite(toy_file, value):
     one_line(runner.invoke(app, ["solve", str(toy_file), "--time-limit", value]), "--time-limit")
 
 
-@pytest.mark.parametrize("value", [0, -1, float("nan")])
+@pytest.mark.parametrize("value", [0, -1, float("nan"), "10", True])
 def test_the_python_api_refuses_a_time_limit_that_is_no_time(value):
     """A new user's finding: hpcsched.solve(..., time_limit=-1) (or 0, NaN) ran silently, the CLI refused them."""
     import hpcsched

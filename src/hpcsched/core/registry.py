@@ -108,8 +108,9 @@ def run_method(
     requested = prob.method(method or prob.default_method)
     if time_limit is None:
         time_limit = DEFAULT_TIME_LIMIT
-    if not time_limit > 0:  # also refuses NaN; math.inf is allowed here (no limit), the CLI wants it finite
-        raise OptionError("time_limit", f"must be a number of seconds > 0, got {time_limit}")
+    number = isinstance(time_limit, (int, float)) and not isinstance(time_limit, bool)
+    if not (number and time_limit > 0):  # refuses NaN too; math.inf is allowed (no limit), the CLI wants it finite
+        raise OptionError("time_limit", f"must be a number of seconds > 0, got {time_limit!r}")
     started = time.perf_counter()
     entry = prob.resolve(requested.name, instance, time_limit)
     params = entry.build_params(options)
