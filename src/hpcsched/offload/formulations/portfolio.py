@@ -13,10 +13,10 @@ the incumbent meets a proven bound.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 from ...core.deadline import Deadline, TimeLimitReached
+from ...core.deadline import now as deadline_clock
 from ...core.params import at_least, positive, within
 from ...core.result import Result, Status
 from ...solvers.cpsat import solve_cpsat, version
@@ -361,5 +361,5 @@ def _relax_and_repair(
     left = deadline.remaining()
     if left is not None:
         polish = min(polish, left)
-    repaired = ordered_local_search(instance, repaired, time.perf_counter() + polish, seed)
+    repaired = ordered_local_search(instance, repaired, deadline_clock() + polish, seed)
     return bound, (repaired if not validate(instance, repaired) else None)

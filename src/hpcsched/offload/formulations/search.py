@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ...core.deadline import now as deadline_clock
 from ...core.errors import OptionError
 from ...core.result import Status
 from .. import bounds
@@ -168,7 +169,7 @@ class _Search:
     def run(self, time_limit: float, at_once: int) -> OffloadSetSearch:
         started = reported = time.perf_counter()
         cpu_started = time.process_time()
-        self.ends_at = started + time_limit
+        self.ends_at = deadline_clock() + time_limit
         with ThreadPoolExecutor(max_workers=at_once) as pool:
             while self.stack and not self.stopped and self.left() > 0:
                 # One batch at a time, its results taken in submission order: the search does not depend on
@@ -216,7 +217,7 @@ class _Search:
         )
 
     def left(self) -> float:
-        return self.ends_at - time.perf_counter()
+        return self.ends_at - deadline_clock()
 
     def solve(self, branch: Branch, cap: int, rows: RelaxationRows) -> Any:
         """The branch's solve: the exact timing of a fixed set, or the relaxation with its decisions fixed."""

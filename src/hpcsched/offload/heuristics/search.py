@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 
+from ...core.deadline import now as deadline_clock
 from ...core.result import Result
 from ..model import Instance, Solution, check_feasible
 from ..simulate import simulate
@@ -32,24 +32,24 @@ def local_search_from(instance: Instance, start: set[int], deadline: float, seed
     value = _value(instance, current)
     candidates = list(instance.offloadable)
     improved = True
-    while improved and time.perf_counter() < deadline:
+    while improved and deadline_clock() < deadline:
         improved = False
         moves = [("flip", i, None) for i in candidates]
         rng.shuffle(moves)
         for _, i, _ in moves:
-            if time.perf_counter() > deadline:
+            if deadline_clock() > deadline:
                 break
             trial = chosen ^ {i}
             solution = simulate(instance, trial)
             if solution is not None and _value(instance, solution) < value:
                 chosen, current, value, improved = trial, solution, _value(instance, solution), True
-        if improved or time.perf_counter() > deadline:
+        if improved or deadline_clock() > deadline:
             continue
         inside, outside = sorted(chosen), [i for i in candidates if i not in chosen]
         pairs = [(a, b) for a in inside for b in outside]
         rng.shuffle(pairs)
         for a, b in pairs:
-            if time.perf_counter() > deadline:
+            if deadline_clock() > deadline:
                 break
             trial = (chosen - {a}) | {b}
             solution = simulate(instance, trial)
@@ -64,17 +64,17 @@ def _starting_sets(instance: Instance, deadline: float, extra: Sequence[Solution
     # After the first start, each further one only while time remains (on a 1,000-layer chain each costs
     # tens of simulations).
     for priority in (hideability_priority(instance), size_priority(instance)):
-        if starts and time.perf_counter() > deadline:
+        if starts and deadline_clock() > deadline:
             return starts
         _, solution = shortest_feasible_prefix(instance, (), priority, deadline)
         starts.append(solution)
-    if time.perf_counter() > deadline:
+    if deadline_clock() > deadline:
         return starts
     conv, _ = vdnn_conv_schedule(instance, deadline)
     if conv is not None:
         starts.append(conv)
     for buckets in (256, 1024):
-        if time.perf_counter() > deadline:
+        if deadline_clock() > deadline:
             return starts
         dp_set = dp_offload_set(instance, buckets, 0.05)
         if dp_set is not None:
@@ -95,26 +95,24 @@ def iterated_local_search(
     """
     rng = random.Random(seed)
     final_deadline = deadline
-    now = time.perf_counter()
+    now = deadline_clock()
     deadline = now + (1.0 - order_fraction) * max(0.0, final_deadline - now)
     starts = _starting_sets(instance, deadline, extra)
     start = min(starts, key=lambda sol: _value(instance, sol))
     # Past the deadline the start stands (on 2,000 layers one more simulation is ~0.6 s).
-    best = (
-        start if time.perf_counter() > deadline else local_search_from(instance, set(start.offloaded), deadline, seed)
-    )
+    best = start if deadline_clock() > deadline else local_search_from(instance, set(start.offloaded), deadline, seed)
     best_value = _value(instance, best)
     candidates = list(instance.offloadable)
     rounds, stalled = 0, 0
     # Stop early after many kicks without improvement (small chains converge long before the deadline).
-    while time.perf_counter() < deadline and candidates and stalled < 50 + 5 * len(candidates):
+    while deadline_clock() < deadline and candidates and stalled < 50 + 5 * len(candidates):
         rounds += 1
         kicked = set(best.offloaded) ^ set(rng.sample(candidates, min(len(candidates), rng.randint(2, 4))))
         candidate = local_search_from(instance, kicked, deadline, seed + rounds)
         stalled += 1
         if _value(instance, candidate) < best_value:
             best, best_value, stalled = candidate, _value(instance, candidate), 0
-    return ordered_iterated_search(instance, best, max(final_deadline, time.perf_counter() + 0.05), seed)
+    return ordered_iterated_search(instance, best, max(final_deadline, deadline_clock() + 0.05), seed)
 
 
 def local_search(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -153,7 +151,7 @@ def best_heuristic_solution(
         priority = sorted(instance.offloadable, key=lambda i: (-round(fractions[i], 6), -instance.activation[i], i))
         extra.append(round_fractions(instance, fractions, priority))
     # The set search keeps its whole ``time_limit``; the channel-order phase comes on top (a third more).
-    return iterated_local_search(instance, time.perf_counter() + 1.5 * time_limit, seed, extra, order_fraction=1 / 3)
+    return iterated_local_search(instance, deadline_clock() + 1.5 * time_limit, seed, extra, order_fraction=1 / 3)
 
 
 # ---------------------------------------------------------------- channel orders
@@ -179,14 +177,14 @@ def improve_orders(instance: Instance, solution: Solution, deadline: float, seed
     rng = random.Random(seed)
     out_order, in_order = channel_orders(solution)
     best, value = solution, _value(instance, solution)
-    if time.perf_counter() > deadline:
+    if deadline_clock() > deadline:
         return best
     # The given schedule may not be an ASAP one: start from the ASAP timing of its orders if better.
     timed = simulate(instance, solution.offloaded, out_order=out_order, in_order=in_order)
     if timed is not None and _value(instance, timed) < value:
         best, value = timed, _value(instance, timed)
     improved = True
-    while improved and time.perf_counter() < deadline:
+    while improved and deadline_clock() < deadline:
         improved = False
         moves = [
             (channel, position, shift)
@@ -197,7 +195,7 @@ def improve_orders(instance: Instance, solution: Solution, deadline: float, seed
         ]
         rng.shuffle(moves)
         for channel, position, shift in moves:
-            if time.perf_counter() > deadline:
+            if deadline_clock() > deadline:
                 break
             order = list(out_order if channel == 0 else in_order)
             order.insert(position + shift, order.pop(position))
@@ -237,12 +235,12 @@ def ordered_local_search(instance: Instance, solution: Solution, deadline: float
     value = _value(instance, best)
     candidates = list(instance.offloadable)
     improved = True
-    while improved and time.perf_counter() < deadline:
+    while improved and deadline_clock() < deadline:
         improved = False
         out_order, in_order = channel_orders(best)
         rng.shuffle(candidates)
         for i in candidates:
-            if time.perf_counter() > deadline:
+            if deadline_clock() > deadline:
                 break
             if i in out_order:
                 trial_out = [j for j in out_order if j != i]
@@ -265,7 +263,7 @@ def ordered_iterated_search(instance: Instance, solution: Solution, deadline: fl
     best_value = _value(instance, best)
     candidates = list(instance.offloadable)
     rounds, stalled = 0, 0
-    while time.perf_counter() < deadline and candidates and stalled < 50 + 5 * len(candidates):
+    while deadline_clock() < deadline and candidates and stalled < 50 + 5 * len(candidates):
         rounds += 1
         stalled += 1
         out_order, in_order = channel_orders(best)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from ...core.deadline import TimeLimitReached
+from ...core.deadline import now as deadline_clock
 from ...core.result import Result, Status
 from .. import bounds
 from ..model import Instance, Solution, check_feasible
@@ -35,7 +35,7 @@ def shortest_feasible_prefix(
         assert full is not None, "offload-all fits on a feasible instance (model.memory_floors)"
         return set(instance.offloadable), full
     best = full
-    while high - low > 1 and (deadline is None or time.perf_counter() <= deadline):
+    while high - low > 1 and (deadline is None or deadline_clock() <= deadline):
         middle = (low + high) // 2
         candidate = simulate(instance, base | set(order[:middle]))
         if candidate is None:
@@ -51,7 +51,7 @@ def improve_by_adding(
     """Add further candidates in priority order when that shortens the makespan."""
     value = _value(instance, solution)
     for i in priority:
-        if time.perf_counter() > deadline:
+        if deadline_clock() > deadline:
             break
         if i in chosen:
             continue
@@ -74,7 +74,7 @@ def _result(instance: Instance, solution: Solution | None, notes: Sequence[str] 
 
 
 def _deadline(time_limit: float | None, default: float) -> float:
-    return time.perf_counter() + (default if time_limit is None else float(time_limit))
+    return deadline_clock() + (default if time_limit is None else float(time_limit))
 
 
 def size_priority(instance: Instance) -> list[int]:
@@ -229,11 +229,11 @@ def round_fractions(
 ) -> Solution:
     """Best of the threshold roundings {i: o_i >= theta}, each repaired along ``priority``.
 
-    ``deadline`` (``time.perf_counter`` value): no further threshold is tried after it (the first always is).
+    ``deadline`` (``core.deadline.now`` reading): no further threshold is tried after it (the first always is).
     """
     best: Solution | None = None
     for theta in (0.999, 0.9, 0.7, 0.5, 0.3, 0.1, 1e-6):
-        if best is not None and deadline is not None and time.perf_counter() > deadline:
+        if best is not None and deadline is not None and deadline_clock() > deadline:
             break
         chosen = {i for i in instance.offloadable if fractions.get(i, 0.0) >= theta}
         _, solution = shortest_feasible_prefix(instance, chosen, priority, deadline)
@@ -269,7 +269,7 @@ def lp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: 
     """
     check_feasible(instance)
     limit = 30.0 if time_limit is None else float(time_limit)
-    started = time.perf_counter()
+    started = deadline_clock()
     notes = []
     bound = bounds.best(instance)
     solver = None
@@ -381,7 +381,7 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> 
     best, best_value, tried = None, float("inf"), []
     for buckets in (64, 256, 1024, 4096):
         for alpha in (0.0, 0.05, 0.2, 1.0):
-            if best is not None and time.perf_counter() > deadline:
+            if best is not None and deadline_clock() > deadline:
                 break
             chosen = dp_offload_set(instance, buckets, alpha)
             if chosen is None:
