@@ -42,8 +42,8 @@ from typing import Any
 import pytest
 
 from hpcsched import Result, solve
-from hpcsched.core.registry import get_problem
 from hpcsched.core import deadline as deadline_module
+from hpcsched.core.registry import get_problem
 
 #: Lines after the deadline at which a run is stopped whatever the test then asserts (a safety
 #: stop, ~10 s of traced Python: the tests' real measure is `assert_stops_promptly`).
@@ -102,7 +102,9 @@ class WorkClock:
             if self.lines_after > self.budget and self.exceeded_at is None:
                 self.exceeded_at = f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
                 sys.settrace(None)
-                raise WorkBudgetExceeded(f"more than {self.budget} Python lines after the deadline, at {self.exceeded_at}")
+                raise WorkBudgetExceeded(
+                    f"more than {self.budget} Python lines after the deadline, at {self.exceeded_at}"
+                )
         return self._trace
 
 
@@ -145,7 +147,9 @@ def check_lines(instance: Any, result: Result) -> int:
     if result.solution is None:
         return 0
     problem = get_problem(result.problem)
-    return count_lines(problem.validate, instance, result.solution) + count_lines(problem.evaluate, instance, result.solution)
+    return count_lines(problem.validate, instance, result.solution) + count_lines(
+        problem.evaluate, instance, result.solution
+    )
 
 
 def assert_stops_promptly(
@@ -173,7 +177,14 @@ def assert_stops_promptly(
 
 
 def solve_past_deadline(
-    instance: Any, method: str, /, *, reads: int = 0, budget: int = DEFAULT_BUDGET, time_limit: float = 1.0, **options: Any
+    instance: Any,
+    method: str,
+    /,
+    *,
+    reads: int = 0,
+    budget: int = DEFAULT_BUDGET,
+    time_limit: float = 1.0,
+    **options: Any,
 ) -> tuple[Result, WorkClock]:
     """``hpcsched.solve`` with the deadline passing after ``reads`` clock readings.
 
