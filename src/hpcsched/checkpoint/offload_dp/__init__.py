@@ -1,4 +1,4 @@
-"""Our persistent DP with offloads for kind ``chain-offload`` (issue 23: a POFO-style DP as the heuristic).
+"""Our persistent DP with offloads for kind ``chain-offload`` (a POFO-style DP as the heuristic).
 
 This is **our own** dynamic program, written in the spirit of POFO (Beaumont,
 Eyraud-Dubois & Shilova, NeurIPS 2021), whose text could not be read here:

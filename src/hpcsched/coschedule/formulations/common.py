@@ -32,7 +32,7 @@ LARGE_N = 300
 MILP_GAP = 1e-6
 #: HiGHS feasibility and integrality tolerance of the MILP (default 1e-6). With big-M = U a binary
 #: at 1e-6 relaxes a row by 1e-6 U: a 20-kernel Orion mix got a "bound" 0.108 above its true
-#: optimum (issue 20, item 5). At 1e-9 the slack is 1e-9 U per row, and the bound is shaved by it.
+#: optimum. At 1e-9 the slack is 1e-9 U per row, and the bound is shaved by it.
 MIP_TOLERANCE = 1e-9
 #: Moves of the local search that tightens big-M (a move count: reproducible).
 BIG_M_SEARCH_MOVES = 300
