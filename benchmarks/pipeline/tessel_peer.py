@@ -1,0 +1,220 @@
+"""Tessel, the peer: run its search on one of its placements and check what it finds with our validator.
+
+Tessel (MIT licence, github zhiqi-0/Tessel) searches "repetend" schedules of
+pipeline blocks with Z3. It is not part of hpcsched and is never vendored: give
+the path of your own checkout (``--tessel``) and a Python that has its
+dependencies (``--python``, default this one; Tessel needs z3-solver,
+more-itertools and numpy).
+
+    .venv/bin/python benchmarks/pipeline/tessel_peer.py --tessel ~/Tessel --python ~/tessel-venv/bin/python \
+        --case vshape --devices 4 --memory 4 --micro-batches 4 [--ours cpsat] [--json out.json]
+    ... --case mshape --devices 4 --memory 6 --fast
+
+What it does: tessel_driver.py runs Tessel's ``Composer.compose_n`` (or
+``compose_fast`` with ``--fast``) in a child process under ``--timeout``; the
+block graph Tessel built must equal our instance of the case
+(instances/pipeline/make_tessel.py); Tessel's repetend becomes a periodic
+solution (period P = Tessel's shift between repetitions, one micro-batch per
+period: block g of micro-batch mid_g sits at step s_g, so its offset is
+s_g + (max mid - mid_g) P) and its whole warm-up + repetend + cool-down plan a
+makespan solution of its N micro-batches (start[mid][gid] = step); both go
+through ``hpcsched.pipeline.validate``. ``--ours`` solves the same period
+instance with our methods for the side-by-side time. Prints one line per
+check; ``--json`` writes the record. Exit 1 if a Tessel schedule fails our
+validator, 2 if Tessel found nothing or failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from hpcsched.core.registry import run_method
+from hpcsched.pipeline import Instance, Solution, evaluate, validate
+
+HERE = Path(__file__).resolve().parent
+DRIVER = HERE / "tessel_driver.py"
+MAKER = HERE.parents[1] / "instances" / "pipeline" / "make_tessel.py"
+
+
+def _maker() -> Any:
+    spec = importlib.util.spec_from_file_location("make_tessel", MAKER)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_tessel(args: argparse.Namespace) -> tuple[dict[str, Any] | None, str, float, float]:
+    """Run the driver; (its record or None, the reason when None, child wall s, child CPU s)."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "tessel.json"
+        mode = "fast" if args.fast else str(args.micro_batches)
+        command = [args.python, str(DRIVER), str(args.tessel), args.case, str(args.devices), str(args.memory), mode]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        try:
+            done = subprocess.run(
+                [*command, str(out)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=args.timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return None, f"timeout after {args.timeout:g} s", time.perf_counter() - started, float("nan")
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if done.returncode != 0:
+            lines = done.stderr.strip().splitlines()
+            return None, f"Tessel failed: {lines[-1] if lines else f'exit {done.returncode}'}", wall, cpu
+        return json.loads(out.read_text()), "", wall, cpu
+
+
+def same_graph(instance: Instance, micro: dict[str, Any]) -> str:
+    """Empty if Tessel's block graph is our instance's (block by block, edge by edge), else the first difference."""
+    theirs = micro["blocks"]
+    if len(theirs) != instance.n_blocks:
+        return f"Tessel has {len(theirs)} blocks, our instance {instance.n_blocks}"
+    for gid, (block, other) in enumerate(zip(instance.blocks, theirs, strict=True)):
+        ours = (list(block.devices), block.duration, block.memory, block.kind)
+        tessel = (other["devices"], other["span"], other["memory"], other["btype"][0].upper())
+        if ours != tessel:
+            return f"block {gid}: ours (devices, span, memory, kind) {ours}, Tessel's {tessel}"
+    edges = sorted([edge.source, edge.target] for edge in instance.edges)
+    if edges != micro["edges"]:
+        return f"edges differ: ours {edges}, Tessel's {micro['edges']}"
+    if any(edge.delay for edge in instance.edges):
+        return "our instance has communication delays; Tessel has none"
+    return ""
+
+
+def periodic_solution(record: dict[str, Any]) -> Solution:
+    """Tessel's repetend as our periodic solution with one micro-batch per period."""
+    first, last = record["repetend"]["start"], record["repetend"]["end"]
+    period = record["repetend"]["shift"]
+    rows = [row for row in record["blocks"] if first <= row["step"] < last]
+    top = max(row["mid"] for row in rows)
+    offset = [0] * len(record["micro"]["blocks"])
+    for row in rows:
+        offset[row["gid"]] = row["step"] - first + (top - row["mid"]) * period
+    if sorted(row["gid"] for row in rows) != list(range(len(offset))):
+        raise ValueError("Tessel's repetend does not hold every block exactly once")
+    return Solution.periodic(period, [offset])
+
+
+def makespan_solution(record: dict[str, Any]) -> Solution:
+    """Tessel's whole plan (warm-up, repetend, cool-down) as our makespan solution of its micro-batches."""
+    start = [[-1] * len(record["micro"]["blocks"]) for _ in range(record["micro_batches"])]
+    for row in record["blocks"]:
+        start[row["mid"]][row["gid"]] = row["step"]
+    return Solution.makespan(start)
+
+
+def check(instance: Instance, solution: Solution) -> dict[str, Any]:
+    """Our validator's verdict and objective on one converted Tessel schedule."""
+    violations = validate(instance, solution)
+    found: dict[str, Any] = {"valid": not violations, "violations": [str(v) for v in violations[:5]]}
+    if not violations:
+        values = evaluate(instance, solution)
+        peaks = [values[f"peak_memory_{d}"] for d in range(instance.devices)]
+        found.update(objective=values["objective"], peak_memory=peaks)
+    return found
+
+
+def ours(instance: Instance, methods: list[str], time_limit: float) -> list[dict[str, Any]]:
+    """Our methods on the same period instance, each under ``time_limit`` (CPU time of this process)."""
+    rows = []
+    for method in methods:
+        cpu = time.process_time()
+        result = run_method(instance, method, time_limit=time_limit)
+        rows.append(
+            {
+                "method": method,
+                "status": result.status.name,
+                "objective": result.objective,
+                "bound": result.bound,
+                "runtime_s": round(result.runtime_s, 3),
+                "cpu_s": round(time.process_time() - cpu, 3),
+            }
+        )
+    return rows
+
+
+def compare(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    maker = _maker()
+    memory = args.memory
+    period_instance = maker.tessel_instance(args.case, args.devices, memory)
+    record, reason, wall, cpu = run_tessel(args)
+    summary: dict[str, Any] = {
+        "case": args.case,
+        "devices": args.devices,
+        "memory": memory,
+        "search": "compose_fast" if args.fast else f"compose_n(N={args.micro_batches})",
+        "tessel_wall_s": round(wall, 3),
+        "tessel_cpu_s": round(cpu, 3),
+    }
+    code = 0
+    if record is None:
+        summary["tessel"] = reason
+        code = 2
+    else:
+        summary["tessel_search_wall_s"] = round(record["search_wall_s"], 3)
+        summary["tessel_search_cpu_s"] = round(record["search_cpu_s"], 3)
+        summary["same_graph"] = same_graph(period_instance, record["micro"]) or "yes"
+        if "repetend" not in record:
+            summary["tessel"] = "no schedule"
+            code = 2
+        elif summary["same_graph"] == "yes":
+            makespan_instance = maker.tessel_instance(args.case, args.devices, memory, record["micro_batches"])
+            summary["tessel_validate"] = record["tessel_validate"]
+            summary["tessel_peak_memory"] = record["peak_memory"]
+            summary["period"] = check(period_instance, periodic_solution(record))
+            summary["makespan"] = check(makespan_instance, makespan_solution(record))
+            summary["makespan"]["micro_batches"] = record["micro_batches"]
+            code = 0 if summary["period"]["valid"] and summary["makespan"]["valid"] else 1
+    if args.ours:
+        summary["ours"] = ours(period_instance, args.ours.split(","), args.time_limit)
+    return summary, code
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tessel", type=Path, required=True, help="a checkout of github zhiqi-0/Tessel")
+    parser.add_argument("--python", default=sys.executable, help="a Python with z3-solver and more-itertools")
+    parser.add_argument("--case", required=True, help="a placement of cases_tessel.py (vshape, mshape, ...)")
+    parser.add_argument("--devices", type=int, required=True)
+    parser.add_argument("--memory", type=int, required=True, help="Tessel's --memory: the limit of every device")
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--micro-batches", type=int, help="Tessel's --nmicros (compose_n)")
+    mode.add_argument("--fast", action="store_true", help="Tessel's --fast-search (compose_fast)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds for Tessel's child process")
+    parser.add_argument("--ours", default="", help="comma-separated pipeline methods to run on the period instance")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds for each of our methods")
+    parser.add_argument("--json", type=Path, help="write the record here")
+    args = parser.parse_args()
+    if not (args.tessel / "tessel" / "schedule" / "composer.py").is_file():
+        parser.exit(1, f"{args.tessel}: no tessel/schedule/composer.py: not a Tessel checkout (--tessel)\n")
+    try:
+        summary, code = compare(args)
+    except ValueError as error:  # an unknown case or a D the case does not take
+        parser.exit(1, f"--case {args.case} --devices {args.devices}: {error}\n")
+    text = json.dumps(summary, indent=1)
+    print(text)
+    if args.json is not None:
+        args.json.write_text(text + "\n")
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
