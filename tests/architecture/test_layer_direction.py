@@ -38,6 +38,7 @@ LAYERS = {
     "locality": {**BASE_LAYERS, "flows": 1},
     "hetero": BASE_LAYERS,
     "partition": BASE_LAYERS,
+    "pipeline": BASE_LAYERS,
 }
 
 

@@ -27,6 +27,7 @@ PROBLEM_PACKAGES = (
     "treemem",
     "hetero",
     "partition",
+    "pipeline",
 )
 
 _PROBLEMS: dict[str, Problem] = {}
