@@ -29,6 +29,7 @@ from ..core.fields import (
     require_dict,
     require_int,
     require_key,
+    require_known_keys,
     require_list,
     require_str,
 )
@@ -264,6 +265,7 @@ class Solution:
     def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         """The solution described by the ``solution`` section of a file."""
         data = require_dict(data, "solution")
+        require_known_keys(data, ("transfer_start", "compute_start"), "", "a transfers solution")
         n = instance.n
         transfer_start = int_list(require_key(data, "transfer_start", ""), "transfer_start", minimum=0, length=n)
         compute_start = int_list(require_key(data, "compute_start", ""), "compute_start", minimum=0, length=n)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ...core.errors import InvalidInstanceError, InvalidSolutionError
-from ...core.fields import require_dict, require_int, require_key, require_list, require_str
+from ...core.fields import require_dict, require_int, require_key, require_known_keys, require_list, require_str
 from .data import OPERATIONS
 
 if TYPE_CHECKING:
@@ -51,6 +51,7 @@ class Solution:
     def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         """The solution described by the ``solution`` section of a file (stages checked against L)."""
         data = require_dict(data, "solution")
+        require_known_keys(data, ("sequence", "start"), "", "a checkpoint solution")
         raw = require_list(require_key(data, "sequence", ""), "sequence")
         start = data.get("start")
         solution = cls(

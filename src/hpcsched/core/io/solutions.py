@@ -93,7 +93,15 @@ def _decode_solution(document: Any, instance: Any, file: str) -> Any:
     try:
         return problem.solution_type.from_data(payload, instance=instance)
     except InvalidInstanceError as error:
-        raise InvalidSolutionError(f"solution.{error.field}", error.reason, file) from None
+        raise InvalidSolutionError(_in_solution(error.field), error.reason, file) from None
+
+
+def _in_solution(field: str) -> str:
+    """``field`` of a ``from_data`` error as a path in the file: under ``solution`` (once, whichever way
+    the problem named it: relative to the solution object, or from ``solution`` itself)."""
+    if field == "solution" or field.startswith(("solution.", "solution[")):
+        return field
+    return f"solution.{field}" if field else "solution"
 
 
 def _recorded_number(document: Mapping[str, Any], key: str) -> float | None:

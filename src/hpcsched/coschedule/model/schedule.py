@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ...core.fields import require_dict, require_index, require_key, require_list, require_number
+from ...core.fields import (
+    require_dict,
+    require_index,
+    require_key,
+    require_known_keys,
+    require_list,
+    require_number,
+)
 from ...core.violation import Violation
 from .instance import Instance
 
@@ -43,11 +50,13 @@ class Solution:
     @classmethod
     def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         data = require_dict(data, "solution")
+        require_known_keys(data, ("segments",), "", "a coschedule solution")
         raw_segments = require_list(require_key(data, "segments", ""), "segments")
         segments = []
         for index, raw in enumerate(raw_segments):
             where = f"segments[{index}]"
             raw = require_dict(raw, where)
+            require_known_keys(raw, ("kernel", "start", "end"), where, "a segment")
             kernel = require_index(require_key(raw, "kernel", where), f"{where}.kernel", instance.n, "kernel")
             start = require_number(require_key(raw, "start", where), f"{where}.start")
             end = require_number(require_key(raw, "end", where), f"{where}.end")

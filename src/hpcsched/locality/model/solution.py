@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...core.errors import InvalidSolutionError
-from ...core.fields import require_dict, require_int, require_key, require_list
+from ...core.fields import require_dict, require_int, require_key, require_known_keys, require_list
 from .checks import frozen
 from .instance import Instance
 
@@ -62,6 +62,7 @@ class Solution:
     @classmethod
     def from_data(cls, data: dict, *, instance: Instance) -> Solution:
         data = require_dict(data, "solution")
+        require_known_keys(data, ("queues",), "", "a locality solution")
         queues = require_list(require_key(data, "queues", ""), "queues")
         n = instance.num_tasks
         if len(queues) > instance.servers:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from ...core.errors import InvalidInstanceError, InvalidSolutionError
-from ...core.fields import int_list, require_dict, require_int, require_key, require_list
+from ...core.fields import int_list, require_dict, require_int, require_key, require_known_keys, require_list
 from .instance import Instance
 
 
@@ -57,6 +57,12 @@ class Solution:
         """Parse a ``solution`` section (structure only; feasibility is `validate`'s job)."""
         try:
             data = require_dict(data, "solution")
+            require_known_keys(
+                data,
+                ("offloaded", "forward_start", "backward_start", "offload_start", "prefetch_start"),
+                "",
+                "an offload solution",
+            )
             n = instance.n_layers
             offloaded_raw = require_list(require_key(data, "offloaded", ""), "offloaded")
             offloaded = []
