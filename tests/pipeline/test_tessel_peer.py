@@ -1,0 +1,107 @@
+"""Tessel's placements as our instances, and Tessel's schedules checked by our validator.
+
+instances/pipeline/make_tessel.py restates the placements of Tessel's
+cases_tessel.py; benchmarks/pipeline/tessel_peer.py converts what Tessel finds
+into our solutions. The records under data/ were written by
+benchmarks/pipeline/tessel_driver.py from Tessel (github zhiqi-0/Tessel,
+HEAD 44f72c3, z3-solver 4.13.0): vshape D=4 N=4 M=4 (compose_n), mshape D=4
+M=6 (compose_fast), xshape D=4 N=3 M=4 (compose_n). Tessel itself is not
+needed here.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from hpcsched.core.io import read_instance
+from hpcsched.pipeline import Solution, validate
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+maker = _load("make_tessel", ROOT / "instances" / "pipeline" / "make_tessel.py")
+peer = _load("tessel_peer", ROOT / "benchmarks" / "pipeline" / "tessel_peer.py")
+
+#: Busy steps per device of one micro-batch (docs: the period bound with one micro-batch per period).
+WORK = {
+    "vshape": 4,
+    "xshape": 8,
+    "mshape": 6,
+    "nnshape": 8,
+    "nnshape_eager": 8,
+    "mllm": 8,
+    "kshape": 6,
+    "finetune": 4,
+    "alphafold": 4,
+}
+
+
+@pytest.mark.parametrize("case", maker.CASES)
+def test_every_device_of_a_case_does_the_same_work(case):
+    instance = maker.tessel_instance(case, 4, None)
+    assert instance.work() == (WORK[case],) * 4
+
+
+@pytest.mark.parametrize("case", ["xshape", "kshape"])
+def test_cases_with_two_branches_need_an_even_number_of_devices(case):
+    with pytest.raises(ValueError, match="even"):
+        maker.tessel_data(case, 5)
+
+
+def test_the_shipped_files_are_what_the_script_writes():
+    files = sorted((ROOT / "instances" / "pipeline" / "tessel").glob("*.json"))
+    made = {instance.name: instance for instance in maker.instances()}
+    assert sorted(made) == sorted(path.stem for path in files)
+    for path in files:
+        assert read_instance(path).to_data() == made[path.stem].to_data(), path.name
+
+
+# case, devices, memory, record, period, steady-state peaks (Tessel's targets for vshape and mshape)
+RECORDS = [
+    ("vshape", 4, 4, "tessel-vshape-d4-m4-n4.json", 4, [4, 3, 2, 1]),
+    ("mshape", 4, 6, "tessel-mshape-d4-m6-fast.json", 6, [6, 4, 3, 1]),
+    ("xshape", 4, 4, "tessel-xshape-d4-m4-n3.json", 8, [4, 3, 3, 3]),
+]
+
+
+@pytest.mark.parametrize(("case", "devices", "memory", "file", "period", "peaks"), RECORDS)
+def test_tessel_repetends_are_valid_periodic_schedules(case, devices, memory, file, period, peaks):
+    record = json.loads((DATA / file).read_text())
+    instance = maker.tessel_instance(case, devices, memory)
+    assert peer.same_graph(instance, record["micro"]) == ""
+    found = peer.check(instance, peer.periodic_solution(record))
+    assert found["valid"], found["violations"]
+    assert found["objective"] == period == max(instance.work())  # no bubble: the work bound
+    assert found["peak_memory"] == peaks
+
+
+@pytest.mark.parametrize(("case", "devices", "memory", "file", "period", "peaks"), RECORDS)
+def test_tessel_whole_plans_are_valid_makespan_schedules(case, devices, memory, file, period, peaks):
+    record = json.loads((DATA / file).read_text())
+    instance = maker.tessel_instance(case, devices, memory, record["micro_batches"])
+    found = peer.check(instance, peer.makespan_solution(record))
+    assert found["valid"], found["violations"]
+    assert found["peak_memory"] == record["peak_memory"]  # Tessel frees at a block's start, we at its end
+
+
+def test_a_period_one_step_shorter_is_refused():
+    record = json.loads((DATA / "tessel-vshape-d4-m4-n4.json").read_text())
+    instance = maker.tessel_instance("vshape", 4, 4)
+    solution = peer.periodic_solution(record)
+    shorter = Solution.periodic(solution.period - 1, solution.offset)
+    assert validate(instance, shorter)
