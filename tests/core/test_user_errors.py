@@ -55,11 +55,12 @@ def test_validate_of_a_file_without_solution_says_so(toy_file, tmp_path):
     assert "NoneType" not in line
 
 
-def test_a_real_infeasible_solve_then_validate(toy_file, tmp_path):
+def test_a_real_infeasible_solve_writes_no_file(toy_file, tmp_path):
+    """An INFEASIBLE solve has no solution to write: --out is not written (a note says so on stderr)."""
     out = tmp_path / "sol.json"
     solved = runner.invoke(app, ["solve", str(toy_file), "--method", "refuse", "--out", str(out)])
-    assert solved.exit_code == 0 and json.loads(out.read_text())["solution"] is None
-    one_line(runner.invoke(app, ["validate", str(toy_file), str(out)]), "holds no solution", "INFEASIBLE")
+    assert solved.exit_code == 0 and not out.exists()
+    assert f"note: {out} not written: refuse returned no solution (INFEASIBLE)" in solved.stderr
 
 
 @pytest.mark.parametrize("name", ["out.xyz", "figure"])

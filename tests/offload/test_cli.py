@@ -189,22 +189,22 @@ def test_out_of_range_method_options_end_in_one_line(method, option, field):
 @pytest.mark.parametrize(
     "arguments, field",
     [
-        (["--n", "-3"], "n: "),
-        (["--n", "0"], "n: "),
-        (["--param", "n=abc"], "n: "),
-        (["--param", "budget=abc"], "budget: "),
-        (["--param", "budget=0"], "budget: "),
-        (["--param", "link=pcie9"], "link: "),
-        (["--param", "bandwidth=-1"], "bandwidth: "),
-        (["--param", "latency=-2"], "latency: "),
-        (["--param", "duplex=triple"], "duplex: "),
-        (["--family", "random", "--param", "max_time=0"], "max_time: "),
-        (["--family", "cnn", "--param", "first_activation=0"], "first_activation: "),
-        (["--param", "bandwidth=1e-300"], "bandwidth: "),
+        (["--n", "-3"], "--n: "),
+        (["--n", "0"], "--n: "),
+        (["--param", "n=abc"], "--param n: "),
+        (["--param", "budget=abc"], "--param budget: "),
+        (["--param", "budget=0"], "--param budget: "),
+        (["--param", "link=pcie9"], "--param link: "),
+        (["--param", "bandwidth=-1"], "--param bandwidth: "),
+        (["--param", "latency=-2"], "--param latency: "),
+        (["--param", "duplex=triple"], "--param duplex: "),
+        (["--family", "random", "--param", "max_time=0"], "--param max_time: "),
+        (["--family", "cnn", "--param", "first_activation=0"], "--param first_activation: "),
+        (["--param", "bandwidth=1e-300"], "--param bandwidth: "),
     ],
 )
 def test_bad_generator_parameters_are_named(tmp_path, arguments, field):
-    # Named as given, like the transfers generators; `--n 0` used to be reported as data.forward.
+    # Named as given (the option that set it); `--n 0` used to be reported as data.forward.
     output = tmp_path / "g.json"
     result = runner.invoke(app, ["generate", "offload", *arguments, "-o", str(output)])
     _single_error_line(result, f"error: {field}")

@@ -86,6 +86,7 @@ PROBLEM.add_method(
     kind="baseline",
     params=DynamicReferenceParams,
     summary="Dynamic sharing of the same buffer (reference outside the static solution space)",
+    answers="dynamic sharing of the buffer (outside the static solution space)",
 )
 PROBLEM.add_method("sharing-brute-force", sharing.brute_force, kind="brute-force", params=SharingParams)
 

@@ -141,6 +141,16 @@ def check_seed(seed: int) -> None:
     require_seed(seed, "--seed")
 
 
+def not_empty(value: str | None, option: str, default: str) -> None:
+    """Refuse an empty (or blank) ``option`` value: ``--method ""`` must not run the default.
+
+    Leaving the option out gives ``default``; an empty value is a mistake (an
+    unset shell variable, say), and running something else would hide it.
+    """
+    if value is not None and not value.strip():
+        raise InvalidInstanceError(option, f"is empty (leave {option} out for {default})")
+
+
 def known_method(problem: Problem, name: str, where: str) -> None:
     """Refuse an unknown method in one line that says where it was asked for
     (the instance file, or the option), with the problem's known methods."""
@@ -161,4 +171,8 @@ def parse_assignments(pairs: list[str] | None, option: str) -> dict[str, Any]:
             parsed[key.replace("-", "_")] = json.loads(text)
         except json.JSONDecodeError:
             parsed[key.replace("-", "_")] = text
+        except RecursionError:  # "[" * 100000: Python's decoder recurses per level
+            raise InvalidInstanceError(
+                f"{option} {key}", "value nested too deeply (a JSON value of ~900 levels at most)"
+            ) from None
     return parsed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -22,6 +23,7 @@ from .app import (
     fail,
     friendly_errors,
     load_plugins,
+    not_empty,
     parse_assignments,
     summary_console,
     wrote,
@@ -45,7 +47,8 @@ def generate(
     entry = get_problem(problem)
     if not entry.generators:
         fail(f"problem '{problem}' has no generators")
-    family = family or next(iter(entry.generators))
+    not_empty(family, "--family", f"the first family, {next(iter(entry.generators))}")
+    family = next(iter(entry.generators)) if family is None else family
     if family not in entry.generators:
         fail(f"unknown family '{family}' for {problem} (known: {', '.join(entry.generators)})")
     check_seed(seed)
@@ -56,10 +59,27 @@ def generate(
     _check_keywords(entry.generators[family], params, "--param", f"generator family '{family}' of {problem}", ("seed",))
     try:
         instance = entry.generators[family](seed=seed, **params)
+    except InvalidInstanceError as error:  # a parameter the generator refused: name the option that set it
+        raise InvalidInstanceError(_option_of(error.field, params, from_n=n is not None), error.reason) from None
     except TypeError as error:
         raise InvalidInstanceError("--param", f"generator '{family}' rejects these parameters: {error}") from None
     write_instance(instance, output)
     wrote(output, f"wrote {output} ({problem}, family {family}, seed {seed})")
+
+
+def _option_of(field: str, params: Mapping[str, Any], *, from_n: bool) -> str:
+    """The command-line option behind a generator's error ``field``: ``--n``, ``--param name[...]``.
+
+    A generator names its parameter (``n``, ``edge_probability``, or
+    ``parameters.n``); a field that is no parameter (a bug's ``data...``) is
+    left as it is.
+    """
+    field = field.removeprefix("parameters.")
+    name = re.match(r"[A-Za-z_]\w*", field)
+    top = name.group(0) if name else ""
+    if top == "n" and from_n:
+        return "--n" + field[1:]
+    return f"--param {field}" if top in params else field
 
 
 def _accepted_keywords(func: Any, reserved: tuple[str, ...], positional: int) -> list[str] | None:
@@ -162,6 +182,8 @@ def import_trace(
         raise InvalidInstanceError("--option", f"importer '{format}' rejects these options: {error}") from None
     except UnicodeDecodeError as error:  # decoding the user's file: a binary file given as a text trace
         raise FormatError(f"{trace}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except RecursionError:  # a JSON trace of "[" * 100000: Python's decoder recurses per level
+        raise FormatError(f"{trace}: cannot read: arrays or objects nested too deeply") from None
     write_instance(instance, output)
     wrote(output, f"wrote {output} ({problem} from {format} trace {trace})")
     # What the importer approximated (e.g. a DAG linearized into a chain) must

@@ -6,6 +6,7 @@ import json
 import sys
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..core.io import instance_schema
@@ -15,6 +16,7 @@ from .app import (
     console,
     friendly_errors,
     load_plugins,
+    not_empty,
 )
 
 
@@ -28,8 +30,9 @@ def show_methods(
 ) -> None:
     """List the problems, their methods (with each method's options: name, type, default), generators and importers."""
     load_plugins(plugin)
-    names = [problem] if problem else problem_names()
-    if problem and problem not in problem_names():
+    not_empty(problem, "PROBLEM", "every problem")
+    names = [problem] if problem is not None else problem_names()
+    if problem is not None and problem not in problem_names():
         get_problem(problem)  # an entry point's problem loads here; an unknown name fails, naming the known ones
     summaries = problem_summaries(names)
     if as_json:
@@ -42,7 +45,10 @@ def show_methods(
     for entry in summaries:
         for method in entry.methods:
             flag = " (default)" if method.name == entry.default_method else ""
-            table.add_row(entry.name, method.name + flag, method.kind, method.summary, _options_text(method))
+            summary = method.summary
+            if method.answers:  # not ranked with the others by compare and study reports
+                summary = f"[answers another question: {method.answers}] {summary}"
+            table.add_row(entry.name, method.name + flag, method.kind, escape(summary), _options_text(method))
         generators = ", ".join(entry.generators) or "-"
         importers = ", ".join(entry.importers) or "-"
         extras.append(f"{entry.name}: generators {generators}; importers {importers}")

@@ -35,9 +35,13 @@ from .app import (
     friendly_errors,
     known_method,
     load_plugins,
+    not_empty,
     parse_assignments,
     summary_console,
 )
+
+#: How standard output is named in messages (``--out -``).
+STDOUT_NAME = "<stdout>"
 
 PLOT_SUFFIXES = (".png", ".pdf", ".svg", ".svgz", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
 
@@ -89,6 +93,29 @@ def result_table(results: list[tuple[str, Result]]) -> Table:
     return table
 
 
+def _write_or_keep(instance: Any, result: Result, out: Path, name: str) -> None:
+    """Write the solution to ``out`` when the run has one (OPTIMAL or FEASIBLE); else write nothing.
+
+    NOT_APPLICABLE, INFEASIBLE, TIME_LIMIT_NO_SOLUTION and ERROR (no
+    solution, or one the validator refused) never give a file of ``null``:
+    an existing ``out`` is left as it was, so that a run that found nothing
+    does not replace an earlier answer. The summary above gives the status;
+    the note on stderr says the file was not written.
+    """
+    if result.solution is not None and result.status.has_solution:
+        write_solution(instance, result, out)
+        return
+    kept = " (the existing file is left as it was)" if not is_stdio(out) and out.exists() else ""
+    what = "an invalid solution" if result.solution is not None else "no solution"
+    error_console.print(
+        f"note: {STDOUT_NAME if is_stdio(out) else out} not written: {name} returned {what} "
+        f"({result.status.value}){kept}",
+        highlight=False,
+        soft_wrap=True,
+        markup=False,
+    )
+
+
 @friendly_errors
 def solve(
     file: Path = typer.Argument(..., help="Instance file (.json or .json.gz; '-' for standard input)."),
@@ -119,7 +146,8 @@ def solve(
     load_plugins(plugin)
     instance = read_instance(file)
     problem = problem_of(instance)
-    name = method or problem.default_method
+    not_empty(method, "--method", f"the default method, {problem.default_method}")
+    name = problem.default_method if method is None else method
     known_method(problem, name, STDIN_NAME if is_stdio(file) else str(file))  # before any work
     if time_limit is None:
         time_limit = DEFAULT_TIME_LIMIT
@@ -147,7 +175,7 @@ def solve(
         for note in result.notes:
             shown.print(f"note: {note}", highlight=False, soft_wrap=True, markup=False)
     if out is not None:
-        write_solution(instance, result, out)
+        _write_or_keep(instance, result, out, name)
     if plot is not None:
         if result.solution is None:  # the table above is the answer; there is just no picture of it
             shown.print(

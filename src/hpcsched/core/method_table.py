@@ -61,19 +61,21 @@ class MethodSummary:
     kind: str
     summary: str
     options: tuple[OptionSummary, ...] = ()
+    answers: str | None = None  # the other question it answers (`Method.answers`), None: the problem's
 
     def to_data(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "kind": self.kind,
             "summary": self.summary,
+            "answers": self.answers,
             "options": [option.to_data() for option in self.options],
         }
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> MethodSummary:
         options = tuple(OptionSummary(o["name"], o["type"], o["default"]) for o in data["options"])
-        return cls(data["name"], data["kind"], data["summary"], options)
+        return cls(data["name"], data["kind"], data["summary"], options, data["answers"])
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ class ProblemSummary:
         return cls(
             problem.name,
             problem.default_method,
-            tuple(MethodSummary(m.name, m.kind, m.summary, _options_of(m)) for m in ordered),
+            tuple(MethodSummary(m.name, m.kind, m.summary, _options_of(m), m.answers) for m in ordered),
             tuple(problem.generators),
             tuple(problem.importers),
         )

@@ -57,6 +57,15 @@ class Method:
         that does work of its own (a class test) takes a keyword
         ``time_limit`` too and stays within a share of it: the choice counts
         in the method's time limit (`hpcsched.core.registry.run_method`).
+    answers
+        None for a method that answers the problem's question. Otherwise the
+        other question it answers, in a few words (``"preemptive schedule:
+        kernels may be split"``, a relaxation or a reference outside the
+        solution space): its objective may beat the problem's optimum, so
+        ``compare`` and study reports label it and never rank it against
+        the others (it sets no best known value or bound, and stays out of
+        gap-to-best and performance profiles). A dispatcher answers what the
+        method it chose answers.
     """
 
     name: str
@@ -65,6 +74,7 @@ class Method:
     summary: str
     params_type: type | None = None
     choose: Callable[..., str] | None = None
+    answers: str | None = None
 
     def build_params(self, options: Mapping[str, Any]) -> Any:
         """The method's Params for ``options`` (None for a method without options).
@@ -139,11 +149,14 @@ class Problem:
         kind: str,
         summary: str | None = None,
         params: type | None = None,
+        answers: str | None = None,
     ) -> None:
         """Register ``func`` under ``name``.
 
         ``func`` follows `MethodFunction`; ``params`` is its frozen Params
-        dataclass (None: the method has no options).
+        dataclass (None: the method has no options); ``answers`` names the
+        other question the method answers, if it does not answer the
+        problem's own (see `Method`).
 
         Raises
         ------
@@ -162,7 +175,9 @@ class Problem:
             )
         if summary is None:
             summary = _first_line(func)
-        self.methods[name] = Method(name, func, kind, summary, params_type=params)
+        if answers is not None and not (isinstance(answers, str) and answers.strip()):
+            raise ValueError(f"answers of method '{name}' must be a non-empty description, got {answers!r}")
+        self.methods[name] = Method(name, func, kind, summary, params_type=params, answers=answers)
 
     def add_dispatcher(self, name: str, choose: Callable[..., str], *, kind: str, summary: str) -> None:
         """Register ``name`` as the method ``choose(instance)`` names.

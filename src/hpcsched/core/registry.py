@@ -16,7 +16,9 @@ reaches all of them.
 from __future__ import annotations
 
 import math
+import re
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from .deadline import DEFAULT_TIME_LIMIT, TimeLimitReached, now
@@ -46,7 +48,9 @@ __all__ = [
     "MethodSummary",
     "Problem",
     "ProblemSummary",
+    "answers_of",
     "check_result",
+    "dispatch_note",
     "get_problem",
     "is_registered",
     "methods",
@@ -129,8 +133,36 @@ def run_method(
         runtime_s=result.runtime_s if result.runtime_s > 0 else elapsed,
     )
     if requested is not entry:
-        result = result.with_note(f"{requested.name} ran {entry.name}")
+        result = result.with_note(dispatch_note(requested.name, entry.name))
     return check_result(prob, instance, result)
+
+
+def dispatch_note(dispatcher: str, chosen: str) -> str:
+    """The note a dispatcher's result carries: which method ran (`answers_of` reads it back)."""
+    return f"{dispatcher} ran {chosen}"
+
+
+def answers_of(problem: Problem | str, method: str, notes: str | Sequence[str] = ()) -> str | None:
+    """The other question ``method`` of ``problem`` answers (`Method.answers`), or None for the problem's own.
+
+    A dispatcher answers what its chosen method answers: the choice is read
+    from the run's ``notes`` (a list, or a results row's ``"; "``-joined
+    text). An unknown problem or method (a plugin not loaded, a renamed
+    method in an old results file) answers the problem's own question.
+    """
+    from .errors import UnknownProblemError
+
+    if isinstance(problem, str):
+        try:
+            problem = get_problem(problem)
+        except UnknownProblemError:
+            return None
+    entry = problem.methods.get(method)
+    if entry is not None and entry.choose is not None:
+        text = notes if isinstance(notes, str) else "; ".join(notes)
+        found = re.search(rf"(?:^|; ){re.escape(dispatch_note(method, ''))}(\S+?)(?:;|$)", text)
+        entry = problem.methods.get(found.group(1)) if found else None
+    return entry.answers if entry is not None else None
 
 
 def check_result(problem: Problem, instance: Any, result: Result) -> Result:

@@ -47,11 +47,20 @@ PROBLEM.add_dispatcher(
     kind="exact",
     summary="Default method: lp-preemptive on independent kernels, milp with streams.",
 )
-PROBLEM.add_method("lp-preemptive", formulations.lp, kind="exact", params=LpParams)
-PROBLEM.add_method("milp-min-preemptions", formulations.milp_min_preemptions, kind="exact", params=MinPreemptionsParams)
+#: What the preemptive methods answer: compare and study reports label them and never rank them
+#: against the non-preemptive ones (a preemptive makespan may beat every non-preemptive schedule).
+PREEMPTIVE_QUESTION = "preemptive schedule (kernels may be split)"
+PROBLEM.add_method("lp-preemptive", formulations.lp, kind="exact", params=LpParams, answers=PREEMPTIVE_QUESTION)
+PROBLEM.add_method(
+    "milp-min-preemptions",
+    formulations.milp_min_preemptions,
+    kind="exact",
+    params=MinPreemptionsParams,
+    answers=PREEMPTIVE_QUESTION,
+)
 PROBLEM.add_method("milp", formulations.milp, kind="exact")
 PROBLEM.add_method("cpsat", formulations.cpsat, kind="exact", params=CpsatParams)
-PROBLEM.add_method("mcnaughton", special_cases.mcnaughton, kind="special")
+PROBLEM.add_method("mcnaughton", special_cases.mcnaughton, kind="special", answers=PREEMPTIVE_QUESTION)
 PROBLEM.add_method("matching-paired", special_cases.matching_paired, kind="special")
 PROBLEM.add_method("serial", heuristics.serial, kind="baseline")
 PROBLEM.add_method("fifo", heuristics.fifo, kind="baseline")

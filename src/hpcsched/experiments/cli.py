@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import os
 import signal
 import warnings
@@ -22,8 +23,8 @@ from typing import Any
 
 import typer
 
-from ..core.display import readable_number
 from ..core.errors import HpcschedError, UnknownMethodError
+from .compare_table import compare_table, format_cell, json_row
 
 #: Default per-run time limit of ``compare`` (seconds).
 COMPARE_TIME_LIMIT_S = 10.0
@@ -98,18 +99,6 @@ def _console(stderr: bool = False):
     return Console(width=250, stderr=stderr)
 
 
-def _format(value: Any, kind: str = "") -> str:
-    if value is None:
-        return "-"
-    if kind == "gap":
-        return f"{100 * value:.2f}%"
-    if kind == "time":
-        return f"{value:.2f}"
-    if isinstance(value, float):
-        return readable_number(value)
-    return str(value)
-
-
 @_one_line_errors
 def compare(
     files: list[Path] = typer.Argument(..., help="Instance files (.json or .json.gz), any problems."),
@@ -150,6 +139,11 @@ def compare(
     if executor not in EXECUTORS:
         raise _fail(f"--executor must be one of {', '.join(EXECUTORS)}, got '{executor}'")
     require_seed(seed, "--seed")
+    # click's range check lets infinity through (and NaN past a minimum): a run needs finite seconds
+    if not math.isfinite(time_limit):
+        raise _fail(f"--time-limit: must be a finite number > 0 seconds, got {time_limit}")
+    if grace is not None and not math.isfinite(grace):
+        raise _fail(f"--grace: must be a finite number >= 0 seconds, got {grace}")
     plugins = load_plugins(plugin)
     instances = _read_instance_files(files)
     requested = [name.strip() for name in methods.split(",") if name.strip()]
@@ -173,14 +167,6 @@ def compare(
         raise _fail(f"{len(failed)} of {len(rows)} runs ended in ERROR")
 
 
-def _json_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A row as ``--json`` prints it: options as an object, no solver as null (as ``solve --json``)."""
-    options = row.get("options")
-    shown = {**row, "options": json.loads(options)} if isinstance(options, str) else dict(row)
-    shown["solver"] = row.get("solver") or None  # the CSV's empty cell is no solver
-    return shown
-
-
 def _report_rows(rows: list[dict[str, Any]], csv: Path | None, as_json: bool, time_limit: float, seed: int) -> None:
     """Print the rows (a table, or JSON with ``--json``) and the runs' errors; write the CSV if asked."""
     from ..core.io import is_stdio
@@ -189,10 +175,10 @@ def _report_rows(rows: list[dict[str, Any]], csv: Path | None, as_json: bool, ti
     to_stdout = csv is not None and is_stdio(csv)  # the CSV owns stdout: the table goes to stderr
     if as_json:
         # a row stores its options as JSON text (the CSV's column); --json gives them as an object
-        text = json.dumps([_json_row(row) for row in rows], indent=1, default=str)
+        text = json.dumps([json_row(row) for row in rows], indent=1, default=str)
         typer.echo(text, err=to_stdout)
     else:
-        _console(stderr=to_stdout).print(_compare_table(rows, time_limit, seed))
+        _console(stderr=to_stdout).print(compare_table(rows, time_limit, seed))
     for row in rows:
         if row["error"]:
             typer.echo(f"{row['instance']} / {row['method']}: {row['error']}", err=True)
@@ -275,42 +261,6 @@ def _compare_tasks(
     ]
 
 
-def _compare_table(rows: list[dict[str, Any]], time_limit: float, seed: int) -> Any:
-    """The rich table of ``compare``: one line per run."""
-    from rich.console import JustifyMethod
-    from rich.table import Table
-
-    table = Table(title=f"{len(rows)} runs, time limit {time_limit:g} s, seed {seed}")
-    columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("instance", "left"),
-        ("method", "left"),
-        ("objective", "right"),
-        ("bound", "right"),
-        ("gap", "right"),
-        ("status", "left"),
-        ("time (s)", "right"),
-    )
-    for column, justify in columns:
-        table.add_column(column, justify=justify)
-    for row in rows:
-        table.add_row(
-            _instance_label(row, rows),
-            row["method"],
-            _format(row["objective"]),
-            _format(row["bound"]),
-            _format(row["gap"], "gap"),
-            row["status"],
-            _format(row["runtime_s"], "time"),
-        )
-    return table
-
-
-def _instance_label(row: dict[str, Any], rows: list[dict[str, Any]]) -> str:
-    """The instance's name, with its file (as given) when another file holds an instance of the same name."""
-    shared = len({other.get("file") for other in rows if other["instance"] == row["instance"]}) > 1
-    return f"{row['instance']} ({row['file']})" if shared and row.get("file") else str(row["instance"])
-
-
 study_app = typer.Typer(help="Resumable studies: methods x instances x time limits x seeds.", no_args_is_help=True)
 
 
@@ -358,6 +308,7 @@ def study_report(
     from rich.table import Table
 
     from .report import report
+    from .report.summary import not_ranked
 
     out = out or results.with_name(results.name.removesuffix(".csv").removesuffix(".parquet") + "-report")
     try:
@@ -382,13 +333,14 @@ def study_report(
             line["configuration"],
             str(line["runs"]),
             str(line["not_applicable"]),
-            _format(line["solved"], "gap"),
-            _format(line["proven_optimal"], "gap"),
-            _format(line["mean_gap"], "gap"),
-            _format(line["worst_gap"], "gap"),
+            format_cell(line["solved"], "gap"),
+            format_cell(line["proven_optimal"], "gap"),
+            format_cell(line["mean_gap"], "gap"),
+            format_cell(line["worst_gap"], "gap"),
             "-" if line["geomean_ratio"] is None else f"{line['geomean_ratio']:.4f}",
-            _format(line["mean_runtime_s"], "time"),
+            format_cell(line["mean_runtime_s"], "time"),
         )
+    table.caption = not_ranked(written.table) or None  # marked † in the table: reported, never ranked
     _console().print(table)
     typer.echo(f"report: {written.markdown}")
 

@@ -74,7 +74,10 @@ def _parse(load: Any, source: Any) -> Any:
         seen.append(name)
         return _Constant(name)
 
-    document = load(source, parse_constant=mark)
+    try:
+        document = load(source, parse_constant=mark)
+    except RecursionError:  # Python's decoder recurses per level: "[" * 100000 exhausts the stack
+        raise ValueError("arrays or objects nested too deeply (JSON files are read up to about 900 levels)") from None
     if seen:
         found = _first_constant(document, [])
         where = json_path(found[0]) if found is not None and found[0] else "(top level)"

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...core.result import gap_of
 from .profiles import performance_ratios, profile_curve
-from .summary import HAS_SOLUTION, configuration_labels, references
+from .summary import HAS_SOLUTION, configuration_labels, questions, references
 
 
 def _colors(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -63,9 +63,9 @@ def plot_gap_vs_size(rows: Sequence[Mapping[str, Any]], path: Path) -> bool:
     best_bound = references(rows).best_bound
     points: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
     # One label per row: the lengths agree.
-    for label, row in zip(configuration_labels(rows), rows, strict=True):
-        if row["size"] is None or row["status"] not in HAS_SOLUTION:
-            continue
+    for label, row, question in zip(configuration_labels(rows), rows, questions(rows), strict=True):
+        if question is not None or row["size"] is None or row["status"] not in HAS_SOLUTION:
+            continue  # another question's runs are not charged a gap (see the definitions)
         gap = gap_of(row["objective"], best_bound.get(row["instance_sha256"]))
         if gap is not None:
             points[label][row["size"]].append(gap)

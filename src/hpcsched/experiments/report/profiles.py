@@ -7,7 +7,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .summary import HAS_SOLUTION, configuration_labels
+from .summary import HAS_SOLUTION, configuration_labels, questions
 
 #: Runtimes below this many seconds count as this many (a ratio to 0 s means nothing).
 _RUNTIME_FLOOR_S = 1e-3
@@ -18,8 +18,12 @@ def _profile_values(rows: Sequence[Mapping[str, Any]], measure: str) -> tuple[di
     labels = configuration_labels(rows)
     several_limits = len({row["time_limit"] for row in rows}) > 1
     values: dict[tuple, dict[str, float]] = defaultdict(dict)
-    # One label per row: the lengths agree.
-    for label, row in zip(labels, rows, strict=True):
+    kept = []
+    # One label per row: the lengths agree. A configuration answering another question is not profiled.
+    for label, row, question in zip(labels, rows, questions(rows), strict=True):
+        if question is not None:
+            continue
+        kept.append(label)
         problem = (row["instance_sha256"], row["seed"]) + (() if several_limits else (row["time_limit"],))
         solved = row["status"] in HAS_SOLUTION and row["objective"] is not None
         if measure == "objective":
@@ -27,7 +31,7 @@ def _profile_values(rows: Sequence[Mapping[str, Any]], measure: str) -> tuple[di
         else:
             value = max(row["runtime_s"] or 0.0, _RUNTIME_FLOOR_S) if solved else math.inf
         values[problem].setdefault(label, value)  # a repeated run counts once
-    return values, sorted(set(labels))
+    return values, sorted(set(kept))
 
 
 def profile_coverage(rows: Sequence[Mapping[str, Any]]) -> tuple[int, int]:

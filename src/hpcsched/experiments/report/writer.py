@@ -13,7 +13,7 @@ from ...core.io import atomic_write_text
 from ..store import read_rows, write_csv
 from .figures import plot_gap_vs_size, plot_profile
 from .profiles import profile_coverage
-from .summary import DEFINITIONS, SUMMARY_COLUMNS, summary_table
+from .summary import DEFINITIONS, SUMMARY_COLUMNS, not_ranked, summary_table
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,7 @@ def _markdown(
         "",
         markdown_table(table),
         "",
+        *([not_ranked(table), ""] if not_ranked(table) else []),
         "gap = (objective − best proven bound of any run on the instance) / objective; "
         "ratio = objective / best known objective; both over runs with a solution. "
         "Proven optimal: status OPTIMAL (proved by the backend or an exact algorithm).",

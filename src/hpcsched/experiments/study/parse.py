@@ -97,6 +97,8 @@ def _read_document(file: Path) -> dict[str, Any]:
         raise StudyFileError(file, "", "is a folder, not a study file") from None
     except tomllib.TOMLDecodeError as error:
         raise StudyFileError(file, "", f"malformed TOML: {error}") from None
+    except RecursionError:  # tomllib recurses per level of nested arrays or inline tables
+        raise StudyFileError(file, "", "arrays or tables nested too deeply to read") from None
     except (OSError, UnicodeDecodeError) as error:
         raise StudyFileError(file, "", f"cannot read: {error}") from None
 
