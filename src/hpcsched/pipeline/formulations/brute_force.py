@@ -148,12 +148,10 @@ def _period(instance: Instance, deadline: Deadline) -> Result:
                 bound=period,
                 notes=(_tried(lower, period, nodes),),
             )
-    return Result(
-        status=Status.OPTIMAL,
-        solution=fallback,
-        bound=upper,
-        notes=(f"periods {lower}..{upper - 1} have no schedule; micro-batches one after the other",),
-    )
+    note = "micro-batches one after the other meet the lower bound"
+    if upper > lower:
+        note = f"periods {lower}..{upper - 1} have no schedule ({nodes} offsets tried): one micro-batch after another"
+    return Result(status=Status.OPTIMAL, solution=fallback, bound=upper, notes=(note,))
 
 
 def _tried(lower: int, period: int, nodes: int) -> str:

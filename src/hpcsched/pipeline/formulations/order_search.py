@@ -114,7 +114,7 @@ class OrderSearch:
             return
         for time, b, m in self._candidates(last):
             self.nodes += 1
-            if self.nodes % 1024 == 0:
+            if self.nodes % 64 == 0:
                 self.deadline.check("the order search")
             if self._place(m, b, time):
                 end = time + self.instance.blocks[b].duration

@@ -7,9 +7,14 @@ predecessors' ends plus delays, and keeps a partial schedule only while no two
 executions on a device overlap modulo P (each device's circle of P unit slots)
 and each micro-batch fits the *period horizon* (docs/pipeline.md, "The period
 horizon"): a source's start in [0, P) and its span at most
-``sum_b (d_b + max out-delay_b) + (B - 1)(P - 1)``. By that theorem a period-P
-schedule exists only if one of these does. The steady-state memory of a
-complete schedule is checked with the definition's formula.
+``sum_b (d_b + max out-delay_b) + (B - 1)(P - 1)``. Two dominance rules
+(docs/pipeline.md, "Tight offsets") cut the offsets further: a block that
+has predecessors and allocates nothing starts less than P after its
+predecessors allow, and a block that allocates (or a source that holds
+nothing) starts less than P before its successors require. By these theorems
+a period-P schedule exists only if one of the schedules searched does. The
+steady-state memory of a complete schedule is checked with the definition's
+formula.
 """
 
 from __future__ import annotations
@@ -59,6 +64,15 @@ class PeriodSearch:
         self._span = horizon_span(instance, period)
         self._order = _job_order(instance)
         self._predecessors = instance.predecessors()
+        self._successors = instance.successors()
+        position = {b: i for i, b in enumerate(self._order)}
+        # blocks whose offset is tied to their successors (rule "late"), checked when their last successor is placed
+        self._check_at: list[list[int]] = [[] for _ in instance.blocks]
+        for b, block in enumerate(instance.blocks):
+            late = block.memory > 0 or (block.memory == 0 and not self._predecessors[b])
+            if late and self._successors[b]:
+                last = max(self._successors[b], key=lambda pair: position[pair[0]])[0]
+                self._check_at[last].append(b)
         self._offset = [[0] * instance.n_blocks for _ in range(instance.micro_batches)]
         self._placed = [[False] * instance.n_blocks for _ in range(instance.micro_batches)]
         return self._search(0)
@@ -79,16 +93,27 @@ class PeriodSearch:
         """The offsets job (r, b) may take given the placed jobs of its micro-batch."""
         blocks, row = self.instance.blocks, self._offset[r]
         placed = [(row[c], row[c] + blocks[c].duration) for c in range(len(row)) if self._placed[r][c]]
-        if not placed:  # the micro-batch's first job (a source): shifted by a multiple of P into [0, P)
-            return range(self.period)
+        if not placed:  # the micro-batch's first job (a source): shifted by a multiple of P into [0, P) ...
+            return range(1 if r == 0 else self.period)  # ... and by a common shift to 0 in micro-batch 0
         first = min(s for s, _ in placed)
         last_end = max(e for _, e in placed)
         # span <= horizon: start >= last_end - span and end <= first + span
-        low = last_end - self._span
-        for u, delay in self._predecessors[b]:
-            low = max(low, row[u] + blocks[u].duration + delay)
         high = first + self._span - blocks[b].duration
-        return range(low, high + 1)
+        if not self._predecessors[b]:
+            return range(last_end - self._span, high + 1)
+        ready = max(row[u] + blocks[u].duration + delay for u, delay in self._predecessors[b])
+        if blocks[b].memory <= 0:  # rule "early": less than P after its predecessors allow
+            high = min(high, ready + self.period - 1)
+        return range(max(ready, last_end - self._span), high + 1)
+
+    def _late_ones_tight(self, r: int, b: int) -> bool:
+        """Rule "late": each block whose last successor is b starts less than P before its successors require."""
+        blocks, row = self.instance.blocks, self._offset[r]
+        for v in self._check_at[b]:
+            required = min(row[w] - blocks[v].duration - delay for w, delay in self._successors[v])
+            if row[v] <= required - self.period:
+                return False
+        return True
 
     def _search(self, position: int) -> bool:
         instance = self.instance
@@ -99,11 +124,13 @@ class PeriodSearch:
         b = self._order[b]
         for offset in self._range(r, b):
             self.nodes += 1
-            if self.nodes % 1024 == 0:
+            if self.nodes % 64 == 0:
                 self.deadline.check("the period search")
             if not self._free(b, offset):
                 continue
             self._offset[r][b] = offset
+            if not self._late_ones_tight(r, b):
+                continue
             self._placed[r][b] = True
             self._mark(b, offset, True)
             if self._search(position + 1):
