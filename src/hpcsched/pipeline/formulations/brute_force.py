@@ -26,8 +26,8 @@ from .order_search import search_orders
 from .period_search import PeriodSearch
 
 #: Default size limits: jobs (micro-batches x blocks) of a makespan instance, of one period.
-BRUTE_FORCE_MAX_JOBS = 12
-BRUTE_FORCE_MAX_PERIOD_JOBS = 6
+BRUTE_FORCE_MAX_JOBS = 24
+BRUTE_FORCE_MAX_PERIOD_JOBS = 8
 
 
 @dataclass(frozen=True)
