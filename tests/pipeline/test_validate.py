@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 from hypothesis import given, settings
@@ -117,3 +118,30 @@ def test_brute_force_schedules_validate_and_break_when_memory_shrinks():
     result = solve(instance, "brute-force")
     assert validate(instance, result.solution) == []
     assert rules(replace(instance, memory_limit=(1, 1)), result.solution) <= {"memory"}
+
+
+def _mshape(limit=6):
+    """Tessel's mshape on 4 devices: a sharded block on all devices, vshape F/B, a sharded block again."""
+    names = ["SF", "F0", "F1", "F2", "F3", "B3", "B2", "B1", "B0", "SB"]
+    blocks = [{"name": "SF", "device": [0, 1, 2, 3], "duration": 1, "memory": 0}]
+    blocks += [{"name": f"F{d}", "device": d, "duration": 1, "memory": 1} for d in range(4)]
+    blocks += [{"name": f"B{d}", "device": d, "duration": 3, "memory": -1} for d in (3, 2, 1, 0)]
+    blocks += [{"name": "SB", "device": [0, 1, 2, 3], "duration": 1, "memory": 0}]
+    edges = [{"from": a, "to": b} for a, b in itertools.pairwise(names)]
+    data = {"devices": 4, "memory_limit": [limit] * 4, "objective": "period", "blocks": blocks, "edges": edges}
+    return Instance.from_data(data, name="mshape")
+
+
+def test_tessel_mshape_repetend_with_sharded_blocks():
+    """The 6-step repetend Tessel's fast search finds (offsets from its micro-batch ids): peaks 6, 4, 3, 1."""
+    from hpcsched.pipeline import evaluate
+
+    offsets = [0, 1, 4, 7, 10, 13, 20, 25, 32, 35]
+    instance = _mshape()
+    kpis = evaluate(instance, Solution.periodic(6, [offsets]))
+    assert validate(instance, Solution.periodic(6, [offsets])) == []
+    assert kpis["bubble"] == 0 and [kpis[f"peak_memory_{d}"] for d in range(4)] == [6, 4, 3, 1]
+    assert rules(_mshape(limit=5), Solution.periodic(6, [offsets])) == {"memory"}
+    moved = list(offsets)
+    moved[-1] += 1  # SB one step later meets F0 of a later micro-batch on device 0 (and others) modulo 6
+    assert "overlap" in rules(instance, Solution.periodic(6, [moved]))
