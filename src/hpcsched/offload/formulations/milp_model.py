@@ -86,8 +86,9 @@ def build_milp_fixed_order(instance: Instance, *, horizon: int, deadline: Deadli
     The rows and why they are exact: docs/offload.md, "The fixed-order MILP".
     """
     deadline = deadline if deadline is not None else Deadline(None)
+    deadline.check("building the fixed-order MILP")  # the builder's variables and chains are O(L) PuLP work
     builder = _FixedOrderBuilder(instance, int(horizon))
-    builder.add_transfer_chains()
+    builder.add_transfer_chains(deadline)
     builder.add_compute_instant_rows(deadline)
     builder.add_prefetch_instant_rows(deadline)
     builder.add_kept_prefix_rows()
@@ -237,10 +238,11 @@ class _FixedOrderBuilder:
             intervals.append(Residency(instance.workspace_backward[k - 1], Point("B", k, 0), [Point("B", k, 1)], None))
         return [interval for interval in intervals if interval.size > 0]
 
-    def add_transfer_chains(self) -> None:
+    def add_transfer_chains(self, deadline: Deadline) -> None:
         """Release, deadline and offload-before-prefetch rows; the two chains (phantoms for kept ones)."""
         lp, o, X, P, big = self.lp, self.o, self.X, self.P, self.big
         for i in self.offloadable:
+            deadline.check("building the fixed-order MILP")
             if i >= 1:
                 lp += X[i] >= self.at(Point("F", i, 1)) - big * (1 - o[i])
             lp += P[i] >= X[i] + self.tau_out[i] - big * (1 - o[i])
