@@ -107,8 +107,10 @@ def execute_here(task: Mapping[str, Any], instance: Any | None = None) -> dict[s
 def child_main() -> None:
     """Entry point of a runner process (see `hpcsched.experiments.runner`)."""
     protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)  # stray writes to stdout (solver logs) go to stderr
-    sys.stdout = sys.stderr
+    # Stray writes to stdout (solver logs, print) go to stderr: fd 1 now points there, and sys.stdout
+    # (which writes fd 1) follows. sys.stdout must stay its own object: aliased to sys.stderr, Pyomo's
+    # output capture (appsi HiGHS) waited forever for its reader threads and no Pyomo run answered.
+    os.dup2(2, 1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when we stop
 
     def send(message: dict[str, Any]) -> None:
