@@ -20,6 +20,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from ..core.errors import InfeasibleError, InvalidInstanceError
@@ -201,19 +202,21 @@ class Instance:
         """Number of tasks."""
         return len(self.tasks)
 
-    @property
+    # Made once per instance (cached_property writes __dict__, which a frozen dataclass allows): a loop
+    # indexing ``instance.transfer[i]`` would otherwise rebuild an n-tuple per access, O(n^2) in all.
+    @cached_property
     def transfer(self) -> tuple[int, ...]:
         return tuple(t.transfer for t in self.tasks)
 
-    @property
+    @cached_property
     def compute(self) -> tuple[int, ...]:
         return tuple(t.compute for t in self.tasks)
 
-    @property
+    @cached_property
     def memory(self) -> tuple[int, ...]:
         return tuple(t.memory for t in self.tasks)
 
-    @property
+    @cached_property
     def max_memory(self) -> int:
         """max_i m_i (the unit in which generators express the capacity)."""
         return max(t.memory for t in self.tasks)
@@ -322,12 +325,7 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
         "link_idle": float(makespan - link_busy),
         "device_busy": float(device_busy),
         "device_idle": float(makespan - device_busy),
-        "total_wait": float(
-            sum(
-                t - s - task.transfer
-                for s, t, task in zip(solution.transfer_start, solution.compute_start, instance.tasks, strict=True)
-            )
-        ),
+        "total_wait": float(sum(solution.compute_start) - sum(solution.transfer_start) - link_busy),
         "memory_utilisation": area / (instance.capacity * makespan) if makespan > 0 else 0.0,
     }
 

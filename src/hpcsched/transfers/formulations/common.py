@@ -14,6 +14,7 @@ from ..heuristics import NEH_MAX_N, IteratedGreedyParams, best_constructive, ite
 from ..model import Instance, Solution, makespan_of
 from ..simulate import Simulator
 
+NO_DEADLINE = Deadline(None)
 WARM_START_STALL = 20  # iterations per task without improvement before the warm-start search stops
 
 #: Transfer and compute starts read from a backend's schedule (task order of the instance).
@@ -29,25 +30,36 @@ class WarmStart:
     makespan: int
 
 
-def incumbent(instance: Instance, search_seconds: float = 0.0, seed: int = 0) -> WarmStart:
+def incumbent(
+    instance: Instance, search_seconds: float = 0.0, seed: int = 0, deadline: Deadline = NO_DEADLINE
+) -> WarmStart:
     """Best heuristic schedule for the warm start and the horizon / big-M.
 
     The best static or dynamic rule, NEH when n <= `NEH_MAX_N`, and iterated
-    greedy from there for ``search_seconds`` (seeded) when that is positive,
-    stopped earlier after 20 n iterations without improvement (on small
-    instances it would otherwise take the solver's time for nothing).
+    greedy from there (seeded) when ``search_seconds`` is positive, stopped
+    earlier after 20 n iterations without improvement (on small instances
+    it would otherwise take the solver's time for nothing). The
+    ``search_seconds`` count from the call, the rules included, and nothing
+    runs past ``deadline`` (the method's): past it, the best rule scored so
+    far is the warm start.
     """
-    name, _, solution, value = best_constructive(instance)
-    if value <= bounds.best(instance):
+    window = Deadline.after(search_seconds)
+    if deadline.at is not None and (window.at is None or deadline.at < window.at):
+        window = deadline
+    start = best_constructive(instance, deadline)
+    name, solution, value = start.name, start.solution, start.makespan
+    if value <= bounds.best(instance) or deadline.expired():
         return WarmStart(name, solution, value)
     if search_seconds > 0:
         params = IteratedGreedyParams(stall=WARM_START_STALL * instance.n)
-        order = iterated_greedy_search(instance, Deadline.after(search_seconds), seed, params).order
+        order = iterated_greedy_search(instance, window, seed, params, start=start).order
         improved_name = "iterated-greedy"
     elif instance.n <= NEH_MAX_N:
-        order, _ = neh_order(instance)
+        order, _ = neh_order(instance, deadline)
         improved_name = "neh"
     else:
+        return WarmStart(name, solution, value)
+    if order == start.order:  # nothing better found: no second simulation
         return WarmStart(name, solution, value)
     improved = Simulator(instance).schedule(order)
     assert improved is not None  # a permutation order never deadlocks once every task fits

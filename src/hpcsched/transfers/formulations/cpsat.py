@@ -15,7 +15,7 @@ import itertools
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.errors import OptionError
 from ...core.params import at_least
 from ...core.result import Result, Status
@@ -107,6 +107,10 @@ def check_sat_parameters(parameters: dict[str, Any] | None) -> None:
             raise OptionError(where, f"CP-SAT refuses {value!r}: {error}") from None
 
 
+#: Tasks the model builder adds between two readings of the deadline.
+CHECK_EVERY = 256
+
+
 @dataclass(frozen=True)
 class CpsatModel:
     """A built CP-SAT model and the variables a schedule is read from."""
@@ -124,10 +128,15 @@ class CpsatModel:
 
 
 class _CpsatBuilder:
-    """The model with every start in [0, horizon] and C in [lowest, horizon], one method per constraint family."""
+    """The model with every start in [0, horizon] and C in [lowest, horizon], one method per constraint family.
 
-    def __init__(self, instance: Instance, horizon: int, lowest: int, params: CpsatParams):
+    Every loop over the tasks reads ``deadline`` every `CHECK_EVERY` tasks and raises
+    `TimeLimitReached` once it has passed (n = 100,000 tasks take seconds to build).
+    """
+
+    def __init__(self, instance: Instance, horizon: int, lowest: int, params: CpsatParams, deadline: Deadline):
         self.instance, self.horizon, self.lowest, self.params = instance, horizon, lowest, params
+        self.deadline = deadline
         self.model = new_model()
         self.transfer_start: list[Any] = []
         self.compute_start: list[Any] = []
@@ -152,6 +161,7 @@ class _CpsatBuilder:
         model, horizon = self.model, self.horizon
         link, device = [], []
         for i, task in enumerate(self.instance.tasks):
+            self._check(i)
             s = model.new_int_var(0, horizon - task.transfer - task.compute, f"s{i}")
             t = model.new_int_var(task.transfer, horizon - task.compute, f"t{i}")
             model.add(t >= s + task.transfer)
@@ -166,6 +176,10 @@ class _CpsatBuilder:
             self.compute_start.append(t)
         return link, device
 
+    def _check(self, index: int) -> None:
+        if index % CHECK_EVERY == 0:
+            self.deadline.check("building the CP-SAT model")
+
     def _memory(self) -> None:
         tasks, capacity = self.instance.tasks, self.instance.capacity
         if sum(task.memory for task in tasks) > capacity:  # else memory cannot bind
@@ -177,6 +191,7 @@ class _CpsatBuilder:
     def _makespan(self) -> Any:
         makespan = self.model.new_int_var(self.lowest, self.horizon, "C")
         for i, task in enumerate(self.instance.tasks):
+            self._check(i)
             self.model.add(makespan >= self.compute_start[i] + task.compute)
         return makespan
 
@@ -189,6 +204,7 @@ class _CpsatBuilder:
     def _hint(self, hint: Solution, makespan: Any) -> None:
         tasks = self.instance.tasks
         for i in range(self.instance.n):
+            self._check(i)
             self.model.add_hint(self.transfer_start[i], hint.transfer_start[i])
             self.model.add_hint(self.compute_start[i], hint.compute_start[i])
             # a complete hint: CP-SAT repairs or ignores a partial one
@@ -250,7 +266,7 @@ def _warm_start(run: _Run, time_limit: float) -> Result | None:
         run.deadline.check("starting the CP-SAT model")
         return None
     search = min(warm_start_seconds(params.warm_start_seconds, time_limit), run.deadline.remaining() or 0.0)
-    run.warm = incumbent(instance, search, run.seed)
+    run.warm = incumbent(instance, search, run.seed, run.deadline)
     run.horizon = run.warm.makespan
     run.notes.append(f"hint and horizon from {run.warm.name} ({run.horizon})")
     if params.lower_bound and (proven := proven_by_bound(instance, run.warm)):
@@ -267,7 +283,10 @@ def _probe(run: _Run, seconds: float) -> Result | None:
     propagation is much stronger than in the full model. Feasible: optimal
     (the bound proves it). Infeasible: the bound rises by one.
     """
-    built = _CpsatBuilder(run.instance, run.lowest, run.lowest, run.params).build(None)
+    try:
+        built = _CpsatBuilder(run.instance, run.lowest, run.lowest, run.params, run.deadline).build(None)
+    except TimeLimitReached:
+        pass
     if (late := run.built_in_time("building the probe model")) is not None:
         return late
     seconds = min(seconds, run.deadline.remaining() or 0.0)
@@ -317,7 +336,10 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
     if probe > 0 and run.lowest < run.horizon and (settled := _probe(run, probe)) is not None:
         return settled
     hint = None if run.warm is None else run.warm.solution
-    built = _CpsatBuilder(instance, run.horizon, run.lowest, params).build(hint)
+    try:
+        built = _CpsatBuilder(instance, run.horizon, run.lowest, params, run.deadline).build(hint)
+    except TimeLimitReached:
+        pass
     if (late := run.built_in_time("building the CP-SAT model")) is not None:
         return late
     result = run.finish(run.solve(built, run.deadline.remaining() or 0.0), built)

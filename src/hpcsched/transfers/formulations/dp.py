@@ -182,7 +182,7 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
         )
     deadline = Deadline.after(time_limit)
     if params.warm_start:
-        warm = incumbent(instance, warm_start_seconds(params.warm_start_seconds, time_limit), seed)
+        warm = incumbent(instance, warm_start_seconds(params.warm_start_seconds, time_limit), seed, deadline)
         if proven := proven_by_bound(instance, warm):
             return proven
         search = _LabelSearch(

@@ -197,7 +197,7 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     params = params or MilpParams()
     deadline = Deadline.after(time_limit)
     search = min(warm_start_seconds(params.warm_start_seconds, time_limit), deadline.remaining() or 0.0)
-    warm = incumbent(instance, search, seed)
+    warm = incumbent(instance, search, seed, deadline)
     horizon = warm.makespan
     if params.lower_bound and (proven := proven_by_bound(instance, warm)):
         return proven

@@ -27,7 +27,7 @@ from ...core.result import Result
 from .. import bounds
 from ..model import Instance, require_fits
 from ..simulate import Simulator
-from .rules import best_constructive, order_result
+from .rules import Constructed, best_constructive, order_result, skipped_note
 
 NEH_MAX_N = 100  # NEH costs O(n^3) simulation steps; above this the start of a search is the best rule
 NO_DEADLINE = Deadline(None)
@@ -134,7 +134,7 @@ def ils(instance: Instance, /, *, time_limit: float, seed: int, params: IlsParam
     params = params or IlsParams()
     deadline = Deadline.after(time_limit)
     simulator = Simulator(instance)
-    start = best_constructive(instance)
+    start = best_constructive(instance, deadline)
     lower = bounds.best(instance)
     rng = np.random.default_rng(seed)
     best_order, best_value = list(start.order), start.makespan
@@ -164,9 +164,8 @@ def ils(instance: Instance, /, *, time_limit: float, seed: int, params: IlsParam
             current_value = simulator.makespan(current)
             evaluations += 1
             since_improvement = 0
-    return order_result(
-        instance, best_order, (f"started from {start.name} ({start.makespan}); {evaluations} evaluations; seed {seed}",)
-    )
+    notes = (f"started from {start.name} ({start.makespan}); {evaluations} evaluations; seed {seed}",)
+    return order_result(instance, best_order, (*notes, *skipped_note(start)))
 
 
 @dataclass(frozen=True)
@@ -210,20 +209,28 @@ class SearchOutcome:
 
 
 def iterated_greedy_search(
-    instance: Instance, deadline: Deadline, seed: int, params: IteratedGreedyParams
+    instance: Instance,
+    deadline: Deadline,
+    seed: int,
+    params: IteratedGreedyParams,
+    start: Constructed | None = None,
 ) -> SearchOutcome:
-    """The search of `iterated_greedy` (also the warm start of the exact methods)."""
+    """The search of `iterated_greedy` (also the warm start of the exact methods).
+
+    ``start`` is `best_constructive`'s answer when the caller has it already.
+    """
     simulator = Simulator(instance)
     lower = bounds.best(instance)
-    start_name, order, _, value = best_constructive(instance)
-    if instance.n <= NEH_MAX_N and value > lower:
-        neh_sequence, _ = neh_order(instance)
+    start = best_constructive(instance, deadline) if start is None else start
+    start_name, order, value = start.name, start.order, start.makespan
+    if instance.n <= NEH_MAX_N and value > lower and not deadline.expired():
+        neh_sequence, _ = neh_order(instance, deadline)
         neh_value = simulator.makespan(neh_sequence)
         if neh_value < value:
             start_name, order, value = "neh", neh_sequence, int(neh_value)
     n = instance.n
     rng = np.random.default_rng(seed)
-    level = params.temperature * sum(instance.transfer[i] + instance.compute[i] for i in range(n)) / (20 * n)
+    level = params.temperature * sum(task.transfer + task.compute for task in instance.tasks) / (20 * n)
     current, current_value = order, value
     best_order, best_value = order, value
     iterations = since_best = 0
@@ -241,9 +248,8 @@ def iterated_greedy_search(
             current, current_value = trial, trial_value
             if current_value < best_value:
                 best_order, best_value, since_best = current, current_value, 0
-    return SearchOutcome(
-        best_order, best_value, (f"started from {start_name} ({value}); {iterations} iterations; seed {seed}",)
-    )
+    notes = (f"started from {start_name} ({value}); {iterations} iterations; seed {seed}",)
+    return SearchOutcome(best_order, best_value, (*notes, *skipped_note(start)))
 
 
 def iterated_greedy(
