@@ -18,7 +18,9 @@ solution (period P = Tessel's shift between repetitions, one micro-batch per
 period: block g of micro-batch mid_g sits at step s_g, so its offset is
 s_g + (max mid - mid_g) P) and its whole warm-up + repetend + cool-down plan a
 makespan solution of its N micro-batches (start[mid][gid] = step); both go
-through ``hpcsched.pipeline.validate``. ``--ours`` solves the same period
+through ``hpcsched.pipeline.validate``; ``--solutions DIR`` also writes them
+with their instances as files (``<instance>.json`` and
+``<instance>.tessel.json``) for ``hpcsched validate``. ``--ours`` solves the same period
 instance with our methods for the side-by-side time. Prints one line per
 check; ``--json`` writes the record. Exit 1 if a Tessel schedule fails our
 validator, 2 if Tessel found nothing or failed.
@@ -37,7 +39,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hpcsched.core.io import write_instance, write_solution
 from hpcsched.core.registry import run_method
+from hpcsched.core.result import Result, Status
 from hpcsched.pipeline import Instance, Solution, evaluate, validate
 
 HERE = Path(__file__).resolve().parent
@@ -132,6 +136,15 @@ def check(instance: Instance, solution: Solution) -> dict[str, Any]:
     return found
 
 
+def write_files(folder: Path, instance: Instance, solution: Solution, wall: float) -> None:
+    """The instance and Tessel's schedule as files that ``hpcsched validate`` reads."""
+    folder.mkdir(parents=True, exist_ok=True)
+    write_instance(instance, folder / f"{instance.name}.json")
+    objective = evaluate(instance, solution)["objective"]
+    result = Result("pipeline", "tessel", Status.FEASIBLE, objective, solution=solution, runtime_s=wall, solver="Z3")
+    write_solution(instance, result, folder / f"{instance.name}.tessel.json")
+
+
 def ours(instance: Instance, methods: list[str], time_limit: float) -> list[dict[str, Any]]:
     """Our methods on the same period instance, each under ``time_limit`` (CPU time of this process)."""
     rows = []
@@ -179,8 +192,12 @@ def compare(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
             makespan_instance = maker.tessel_instance(args.case, args.devices, memory, record["micro_batches"])
             summary["tessel_validate"] = record["tessel_validate"]
             summary["tessel_peak_memory"] = record["peak_memory"]
-            summary["period"] = check(period_instance, periodic_solution(record))
-            summary["makespan"] = check(makespan_instance, makespan_solution(record))
+            periodic, whole = periodic_solution(record), makespan_solution(record)
+            summary["period"] = check(period_instance, periodic)
+            summary["makespan"] = check(makespan_instance, whole)
+            if args.solutions is not None:
+                write_files(args.solutions, period_instance, periodic, record["search_wall_s"])
+                write_files(args.solutions, makespan_instance, whole, record["search_wall_s"])
             summary["makespan"]["micro_batches"] = record["micro_batches"]
             code = 0 if summary["period"]["valid"] and summary["makespan"]["valid"] else 1
     if args.ours:
@@ -202,6 +219,7 @@ def main() -> None:
     parser.add_argument("--ours", default="", help="comma-separated pipeline methods to run on the period instance")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds for each of our methods")
     parser.add_argument("--json", type=Path, help="write the record here")
+    parser.add_argument("--solutions", type=Path, help="write the instances and Tessel's schedules into this folder")
     args = parser.parse_args()
     if not (args.tessel / "tessel" / "schedule" / "composer.py").is_file():
         parser.exit(1, f"{args.tessel}: no tessel/schedule/composer.py: not a Tessel checkout (--tessel)\n")

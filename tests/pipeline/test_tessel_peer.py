@@ -105,3 +105,15 @@ def test_a_period_one_step_shorter_is_refused():
     solution = peer.periodic_solution(record)
     shorter = Solution.periodic(solution.period - 1, solution.offset)
     assert validate(instance, shorter)
+
+
+def test_written_files_read_back_as_a_valid_solution(tmp_path):
+    from hpcsched.core.io import read_solution
+
+    record = json.loads((DATA / "tessel-mshape-d4-m6-fast.json").read_text())
+    instance = maker.tessel_instance("mshape", 4, 6)
+    peer.write_files(tmp_path, instance, peer.periodic_solution(record), 1.0)
+    again = read_instance(tmp_path / "mshape-d4-m6.json")
+    solution = read_solution(tmp_path / "mshape-d4-m6.tessel.json", again)
+    assert solution.period == 6
+    assert not validate(again, solution)
