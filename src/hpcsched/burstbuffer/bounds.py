@@ -20,7 +20,7 @@ import numpy as np
 
 from ..core.errors import InfeasibleError
 from .model import Instance
-from .simulate import dilations, nominal_bursts
+from .simulate import dilations_alone, nominal_bursts
 
 
 def check_load(instance: Instance) -> None:
@@ -85,7 +85,7 @@ def single_application_bound(instance: Instance) -> float:
     """max(1, max_k dilation of k alone with the whole buffer and bandwidth)."""
     room = instance.platform.granules * instance.platform.granule
     bandwidth = instance.platform.pfs_bandwidth
-    worst = max(float(dilations(app, room, bandwidth)) for app in instance.applications)
+    worst = float(dilations_alone(instance.applications, room, bandwidth).max())
     return max(1.0, worst)
 
 
@@ -99,7 +99,7 @@ def dynamic_bound(instance: Instance, capacity: float) -> float:
     may beat.)
     """
     bandwidth = instance.platform.pfs_bandwidth
-    worst = max(float(dilations(app, capacity, bandwidth)) for app in instance.applications)
+    worst = float(dilations_alone(instance.applications, capacity, bandwidth).max())
     return max(1.0, worst)
 
 

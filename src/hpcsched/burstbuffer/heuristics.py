@@ -41,7 +41,7 @@ from ..core.params import at_least
 from ..core.result import Result, Status
 from . import bounds
 from .model import Instance, Solution
-from .simulate import dilations
+from .simulate import dilations, dilations_alone
 
 #: Drain policies of the static heuristics (reserved rates), see the module docstring.
 StaticDrainPolicy = Literal["proportional", "even"]
@@ -234,7 +234,7 @@ def greedy_granules(instance: Instance, drains: list[float]) -> tuple[list[int],
     """Give each granule in turn to the most dilated application; the granules and the max dilation."""
     granule = instance.platform.granule
     granules = [0] * instance.num_applications
-    current = [float(dilations(app, 0.0, d)) for app, d in zip(instance.applications, drains, strict=True)]
+    current = dilations_alone(instance.applications, 0.0, drains).tolist()
     for _ in range(instance.platform.granules):
         k = int(np.argmax(current))
         granules[k] += 1

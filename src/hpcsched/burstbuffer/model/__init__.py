@@ -7,8 +7,9 @@ on one instance, dilation, efficiency, drain policies, static drain
 schedules, starvation) are written down in ``docs/burstbuffer.md``.
 
 Layers inside this folder: ``data`` -> ``solution`` -> ``trace`` ->
-``static_events`` / ``dynamic_events`` -> ``fluid`` (the event simulator,
-written from the definition) -> ``validate`` (`validate`, `evaluate`).
+``static_events`` / ``dynamic_contents``, ``nominal`` -> ``dynamic_events`` ->
+``fluid`` (the event simulator, written from the definition) -> ``validate``
+(`validate`, `evaluate`, and the replay they share).
 """
 
 from .data import (

@@ -14,7 +14,8 @@ becoming full or empty; a breakpoint of a drain schedule. Values within a
 relative 1e-10 of a boundary are snapped onto it so that float noise cannot
 create spurious throttling (the checks use 1e-9). Static allocations are
 simulated partition by partition (`static_events`), dynamic ones jointly
-(`dynamic_events`).
+(`dynamic_events`: O(log K) per event, and the stretches where nobody is
+throttled in one numpy pass, `nominal`).
 """
 
 from __future__ import annotations
