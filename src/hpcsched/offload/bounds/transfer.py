@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 
 import numpy as np
 
@@ -21,23 +22,41 @@ def compute_bound(instance: Instance) -> int:
     return instance.compute_time
 
 
-def _fluid_time(items: list[tuple[float, int]], need: int, rate: float | None) -> float:
-    """Earliest time a fluid channel has shipped ``need`` bytes of ``items`` = [(release, bytes)] sorted."""
-    if need <= 0:
-        return 0.0
-    time, shipped = 0.0, 0
-    for release, size in items:
-        time = max(time, release)
-        if rate is None:
-            shipped += size
-            if shipped >= need:
-                return time
-            continue
-        if shipped + size >= need:
-            return time + (need - shipped) / rate
-        time += size / rate
-        shipped += size
-    return float("inf")  # cannot happen on a feasible instance (need <= offloadable bytes)
+class _FluidChannel:
+    """Earliest time a fluid channel has shipped ``need`` bytes of the items added so far.
+
+    Items are added in release order and shipped in that order, each from the
+    later of its release and the end of the one before (at ``rate`` bytes per
+    unit of time; at once when ``rate`` is None). The start of each item and the
+    bytes before and after it are kept, so a query is a bisection, not a walk
+    over every item (which made the transfer bound quadratic in L).
+    """
+
+    def __init__(self, rate: float | None):
+        self.rate = rate
+        self.time = 0.0  # when the channel is free after the last item
+        self.begins: list[float] = []
+        self.before: list[int] = []
+        self.after: list[int] = []
+
+    def add(self, release: float, size: int) -> None:
+        self.time = max(self.time, release)
+        shipped = self.after[-1] if self.after else 0
+        self.begins.append(self.time)
+        self.before.append(shipped)
+        self.after.append(shipped + size)
+        if self.rate is not None:
+            self.time += size / self.rate
+
+    def earliest(self, need: int) -> float:
+        if need <= 0:
+            return 0.0
+        item = bisect_left(self.after, need)
+        if item == len(self.after):
+            return float("inf")  # cannot happen on a feasible instance (need <= offloadable bytes)
+        if self.rate is None:
+            return self.begins[item]
+        return self.begins[item] + (need - self.before[item]) / self.rate
 
 
 class _WholeItemShipping:
@@ -124,33 +143,33 @@ def transfer_bound_chains(instance: Instance, *, buckets: int = 2000) -> tuple[l
 
     # Forward phase.
     start = [0.0] * (n + 1)  # start[k]: lower bound on the start of F_k (1-based)
-    items: list[tuple[float, int]] = []
+    fluid = _FluidChannel(instance.bandwidth_out)
     shipping = _WholeItemShipping(total_units)
     for k in range(2, n + 1):
         start[k] = start[k - 1] + f[k - 2]
         i = k - 2
         if i in offloadable:
             release = 0.0 if i == 0 else start[i] + f[i - 1]
-            items.append((release, s[i]))
+            fluid.add(release, s[i])
             shipping.add(release, units(s[i]), instance.offload_time(i))
         need = prefix_s[k - 1] + s[k - 1] + s[k] + instance.workspace_forward[k - 1] - instance.memory
         if need > 0 and f[k - 1] > 0:
-            start[k] = max(start[k], _fluid_time(items, need, instance.bandwidth_out), shipping.earliest(units(need)))
+            start[k] = max(start[k], fluid.earliest(need), shipping.earliest(units(need)))
     # Backward phase in reversed time.
     to_end = [0.0] * (n + 1)  # to_end[k]: lower bound on (makespan - start of B_k)
-    items = []
+    fluid = _FluidChannel(instance.bandwidth_in)
     shipping = _WholeItemShipping(total_units)
     for k in range(1, n + 1):
         after = to_end[k - 1] if k >= 2 else 0.0
         if k >= 2:
             i = k - 2
             if i in offloadable:
-                items.append((to_end[k - 1], s[i]))  # a_{k-2} is back before B_{k-1} starts
+                fluid.add(to_end[k - 1], s[i])  # a_{k-2} is back before B_{k-1} starts
                 shipping.add(to_end[k - 1], units(s[i]), instance.prefetch_time(i))
             gradient_in = s[n] if k == n else s[k]
             need = prefix_s[k - 1] + 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1] - instance.memory
             if need > 0 and b[k - 1] > 0:
-                after = max(after, _fluid_time(items, need, instance.bandwidth_in), shipping.earliest(units(need)))
+                after = max(after, fluid.earliest(need), shipping.earliest(units(need)))
         to_end[k] = after + b[k - 1]
     return start, to_end
 

@@ -11,10 +11,9 @@ bandwidth is refused naming ``data.bandwidth_out``/``_in``
 from __future__ import annotations
 
 import dataclasses
-import math
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
@@ -53,7 +52,9 @@ DATA_KEYS = (
 def _transfer_time(size: int, bandwidth: float | None, latency: int) -> int:
     if bandwidth is None:
         return latency
-    return math.ceil(Fraction(size) / Fraction(bandwidth)) + latency
+    # ceil(size / bandwidth) exactly: the float is the ratio p/q of two integers (a Fraction is 10x slower).
+    p, q = bandwidth.as_integer_ratio()
+    return -(-size * q // p) + latency
 
 
 _INT_LIST = {"type": "array", "items": {"type": "integer", "minimum": 0}}
@@ -175,11 +176,21 @@ class Instance:
 
     def offload_time(self, i: int) -> int:
         """τout_i, duration of the offload of a_i."""
-        return _transfer_time(self.activation[i], self.bandwidth_out, self.latency)
+        return self.offload_times[i]
 
     def prefetch_time(self, i: int) -> int:
         """τin_i, duration of the prefetch of a_i."""
-        return _transfer_time(self.activation[i], self.bandwidth_in, self.latency)
+        return self.prefetch_times[i]
+
+    @functools.cached_property
+    def offload_times(self) -> tuple[int, ...]:
+        """τout_i for i = 0..L (computed once: every simulation reads them all)."""
+        return tuple(_transfer_time(size, self.bandwidth_out, self.latency) for size in self.activation)
+
+    @functools.cached_property
+    def prefetch_times(self) -> tuple[int, ...]:
+        """τin_i for i = 0..L (computed once)."""
+        return tuple(_transfer_time(size, self.bandwidth_in, self.latency) for size in self.activation)
 
     def layer_name(self, k: int) -> str:
         """Readable name of layer k (1-based)."""

@@ -65,13 +65,15 @@ class Solution:
             )
             n = instance.n_layers
             offloaded_raw = require_list(require_key(data, "offloaded", ""), "offloaded")
-            offloaded = []
+            offloaded: list[int] = []
+            offloadable, seen = set(instance.offloadable), set()  # sets: membership in lists was quadratic in L
             for position, item in enumerate(offloaded_raw):
                 index = require_int(item, f"offloaded[{position}]")
-                if index not in instance.offloadable:
+                if index not in offloadable:
                     raise InvalidInstanceError(f"offloaded[{position}]", f"activation {index} is not offloadable")
-                if index in offloaded:
+                if index in seen:
                     raise InvalidInstanceError(f"offloaded[{position}]", f"activation {index} is listed twice")
+                seen.add(index)
                 offloaded.append(index)
             forward_start = int_list(require_key(data, "forward_start", ""), "forward_start", length=n)
             backward_start = int_list(require_key(data, "backward_start", ""), "backward_start", length=n)

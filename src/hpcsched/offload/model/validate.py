@@ -92,8 +92,9 @@ def _structure_violations(instance: Instance, solution: Solution) -> list[Violat
         return [Violation("structure", f"expected {n} forward and backward starts")]
     violations = []
     offloaded = set(solution.offloaded)
+    offloadable = set(instance.offloadable)  # a tuple's `in` made this quadratic in L
     for i in offloaded:
-        if i not in instance.offloadable:
+        if i not in offloadable:
             violations.append(Violation("structure", f"a{i} is offloaded but not offloadable"))
     for table_name, table in (("offload_start", solution.offload_start), ("prefetch_start", solution.prefetch_start)):
         if set(table) != offloaded:

@@ -27,65 +27,10 @@ counterexample (half duplex) where the exact timing of the same set, by
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 
-from .model import Instance, Solution, kept_prefix_fits
-
-
-class _Profile:
-    """Memory in use as a sorted event list; open intervals count forever."""
-
-    def __init__(self, capacity: int):
-        self.capacity = capacity
-        self.times: list[int] = []
-        self.deltas: list[int] = []
-
-    def add(self, time: int, delta: int) -> None:
-        index = bisect_right(self.times, time)
-        self.times.insert(index, time)
-        self.deltas.insert(index, delta)
-
-    def earliest_fit(self, t0: int, lasting: int, extra: int = 0, duration: int = 0) -> int | None:
-        """First t >= t0 with usage + lasting <= M on [t, inf) and usage + lasting + extra <= M on [t, t+duration)."""
-        times, deltas = self.times, self.deltas
-        start = bisect_right(times, t0)
-        usage = sum(deltas[:start])
-        points_t = [t0]
-        points_u = [usage]
-        index = start
-        while index < len(times):
-            time = times[index]
-            while index < len(times) and times[index] == time:
-                usage += deltas[index]
-                index += 1
-            points_t.append(time)
-            points_u.append(usage)
-        room = self.capacity - lasting
-        # Condition "fits for good" is monotone: find the first point after the last violation.
-        first = 0
-        for position in range(len(points_u) - 1, -1, -1):
-            if points_u[position] > room:
-                first = position + 1
-                break
-        if first >= len(points_t):
-            return None
-        if extra == 0 or duration == 0:
-            return points_t[first]
-        room_extra = room - extra
-        for position in range(first, len(points_t)):
-            t = points_t[position]
-            end = t + duration
-            ok = True
-            for other in range(position, len(points_t)):
-                if points_t[other] >= end:
-                    break
-                if points_u[other] > room_extra:
-                    ok = False
-                    break
-            if ok:
-                return t
-        return None
+from ..model import Instance, Solution, kept_prefix_fits
+from .profile import Profile
 
 
 def simulate(
@@ -134,7 +79,7 @@ class _AsapSimulator:
         self.is_offloaded = [False] * (n + 1)
         for i in chosen:
             self.is_offloaded[i] = True
-        self.profile = _Profile(instance.memory)
+        self.profile = Profile(instance.memory)
         self.half = instance.duplex == "half"
         self.out_free = 0
         self.in_free = 0
@@ -211,7 +156,7 @@ class _AsapSimulator:
         while target not in self.prefetch_start:
             i = self.in_order[self.next_in]
             self.next_in += 1
-            begin = profile.earliest_fit(max(self.in_free, self.offload_end[i]), s[i])
+            begin = profile.earliest_lasting_fit(max(self.in_free, self.offload_end[i]), s[i])
             if begin is None:
                 return False
             self.prefetch_start[i] = begin
