@@ -76,17 +76,22 @@ def _remat_only(method):
     schedule of the same makespan; its optimality and bounds hold for remat
     only, so OPTIMAL becomes FEASIBLE and only Σfw + Σbw stays as a bound
     (offloading can beat the remat optimum). Below the remat-only memory
-    floor the method is NOT_APPLICABLE.
+    floor the method is NOT_APPLICABLE. A sequence too long to be checked
+    against the two-level definition in the time left
+    (`model.too_long_to_check`) is not returned: TIME_LIMIT_NO_SOLUTION.
     """
     import functools
 
+    from ..core.deadline import Deadline
     from ..core.errors import InfeasibleError, InvalidInstanceError
     from ..core.result import Result, Status
+    from .model import too_long_to_check
 
     @functools.wraps(method)
     def wrapped(instance, /, *, time_limit, seed, params):
         if instance.kind != "chain-offload":
             return method(instance, time_limit=time_limit, seed=seed, params=params)
+        deadline = Deadline.after(time_limit)
         # Below the remat-only floor the two-level instance may still be feasible (offloading): say what to run.
         offload = "recomputation alone cannot fit here; offloading may: try -m offload-greedy or -m offload-dp"
         try:
@@ -97,6 +102,11 @@ def _remat_only(method):
             result = method(chain, time_limit=time_limit, seed=seed, params=params)
         except InfeasibleError as error:
             return Result(status=Status.NOT_APPLICABLE, notes=(f"{offload} (remat only: {error})",))
+        if result.solution is not None:
+            # the chain's check is cheaper than the two-level definition that will check it here
+            why = too_long_to_check(instance.kind, len(result.solution.sequence), deadline)
+            if why is not None:
+                return Result(status=Status.TIME_LIMIT_NO_SOLUTION, notes=(*result.notes, why))
         status = Status.FEASIBLE if result.status is Status.OPTIMAL else result.status
         notes = (*result.notes, "remat only, run back to back (no link operation used)")
         bound = float(instance.compute_time) if result.solution is not None else None

@@ -62,7 +62,7 @@ from __future__ import annotations
 from ..core.deadline import Deadline
 from ..core.result import Result, Status
 from . import bounds
-from .model import Instance, Solution
+from .model import Instance, Solution, too_long_to_check
 from .model.two_levels import evaluate_two_levels, validate_two_levels
 
 Op = tuple[str, int]
@@ -82,7 +82,7 @@ class HRevolvePlan:
     length
         The longest chain asked (n <= length); the host has ``length`` slots.
     deadline
-        Checked once per chain length while the tables fill (None: no limit).
+        Checked every 64 entries while the tables fill (None: no limit).
 
     The level-0 table G costs O(c_0 · length²); the host tables H and W,
     filled on first use, O(length³).
@@ -105,6 +105,8 @@ class HRevolvePlan:
         self.g_split = [[0] * (length + 1) for _ in range(gpu_slots + 1)]
         for m in range(1, gpu_slots + 1):
             for n in range(1, length + 1):
+                if deadline is not None and n % 64 == 0:  # O(n) each: every 64 keeps the check cheap
+                    deadline.check("filling H-Revolve's level-0 table")
                 self.g[m][n], self.g_split[m][n] = self._gpu_choice(n, m)
         self.h: list[list[int]] = []
         self.h_split: list[list[int]] = []
@@ -135,6 +137,8 @@ class HRevolvePlan:
             if self.deadline is not None:
                 self.deadline.check("filling H-Revolve's host tables")
             for h in range(1, size):
+                if self.deadline is not None and h % 64 == 0:  # O(n) each
+                    self.deadline.check("filling H-Revolve's host tables")
                 best, best_j = self.g[c0][n], 0
                 for j in range(1, n - 1):
                     cost = j * self.uf + self.w_table[h - 1][n - j] + self.r + self.h[h][j]
@@ -157,6 +161,8 @@ class HRevolvePlan:
         ops: list[Op] = []
         stack: list[tuple] = [("W", 0, length, length)]
         while stack:
+            if self.deadline is not None:
+                self.deadline.check("building H-Revolve's sequence")
             task = stack.pop()
             if task[0] == "op":
                 ops.append(task[1])
@@ -263,13 +269,16 @@ def h_revolve(instance: Instance, /, *, time_limit: float, seed: int, params: No
     for slots in range(instance.length, 0, -1):
         deadline.check("trying level-0 slot counts")
         _, solution = h_revolve_plan(instance, slots, deadline)
+        too_long = too_long_to_check(instance.kind, len(solution.sequence), deadline)
+        if too_long is not None:  # fewer slots, longer sequences: none of the next ones fits in time either
+            return Result(status=Status.TIME_LIMIT_NO_SOLUTION, notes=(f"{slots} level-0 slots: {too_long}",))
         if not validate_two_levels(instance, solution):
             best = (int(evaluate_two_levels(instance, solution)["makespan"]), slots, solution)
             break
     if best is None:
         return Result(status=Status.NOT_APPLICABLE, notes=("no level-0 slot count gives a schedule that fits M",))
     makespan, slots, solution = best
-    bound = bounds.best(instance)
+    bound = bounds.best(instance, deadline)
     status = Status.OPTIMAL if makespan <= bound else Status.FEASIBLE
     transfers = sum(1 for name, _ in solution.sequence if name in ("Off", "Pre"))
     return Result(

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import math
 
-from ..core.deadline import Deadline
+from ..core.deadline import Deadline, TimeLimitReached
 from ..core.result import Result, Status
 from . import bounds
-from .model import Instance, Solution, store_all_sequence
+from .model import Instance, Solution, store_all_sequence, too_long_to_check
 from .simulate import peak as simulated_peak
 from .simulate import total_time
-from .special_cases import revolve_sequence
+from .special_cases import revolve_length, revolve_sequence
 
 
 def _peak(instance: Instance, sequence) -> int:
@@ -37,13 +37,23 @@ def _time(instance: Instance, sequence) -> int:
     return total_time(instance, sequence)
 
 
-def _answer(instance: Instance, sequence, notes: tuple[str, ...] = ()) -> Result:
+def _too_long(why: str, notes: tuple[str, ...] = ()) -> Result:
+    """The answer when the sequence cannot be checked within the limit (`too_long_to_check`)."""
+    return Result(status=Status.TIME_LIMIT_NO_SOLUTION, notes=(why, *notes))
+
+
+def _answer(instance: Instance, sequence, notes: tuple[str, ...] = (), deadline: Deadline | None = None) -> Result:
+    """The heuristic's Result for ``sequence``: checked to fit M (and to be checkable in time), with `bounds.best`."""
+    deadline = deadline or Deadline(None)
+    why = too_long_to_check(instance.kind, len(sequence), deadline)
+    if why is not None:
+        return _too_long(why, notes)
     peak = _peak(instance, sequence)
     if peak > instance.memory:
         return Result(
             status=Status.NOT_APPLICABLE, notes=(f"its sequence needs {peak} bytes > M = {instance.memory}", *notes)
         )
-    bound = bounds.best(instance)
+    bound = bounds.best(instance, deadline)
     status = Status.OPTIMAL if _time(instance, sequence) <= bound else Status.FEASIBLE
     return Result(status=status, solution=Solution(tuple(sequence)), bound=float(bound), notes=notes)
 
@@ -51,6 +61,11 @@ def _answer(instance: Instance, sequence, notes: tuple[str, ...] = ()) -> Result
 # ----------------------------------------------------------------------------------------------
 # Sequence families
 # ----------------------------------------------------------------------------------------------
+
+
+def recompute_all_length(length: int) -> int:
+    """Operations of `recompute_all_sequence`: L + 1, then k + 2 for each k < L."""
+    return length * (length - 1) // 2 + 3 * length + 1
 
 
 def recompute_all_sequence(length: int) -> list[tuple[str, int]]:
@@ -80,6 +95,24 @@ def segments_sequence(length: int, boundaries: list[int]) -> list[tuple[str, int
     return out
 
 
+def _nearest_held(length: int, kept: set[int]) -> list[int]:
+    """nearest[k]: 1 + the largest kept s with s + 1 <= k - 1 (xbar_{s+1} held), else 0 (x_0)."""
+    nearest, last = [0] * max(length, 1), 0
+    for k in range(2, length):
+        if k - 2 in kept:
+            last = k - 1
+        nearest[k] = last
+    return nearest
+
+
+def kept_sequence_length(instance: Instance, kept: set[int]) -> int:
+    """Operations of `kept_sequence` (counted in O(L), without building it)."""
+    L = instance.length
+    nearest = _nearest_held(L, kept)
+    recomputed = sum(k - nearest[k] for k in range(1, L) if k - 1 not in kept)
+    return L + 1 + recomputed + (L - len(kept)) + L
+
+
 def kept_sequence(instance: Instance, kept: set[int]) -> list[tuple[str, int]]:
     """First pass ``Fall i`` for i in ``kept``, ``F i`` otherwise; before ``B k`` (k < L), recompute what is missing.
 
@@ -89,11 +122,11 @@ def kept_sequence(instance: Instance, kept: set[int]) -> list[tuple[str, int]]:
     not kept.
     """
     L = instance.length
+    nearest = _nearest_held(L, kept)
     out = [("Fall" if i in kept else "F", i) for i in range(L)] + [("B", L)]
     for k in range(L - 1, -1, -1):
         if k >= 1 and (k - 1) not in kept:
-            j = max([s + 1 for s in kept if s + 1 <= k - 1] + [0])
-            out += [("F", i) for i in range(j, k)]
+            out += [("F", i) for i in range(nearest[k], k)]
         if k not in kept:
             out.append(("Fall", k))
         out.append(("B", k))
@@ -126,7 +159,11 @@ def recompute_all(instance: Instance, /, *, time_limit: float, seed: int, params
         FEASIBLE with the heuristic's sequence (OPTIMAL when its time reaches the
         lower bound); NOT_APPLICABLE when it does not fit M.
     """
-    return _answer(instance, recompute_all_sequence(instance.length))
+    deadline = Deadline.after(time_limit)
+    why = too_long_to_check(instance.kind, recompute_all_length(instance.length), deadline)
+    if why is not None:  # known before building it (L(L-1)/2 + 3L + 1 operations)
+        return _too_long(why)
+    return _answer(instance, recompute_all_sequence(instance.length), deadline=deadline)
 
 
 def chen(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -152,7 +189,8 @@ def chen(instance: Instance, /, *, time_limit: float, seed: int, params: None) -
     """
     L = instance.length
     step = max(1, math.ceil(math.sqrt(L)))
-    return _answer(instance, segments_sequence(L, list(range(0, L, step))), (f"segments of {step} stages",))
+    sequence = segments_sequence(L, list(range(0, L, step)))
+    return _answer(instance, sequence, (f"segments of {step} stages",), Deadline.after(time_limit))
 
 
 def pytorch_boundaries(length: int, segments: int) -> list[int]:
@@ -185,9 +223,13 @@ def checkpoint_sequential(instance: Instance, /, *, time_limit: float, seed: int
         lower bound); NOT_APPLICABLE when it does not fit M.
     """
     deadline = Deadline.after(time_limit)
-    best = None
+    best, tried = None, instance.length
     for segments in range(1, instance.length + 1):
-        deadline.check("trying segment counts")
+        if deadline.expired():
+            if best is None:
+                raise TimeLimitReached("time limit reached while trying segment counts")
+            tried = segments - 1  # the best count tried so far (said in the notes)
+            break
         sequence = segments_sequence(instance.length, pytorch_boundaries(instance.length, segments))
         if _peak(instance, sequence) <= instance.memory:
             value = _time(instance, sequence)
@@ -195,7 +237,8 @@ def checkpoint_sequential(instance: Instance, /, *, time_limit: float, seed: int
                 best = (value, segments, sequence)
     if best is None:
         return Result(status=Status.NOT_APPLICABLE, notes=("no number of segments fits M",))
-    return _answer(instance, best[2], (f"segments = {best[1]}",))
+    cut = "" if tried == instance.length else f" (the best of 1..{tried}: the time limit cut the search)"
+    return _answer(instance, best[2], (f"segments = {best[1]}{cut}",), deadline)
 
 
 def revolve_repaired(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -221,21 +264,26 @@ def revolve_repaired(instance: Instance, /, *, time_limit: float, seed: int, par
     """
     deadline = Deadline.after(time_limit)
     L = instance.length
-    low, high, best = 1, L, None
+    low, high, best, too_long = 1, L, None, None
     while low <= high:
         deadline.check("repairing Revolve")
         middle = (low + high) // 2
-        sequence = revolve_sequence(L, middle)
-        if _peak(instance, sequence) <= instance.memory:
-            best, low = (middle, sequence), middle + 1
+        # fewer checkpoints, longer sequences: one too long to check sends the search to more checkpoints
+        why = too_long_to_check(instance.kind, revolve_length(L, middle), deadline)
+        too_long = too_long or why
+        sequence = None if why else revolve_sequence(L, middle, deadline)
+        if sequence is None or _peak(instance, sequence) <= instance.memory:
+            best, low = (best if sequence is None else (middle, sequence)), middle + 1
         else:
             high = middle - 1
+    if best is None and too_long is not None:
+        return _too_long(too_long)
     if best is None:
         return Result(
             status=Status.NOT_APPLICABLE,
             notes=("cannot be repaired: Revolve with one checkpoint (x_0) exceeds M on the real sizes",),
         )
-    return _answer(instance, best[1], (f"c = {best[0]} checkpoints on the homogenized chain",))
+    return _answer(instance, best[1], (f"c = {best[0]} checkpoints on the homogenized chain",), deadline)
 
 
 def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -270,8 +318,12 @@ def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None)
             break
         deadline.check("dropping activations")
         kept.discard(stage)
+        # each drop lengthens the sequence (up to ~L²/2 operations): count it before building it
+        why = too_long_to_check(instance.kind, kept_sequence_length(instance, kept), deadline)
+        if why is not None:
+            return _too_long(why, (f"{len(kept)} of {L} activations kept and the peak does not fit M yet",))
         sequence = kept_sequence(instance, kept)
-    return _answer(instance, sequence, (f"{len(kept)} of {L} activations kept",))
+    return _answer(instance, sequence, (f"{len(kept)} of {L} activations kept",), deadline)
 
 
 #: Heuristic names and their functions (for registration and benchmarks).
@@ -288,8 +340,10 @@ __all__ = [
     "chen",
     "greedy",
     "kept_sequence",
+    "kept_sequence_length",
     "pytorch_boundaries",
     "recompute_all",
+    "recompute_all_length",
     "recompute_all_sequence",
     "revolve_repaired",
     "segments_sequence",

@@ -50,7 +50,7 @@ def greedy_remat_candidates(instance: Instance, count: int, deadline: Deadline) 
 def dp_candidates(instance: Instance, count: int, slots: int, deadline: Deadline) -> list[tuple[str, tuple]]:
     """(label, sequence) of rotor's persistent DP at ``count`` budgets M' between M and the store-all peak
     (``slots`` slots each; a budget with no persistent sequence is skipped)."""
-    from .formulations.dp import persistent_dp
+    from .formulations.dp import DpTableTooLarge, DpTooSlow, persistent_dp
     from .model import validate as validate_chain
 
     peak, chain = store_all_peak(instance), _roomy_chain(instance)  # the peak of Fall 0..L-1, B L..0
@@ -62,7 +62,10 @@ def dp_candidates(instance: Instance, count: int, slots: int, deadline: Deadline
             candidate = chain.with_memory(budget)
         except (InvalidInstanceError, InfeasibleError):
             continue
-        plan = persistent_dp(candidate, slots, deadline)
+        try:
+            plan = persistent_dp(candidate, slots, deadline)
+        except (DpTooSlow, DpTableTooLarge):
+            break  # refused before any work (the other budgets' tables are as large): the later tries go on
         if plan.time is not None and not validate_chain(candidate, Solution(plan.sequence)):
             found.append((f"persistent DP at M' = {budget}", tuple(plan.sequence)))
     return found

@@ -46,7 +46,7 @@ from ..core.deadline import Deadline, TimeLimitReached
 from ..core.params import at_least
 from ..core.result import Result, Status
 from . import bounds, offload_bridges
-from .model import Instance, Solution
+from .model import Instance, Solution, too_long_to_check
 from .model.two_levels import evaluate_two_levels, memory_over_time, validate_two_levels
 from .offload_bridges import Bridge, Copy, Timed, Wait, copy_gaps, durations, link_time, timing, value_copies
 from .offload_candidates import (
@@ -291,7 +291,7 @@ class _Tries:
     def __init__(self, instance: Instance, deadline: Deadline, max_bridges: int, bound: float) -> None:
         self.instance, self.deadline, self.max_bridges, self.bound = instance, deadline, max_bridges, bound
         self.best: tuple[float, Solution, str] | None = None
-        self.tried = 0
+        self.tried, self.too_long = 0, ""  # too_long: why a sequence was skipped (`too_long_to_check`)
         self.found_without_waits = False  # the undo "none" tries run only when no try without waits fits
 
     def met_bound(self) -> bool:
@@ -304,6 +304,10 @@ class _Tries:
         for label, sequence, early, undo, wait in plans:
             if self.met_bound():
                 return
+            # with its offloads (at most an Off and a Pre per operation) too long to check in time: skipped
+            if why := too_long_to_check(self.instance.kind, 2 * len(sequence), self.deadline):
+                self.too_long = why
+                continue
             self.tried += 1
             solution = offload_sequence(self.instance, sequence, self.deadline, self.max_bridges, early, undo, wait)
             if solution is None:
@@ -374,11 +378,9 @@ def offload_greedy(
             raise
         notes.append("the time limit cut the tries (store-all first, then the greedy's, then the DP's sequences)")
     if tries.best is None:
-        return Result(
-            status=Status.NOT_APPLICABLE,
-            bound=bound,
-            notes=(f"none of {tries.tried} tries (remat sequence × offload timing) could be made to fit M",),
-        )
+        none = f"none of {tries.tried} tries (remat sequence × offload timing) could be made to fit M"
+        status = Status.TIME_LIMIT_NO_SOLUTION if tries.too_long else Status.NOT_APPLICABLE
+        return Result(status=status, bound=bound, notes=(none, tries.too_long) if tries.too_long else (none,))
     makespan, solution, label = tries.best
     transfers = sum(1 for name, _ in solution.sequence if name in ("Off", "Pre", "Offall", "Preall"))
     status = Status.OPTIMAL if makespan <= bound else Status.FEASIBLE

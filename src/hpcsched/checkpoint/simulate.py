@@ -23,6 +23,7 @@ def memory_levels(instance: Instance, sequence) -> list[int]:
         if i >= 1:
             size[("xbar", i)] = instance.xbar[i]
     live: set = {("d", 0)}
+    live_bytes = size[("d", 0)]  # Σ size over live, kept as live changes (O(1) per operation)
     levels = [0] * len(sequence)
     for t in range(len(sequence) - 1, -1, -1):
         name, i = sequence[t]
@@ -39,9 +40,17 @@ def memory_levels(instance: Instance, sequence) -> list[int]:
             reads.add(("xbar", i))
         else:
             reads.add(("x", i))
-        held = live | reads | {produced}
-        levels[t] = sum(size[v] for v in held) + transient
-        live = (live - {produced}) | reads
+        added = reads - live  # held during t besides live: the reads not live after t, and what t produces
+        if produced not in live and produced not in reads:
+            added.add(produced)
+        levels[t] = live_bytes + sum(size[v] for v in added) + transient
+        if produced in live:
+            live.discard(produced)
+            live_bytes -= size[produced]
+        for value in reads:
+            if value not in live:
+                live.add(value)
+                live_bytes += size[value]
     return levels
 
 

@@ -21,9 +21,10 @@ from __future__ import annotations
 import math
 from functools import cache
 
+from ..core.deadline import Deadline
 from ..core.result import Result, Status
 from . import bounds
-from .model import Instance, Solution, store_all_peak, store_all_sequence
+from .model import Instance, Solution, store_all_peak, store_all_sequence, too_long_to_check
 from .simulate import peak as simulated_peak
 
 
@@ -53,6 +54,9 @@ def store_all(instance: Instance, /, *, time_limit: float, seed: int, params: No
         return Result(
             status=Status.NOT_APPLICABLE, notes=(f"the store-all peak is {peak} bytes > M = {instance.memory}",)
         )
+    too_long = too_long_to_check(instance.kind, 2 * instance.length + 1, Deadline.after(time_limit))
+    if too_long is not None:
+        return Result(status=Status.TIME_LIMIT_NO_SOLUTION, notes=(too_long,))
     return Result(
         status=Status.OPTIMAL,
         solution=Solution(store_all_sequence(instance.length)),
@@ -98,17 +102,24 @@ def _best_split(steps: int, checkpoints: int) -> int:
     return best_m
 
 
-def revolve_sequence(length: int, checkpoints: int) -> tuple[tuple[str, int], ...]:
+def revolve_length(length: int, checkpoints: int) -> int:
+    """Operations of `revolve_sequence`: t(L, c) ``F``, one ``Fall`` per stage, ``B L .. B 0``."""
+    return revolve_extra_forwards(length, checkpoints) + 2 * length + 1
+
+
+def revolve_sequence(length: int, checkpoints: int, deadline: Deadline | None = None) -> tuple[tuple[str, int], ...]:
     """The Revolve sequence of a chain of ``length`` stages with ``checkpoints`` stored states (x_0 counted).
 
     A reverse step on stage i is ``Fall i`` then ``B i`` (preceded by ``B L``
     for the last stage); advancing is ``F``. The number of ``F`` operations
-    is `revolve_extra_forwards`.
+    is `revolve_extra_forwards`. ``deadline`` is checked at every split.
     """
+    deadline = deadline or Deadline(None)
     out: list[tuple[str, int]] = []
     # explicit stack: ("rev", start, steps, c) or a literal op
     stack: list = [("rev", 0, length, checkpoints)]
     while stack:
+        deadline.check("building Revolve's sequence")
         item = stack.pop()
         if item[0] != "rev":
             out.append(item)
@@ -152,18 +163,26 @@ def is_homogeneous(instance: Instance) -> str | None:
     return None
 
 
-def revolve_checkpoints(instance: Instance) -> int | None:
-    """The most checkpoints c <= L whose Revolve sequence fits M in this model, or None."""
-    best = None
+def revolve_checkpoints(instance: Instance, deadline: Deadline | None = None) -> tuple[int | None, str | None]:
+    """The most checkpoints c <= L whose Revolve sequence fits M in this model (None: none), and why none
+    was checkable when every c that fits has a sequence too long to check by ``deadline`` (else None)."""
+    deadline = deadline or Deadline(None)
+    best, too_long = None, None
     low, high = 1, instance.length
     while low <= high:  # the peak grows with c: binary search
+        deadline.check("searching Revolve's checkpoints")
         middle = (low + high) // 2
-        peak = simulated_peak(instance, revolve_sequence(instance.length, middle))
+        # fewer checkpoints, longer sequences: one too long to check sends the search to more checkpoints
+        why = too_long_to_check(instance.kind, revolve_length(instance.length, middle), deadline)
+        if why is not None:
+            too_long, low = why, middle + 1
+            continue
+        peak = simulated_peak(instance, revolve_sequence(instance.length, middle, deadline))
         if peak <= instance.memory:
             best, low = middle, middle + 1
         else:
             high = middle - 1
-    return best
+    return best, (too_long if best is None else None)
 
 
 def revolve(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -190,11 +209,14 @@ def revolve(instance: Instance, /, *, time_limit: float, seed: int, params: None
     why = is_homogeneous(instance)
     if why is not None:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"not a homogeneous chain: {why}",))
-    c = revolve_checkpoints(instance)
+    deadline = Deadline.after(time_limit)
+    c, too_long = revolve_checkpoints(instance, deadline)
+    if too_long is not None:
+        return Result(status=Status.TIME_LIMIT_NO_SOLUTION, notes=(too_long,))
     if c is None:
         return Result(status=Status.NOT_APPLICABLE, notes=("even one checkpoint (x_0 alone) does not fit M",))
-    sequence = revolve_sequence(instance.length, c)
-    bound = bounds.best(instance)
+    sequence = revolve_sequence(instance.length, c, deadline)
+    bound = bounds.best(instance, deadline)
     total = sum(instance.fw[i] for name, i in sequence if name != "B") + sum(instance.bw)
     status = Status.OPTIMAL if total <= bound else Status.FEASIBLE
     return Result(

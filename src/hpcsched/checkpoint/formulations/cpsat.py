@@ -275,12 +275,12 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
         return Result(status=Status.NOT_APPLICABLE, notes=(note,))
     deadline = Deadline.after(time_limit)
     # within the limit, before the model: its first call imports scipy (0.2 s), and it is the bound of every status
-    cheap_bound = bounds.best(instance)
+    cheap_bound = bounds.best(instance, deadline)
     incumbent = baseline_incumbent(instance, deadline, time_limit)
     try:
         built = _SlotModel(instance, deadline).build()
     except TimeLimitReached as stop:
-        return cut_short(instance, incumbent, stop, "the CP-SAT model")
+        return cut_short(instance, incumbent, stop, "the CP-SAT model", deadline)
     outcome = solve_cpsat(
         built.model,
         time_limit=deadline.remaining(),

@@ -35,23 +35,16 @@ limit or ``max_cells`` cuts the DP short.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import pairwise
-
-import numpy as np
 
 from ...core.deadline import Deadline, TimeLimitReached
 from ...core.params import at_least
 from ...core.result import Result, Status
 from .. import bounds
-from ..model import Instance, Solution
+from ..model import Instance, Solution, too_long_to_check
 from ..simulate import peak as simulated_peak
-from .dp_slots import SlotSizes, slot_size, slot_sizes
+from .dp_slots import slot_size, slot_sizes
+from .dp_table import INFINITY, DpTableTooLarge, DpTooSlow, PersistentTable
 from .incumbent import baseline_incumbent, cut_short
-
-_INFINITY = np.iinfo(np.int64).max // 4
-_BUILDING = "building the DP table"
-#: Runs of equal forward needs up to which the checkpoint block is masked by slices (see `_mask_too_small`).
-_MOST_RUNS = 16
 
 
 @dataclass(frozen=True)
@@ -80,10 +73,6 @@ class DpParams:
             at_least("max_cells", self.max_cells, 1)
 
 
-class DpTableTooLarge(Exception):
-    """The DP table would exceed ``max_cells`` (a deterministic work budget, unlike the time limit)."""
-
-
 @dataclass(frozen=True)
 class PersistentPlan:
     """The DP's answer: total time (None: no persistent sequence fits), its sequence, slot size, exactness."""
@@ -93,169 +82,6 @@ class PersistentPlan:
     slot: int
     slots: int
     exact: bool
-
-
-class _PersistentTable:
-    """The DP table P(s, t)[m] of `persistent_dp` and its choices.
-
-    Filled by increasing t, and for each t by decreasing s: P(s, t) reads
-    P(s+1, t) and P(s', t) (s' > s, same t) and P(s, s'−1) (smaller t). Each
-    cell is computed in place in its table row, with work buffers allocated
-    once: allocating numpy temporaries per cell cost more system time (page
-    faults) than the arithmetic.
-
-    Parameters
-    ----------
-    instance
-        A ``chain`` instance.
-    sizes
-        Its sizes in slots.
-    """
-
-    def __init__(self, instance: Instance, sizes: SlotSizes, deadline: Deadline, max_cells: int | None = None) -> None:
-        L, S = instance.length, sizes.budget
-        cells = (L + 1) * (L + 2) // 2 * (S + 1)
-        if max_cells is not None and cells > max_cells:
-            raise DpTableTooLarge(f"the DP table needs {cells} cells > max_cells = {max_cells}")
-        self.instance, self.sizes, self.L, self.S = instance, sizes, L, S
-        self.fw_prefix = np.concatenate([[0], np.cumsum(np.array(instance.fw, dtype=np.int64))])
-        self.m = np.arange(S + 1)
-        self.index = -np.ones((L + 2, L + 1), dtype=np.int64)
-        pairs = 0
-        for s in range(L + 1):
-            deadline.check(_BUILDING)
-            for t in range(s, L + 1):
-                self.index[s, t] = pairs
-                pairs += 1
-        self.table = np.full((pairs, S + 1), _INFINITY, dtype=np.int64)
-        # choice: -1 Fall, s' > 0 checkpoint x_{s'}, -2 infeasible
-        self.choice = np.full((pairs, S + 1), -2, dtype=np.int16 if L < 32000 else np.int32)
-        self.forward_need = self._forward_needs(deadline)
-        # Work buffers. Row s' of `shifted` is P(s', t) shifted right by X[s'] (the budget left
-        # once x_{s'} is stored), for the t being filled: the checkpoints' right-hand rows, contiguous.
-        self.shifted = np.full((L + 1, S + 1), _INFINITY, dtype=np.int64)
-        self.cost = np.empty((max(L, 1), S + 1), dtype=np.int64)
-        self.too_small = np.empty((max(L, 1), S + 1), dtype=bool)
-        self.better = np.empty(S + 1, dtype=bool)
-
-    def _forward_needs(self, deadline: Deadline) -> list[np.ndarray]:
-        """Forward need of F s .. F s'-1 (without delta_{t+1}): running max, per s."""
-        X, FT = self.sizes.x, self.sizes.ftmp
-        forward_need = []
-        for s in range(self.L + 1):
-            deadline.check(_BUILDING)
-            need, running = [], 0
-            for k in range(s, self.L):
-                running = max(running, (X[k] if k > s else 0) + X[k + 1] + FT[k])
-                need.append(running)  # need[s' - s - 1] for s' = k + 1
-            forward_need.append(np.array(need, dtype=np.int64))
-        return forward_need
-
-    def fill(self, deadline: Deadline) -> None:
-        """Every cell, by increasing t and decreasing s."""
-        for t in range(self.L + 1):
-            for s in range(t, -1, -1):
-                deadline.check("filling the DP table")
-                self._fill_cell(s, t)
-
-    def _fill_cell(self, s: int, t: int) -> None:
-        """P(s, t): the better of ``Fall s`` first and every checkpoint s' in (s, t], written in its row."""
-        L = self.L
-        held = self.sizes.x[t + 1] if t < L else 0
-        best, how = self.table[self.index[s, t]], self.choice[self.index[s, t]]  # views, still INF / -2
-        if s == L:  # t == L
-            fits = self.sizes.x[L] + self.sizes.btmp[L]
-            best[fits:], how[fits:] = self.instance.bw[L], -1
-        else:
-            self._try_fall_first(s, t, held, best, how)
-        if t > s and s < L:
-            self._try_checkpoints(s, t, held, best, how)
-        self._keep_shifted(s, best)
-
-    def _keep_shifted(self, s: int, best: np.ndarray) -> None:
-        """Row s of `shifted`: P(s, t) at the budget m − X[s] (INF below X[s])."""
-        shift = min(self.sizes.x[s], self.S + 1)
-        self.shifted[s, :shift] = _INFINITY
-        self.shifted[s, shift:] = best[: self.S + 1 - shift]
-
-    def _try_fall_first(self, s: int, t: int, held: int, best: np.ndarray, how: np.ndarray) -> None:
-        """``Fall s``, P(s+1, t) with xbar_{s+1} held, ``B s`` (the first candidate: ``best`` is all INF)."""
-        X, XB, S = self.sizes.x, self.sizes.xbar, self.S
-        need = max(held + XB[s + 1] + self.sizes.ftmp[s], XB[s + 1] + X[s + 1] + X[s] + self.sizes.btmp[s], XB[s + 1])
-        if need > S:
-            return
-        step = self.instance.fw[s] + self.instance.bw[s]
-        if s == t:  # P(s+1, s) = 0
-            best[need:], how[need:] = step, -1
-            return
-        sub = self.table[self.index[s + 1, t], need - XB[s + 1] : S + 1 - XB[s + 1]]
-        np.add(sub, step, out=best[need:])
-        np.minimum(best[need:], _INFINITY, out=best[need:])  # INF + step back to INF
-        np.less(sub, _INFINITY, out=self.better[need:])
-        np.copyto(how[need:], -1, where=self.better[need:])
-
-    def _try_checkpoints(self, s: int, t: int, held: int, best: np.ndarray, how: np.ndarray) -> None:
-        """Every checkpoint s' in (s, t] at once: P(s', t) shifted by X[s'] plus P(s, s'-1), rows s' − s − 1.
-
-        An entry where either part is INF sums to at least INF and never
-        beats ``best`` (at most INF), so only the forwards' need is masked.
-        """
-        count, first = t - s, self.index[s, s]
-        cost = self.cost[:count]
-        # P(s', t) at m − X[s'] (rows s+1 .. t of `shifted`) + P(s, s'−1) at m (rows (s, s) .. (s, t−1))
-        np.add(self.shifted[s + 1 : t + 1], self.table[first : first + count], out=cost)
-        np.add(cost, (self.fw_prefix[s + 1 : t + 1] - self.fw_prefix[s])[:, None], out=cost)
-        self._mask_too_small(cost, self.forward_need[s][:count] + held)
-        pick = np.argmin(cost, axis=0)
-        value = np.take_along_axis(cost, pick[None, :], axis=0)[0]
-        np.less(value, best, out=self.better)
-        np.copyto(best, value, where=self.better)
-        np.copyto(how, pick + (s + 1), where=self.better)
-
-    def _mask_too_small(self, cost: np.ndarray, need: np.ndarray) -> None:
-        """INF where the budget m is below row j's forward need (``need`` is non-decreasing: a running max).
-
-        The needs come in few runs of equal values on most chains (a running
-        max of sizes), and a slice per run is much cheaper than a boolean mask
-        over the whole block; many runs fall back to the mask.
-        """
-        starts = np.flatnonzero(np.diff(need)) + 1
-        if len(starts) >= _MOST_RUNS:
-            too_small = self.too_small[: len(need)]
-            np.less(self.m, need[:, None], out=too_small)
-            np.copyto(cost, _INFINITY, where=too_small)
-            return
-        for first, end in pairwise([0, *starts.tolist(), len(need)]):
-            cost[first:end, : need[first]] = _INFINITY
-
-    def sequence(self) -> tuple[tuple[str, int], ...]:
-        """The optimal sequence of P(0, L) at the full budget, from the choices."""
-        L, X, XB = self.L, self.sizes.x, self.sizes.xbar
-        sequence: list[tuple[str, int]] = []
-        # explicit stack of (s, t, m) subproblems and literal operations, to avoid recursion limits
-        stack: list = [(0, L, self.S)]
-        while stack:
-            item = stack.pop()
-            if isinstance(item[0], str):
-                sequence.append(item)
-                continue
-            s, t, budget = item
-            if s == t + 1:
-                continue
-            how = int(self.choice[self.index[s, t], budget])
-            if s == L:
-                sequence.append(("B", L))
-            elif how == -1:
-                # Fall s, P(s+1, t), B s  (pushed in reverse)
-                stack.append(("B", s))
-                stack.append((s + 1, t, budget - XB[s + 1]))
-                sequence.append(("Fall", s))
-            else:
-                sp = how
-                stack.append((s, sp - 1, budget))
-                stack.append((sp, t, budget - X[sp]))
-                sequence.extend(("F", k) for k in range(s, sp))
-        return tuple(sequence)
 
 
 def persistent_dp(
@@ -276,11 +102,11 @@ def persistent_dp(
     """
     deadline = deadline or Deadline(None)
     slot, exact = slot_size(instance, slots)
-    dp = _PersistentTable(instance, slot_sizes(instance, slot, exact, rounding), deadline, max_cells)
+    dp = PersistentTable(instance, slot_sizes(instance, slot, exact, rounding), deadline, max_cells)
     dp.fill(deadline)
     S = dp.S
-    total = int(dp.table[dp.index[0, instance.length], S]) if S >= 0 else _INFINITY
-    if S < 0 or total >= _INFINITY:
+    total = int(dp.table[dp.index[0, instance.length], S]) if S >= 0 else INFINITY
+    if S < 0 or total >= INFINITY:
         return PersistentPlan(None, (), slot, max(S, 0), exact)
     return PersistentPlan(total, dp.sequence(), slot, S, exact)
 
@@ -348,14 +174,14 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
     try:
         plan, extra = best_persistent(instance, params.slots, deadline, max_cells=params.max_cells)
     except (TimeLimitReached, DpTableTooLarge) as stop:
-        return cut_short(instance, incumbent, stop)
+        return cut_short(instance, incumbent, stop, deadline=deadline)
     rounding = (
         f"slot = {plan.slot} bytes, {plan.slots} slots: sizes are multiples of the slot, exact for persistent sequences"
         if plan.exact
         else f"slot = {plan.slot} bytes, {plan.slots} slots: sizes rounded to whole slots (feasible, "
         "maybe suboptimal even among persistent sequences)"
     )
-    bound = bounds.best(instance)
+    bound = bounds.best(instance, deadline)
     if plan.time is None or (incumbent is not None and incumbent.time < plan.time):
         if incumbent is None:
             # The restriction (persistent, rounded) proves nothing about the instance.
@@ -374,6 +200,9 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
             bound=float(bound),
             notes=(f"the {incumbent.method} baseline's sequence ({why})", rounding),
         )
+    too_long = too_long_to_check(instance.kind, len(plan.sequence), deadline)
+    if too_long is not None:
+        return cut_short(instance, incumbent, TimeLimitReached(too_long), deadline=deadline)
     status = Status.OPTIMAL if bound >= plan.time else Status.FEASIBLE
     notes = [rounding, *extra]
     if plan.exact:
@@ -384,6 +213,7 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
 __all__ = [
     "DpParams",
     "DpTableTooLarge",
+    "DpTooSlow",
     "PersistentPlan",
     "best_persistent",
     "dp",

@@ -13,7 +13,7 @@ from ...core.params import at_least
 from ...core.result import Result, Status
 from ..heuristics import _answer
 from ..model import Instance
-from .dp import best_persistent
+from .dp import DpTableTooLarge, best_persistent
 
 
 @dataclass(frozen=True)
@@ -48,10 +48,14 @@ def dp_coarse(instance: Instance, /, *, time_limit: float, seed: int, params: Co
         lower bound); NOT_APPLICABLE when no coarse sequence fits M.
     """
     params = params or CoarseDpParams()
-    plan, extra = best_persistent(instance, params.slots, Deadline.after(time_limit))
+    deadline = Deadline.after(time_limit)
+    try:
+        plan, extra = best_persistent(instance, params.slots, deadline)
+    except DpTableTooLarge as refused:
+        return Result(status=Status.NOT_APPLICABLE, notes=(str(refused),))
     if plan.time is None:
         return Result(
             status=Status.NOT_APPLICABLE,
             notes=(f"no persistent sequence fits {plan.slots} slots of {plan.slot} bytes",),
         )
-    return _answer(instance, plan.sequence, (f"slot = {plan.slot} bytes, {plan.slots} slots", *extra))
+    return _answer(instance, plan.sequence, (f"slot = {plan.slot} bytes, {plan.slots} slots", *extra), deadline)

@@ -2,12 +2,14 @@
 
 They are kept for when a longer search (a DP table, a CP-SAT model) is cut
 short, so they run first, cheapest first: store-all (O(L)), Chen's √L
-segments and recompute-all (O(L²) operations at most; their simulation and
-validation too), then PyTorch's checkpoint_sequential, which simulates every
-segment count (O(L²) per count: 1.8 s at L = 300) and so gets only
-`SEQUENTIAL_SHARE` of the time limit. The deadline is checked before each,
-except that the cheap ones run until one fits M even past it (at most three
-O(L²) runs, 0.2 s at L = 300): a method given no time still answers.
+segments and recompute-all (L(L−1)/2 + 3L + 1 operations: each returns
+only a sequence that can be checked in the time left,
+`model.too_long_to_check`), then PyTorch's checkpoint_sequential, which
+simulates segment counts in turn (O(L) each) and so gets only
+`SEQUENTIAL_SHARE` of the time limit (its best count so far when cut). The
+deadline is checked before each, except that the cheap ones run until one
+fits M even past it: a method given no time still answers when one of them
+fits and is short enough to check.
 """
 
 from __future__ import annotations
@@ -45,12 +47,20 @@ def _cheap_baselines() -> tuple:
 
 
 def _valid(instance: Instance, result: Result, name: str) -> list[Incumbent]:
-    """[the baseline's incumbent] when its sequence fits M and passes the validator, else []."""
-    from ..model import validate
+    """[the baseline's incumbent] when it has a sequence (simulated to fit M), else [].
 
-    if result.solution is None or validate(instance, result.solution):
+    Not validated here: the registry validates whatever the method returns (twice would cost as much).
+    """
+    if result.solution is None:
         return []
     return [Incumbent(result.solution, total_time(instance, result.solution.sequence), name)]
+
+
+def _time_left(deadline: Deadline) -> float:
+    """The time limit a baseline gets: what the deadline leaves (a baseline given none still answers when its
+    sequence is short enough to check, `model.too_long_to_check`)."""
+    left = deadline.remaining()
+    return math.inf if left is None else max(left, 1e-9)
 
 
 def _sequential_limit(deadline: Deadline, time_limit: float | None) -> float:
@@ -83,7 +93,7 @@ def baselines(instance: Instance, deadline: Deadline, time_limit: float | None) 
     for name, method in _cheap_baselines():
         if found and deadline.expired():
             return found
-        found += _valid(instance, method(instance, time_limit=math.inf, seed=0, params=None), name)
+        found += _valid(instance, method(instance, time_limit=_time_left(deadline), seed=0, params=None), name)
     limit = _sequential_limit(deadline, time_limit)
     if limit <= 0:
         return found
@@ -102,8 +112,15 @@ def baseline_incumbent(
     return min(found, key=lambda incumbent: incumbent.time, default=None)
 
 
-def cut_short(instance: Instance, incumbent: Incumbent | None, stop: Exception, search: str = "the DP") -> Result:
-    """The answer when ``search`` did not finish: the incumbent, FEASIBLE (the search proved nothing)."""
+def cut_short(
+    instance: Instance,
+    incumbent: Incumbent | None,
+    stop: Exception,
+    search: str = "the DP",
+    deadline: Deadline | None = None,
+) -> Result:
+    """The answer when ``search`` did not finish: the incumbent, FEASIBLE (the search proved nothing);
+    its bound `bounds.best` under ``deadline``."""
     if incumbent is None:
         if isinstance(stop, TimeLimitReached):
             raise stop  # the registry reports TIME_LIMIT_NO_SOLUTION
@@ -112,7 +129,8 @@ def cut_short(instance: Instance, incumbent: Incumbent | None, stop: Exception, 
         f"{search} did not finish ({stop}): the {incumbent.method} baseline's sequence",
         f"bound: the instance's lower bound (bounds.best), not {search}'s: an unfinished search proves none",
     )
-    return Result(status=Status.FEASIBLE, solution=incumbent.solution, bound=float(bounds.best(instance)), notes=notes)
+    bound = float(bounds.best(instance, deadline))
+    return Result(status=Status.FEASIBLE, solution=incumbent.solution, bound=bound, notes=notes)
 
 
 __all__ = ["SEQUENTIAL_SHARE", "Incumbent", "baseline_incumbent", "baselines", "cut_short"]

@@ -27,7 +27,7 @@ from .floors import (
     store_all_peak,
     store_all_sequence,
 )
-from .solution import Solution, stage_range
+from .solution import CHECK_ALLOWANCE_S, CHECK_SECONDS_PER_OPERATION, Solution, stage_range, too_long_to_check
 from .two_levels import evaluate_two_levels, validate_two_levels
 
 
@@ -46,6 +46,8 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
 
 
 __all__ = [
+    "CHECK_ALLOWANCE_S",
+    "CHECK_SECONDS_PER_OPERATION",
     "COMPUTE_OPERATIONS",
     "DATA_SCHEMA",
     "DUPLEX_MODES",
@@ -62,5 +64,6 @@ __all__ = [
     "stage_range",
     "store_all_peak",
     "store_all_sequence",
+    "too_long_to_check",
     "validate",
 ]

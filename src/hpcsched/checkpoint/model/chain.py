@@ -6,6 +6,7 @@ code with the formulations, special cases or heuristics.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from ...core.violation import Violation
@@ -46,14 +47,18 @@ def _positions(length: int, sequence: tuple[tuple[str, int], ...]) -> _Positions
 
 
 def _xbar_intervals(positions: _Positions, n: int) -> dict[int, list[tuple[int, int]]]:
-    """xbar_i: held from producer to its last explicit read before the next production."""
+    """xbar_i: held from producer to its last explicit read before the next production.
+
+    The spans of one xbar_i are disjoint and in sequence order (each ends before the next production).
+    """
     xbar_interval: dict[int, list[tuple[int, int]]] = {}
     for i, starts in positions.xbar_productions.items():
+        reads = positions.explicit_xbar_reads[i]  # in sequence order: the last one before `stop` by bisection
         spans = []
         for k, start in enumerate(starts):
             stop = starts[k + 1] if k + 1 < len(starts) else n
-            reads = [q for q in positions.explicit_xbar_reads[i] if start < q < stop]
-            spans.append((start, max(reads) if reads else start))
+            last = bisect_left(reads, stop) - 1
+            spans.append((start, reads[last] if last >= 0 and reads[last] > start else start))
         xbar_interval[i] = spans
     return xbar_interval
 
@@ -61,7 +66,8 @@ def _xbar_intervals(positions: _Positions, n: int) -> dict[int, list[tuple[int, 
 def _backward_read_problems(positions: _Positions, t: int, i: int, n: int) -> list[Violation]:
     """``B i`` at t (i < L) reads xbar_{i+1} and delta_{i+1}: both must have been produced before."""
     problems = []
-    if not any(start < t for start in positions.xbar_productions[i + 1]):
+    productions = positions.xbar_productions[i + 1]  # in sequence order
+    if not (productions and productions[0] < t):
         problems.append(Violation("not-held", f"operation {t} (B {i}) reads xbar_{i + 1}, never produced before"))
     if positions.backward_at.get(i + 1, n) >= t:
         problems.append(Violation("not-held", f"operation {t} (B {i}) reads delta_{i + 1}, not produced before"))
@@ -76,7 +82,11 @@ def _trace(instance: Instance, sequence: tuple[tuple[str, int], ...]) -> _Trace:
     xbar_interval = _xbar_intervals(positions, n)
 
     def served_by_xbar(i: int, t: int) -> bool:
-        return i >= 1 and any(start < t <= end for start, end in xbar_interval[i])
+        # the spans are disjoint and ordered: only the last one starting before t can hold t
+        if i < 1:
+            return False
+        last = bisect_left(positions.xbar_productions[i], t) - 1
+        return last >= 0 and t <= xbar_interval[i][last][1]
 
     x_production_end: dict[tuple[int, int], int] = {}  # (i, producer position) -> last read
     latest_x: dict[int, int] = {0: -1}  # i -> position of the most recent production (-1: x_0 at the start)
@@ -116,15 +126,20 @@ def _transient(instance: Instance, name: str, stage: int) -> int:
 
 def memory_profile(instance: Instance, solution: Solution) -> list[int]:
     """Bytes held during each operation, its transient included (rule 3's left-hand side)."""
-    n = len(solution.sequence)
+    return _profile(instance, solution.sequence, _trace(instance, solution.sequence))
+
+
+def _profile(instance: Instance, sequence: tuple[tuple[str, int], ...], trace: _Trace) -> list[int]:
+    """`memory_profile` from the sequence's trace."""
+    n = len(sequence)
     if n == 0:  # nothing runs, nothing is measured (validate reports the missing backwards)
         return []
     delta = [0] * (n + 1)
-    for start, end, size, _ in _trace(instance, solution.sequence).intervals:
+    for start, end, size, _ in trace.intervals:
         delta[start] += size
         delta[min(end, n - 1) + 1] -= size
     profile, held = [], 0
-    for t, (name, stage) in enumerate(solution.sequence):
+    for t, (name, stage) in enumerate(sequence):
         held += delta[t]
         profile.append(held + _transient(instance, name, stage))
     return profile
@@ -204,7 +219,7 @@ def validate_chain(instance: Instance, solution: Solution) -> list[Violation]:
         )
     trace = _trace(instance, solution.sequence)
     violations.extend(trace.problems)
-    for t, used in enumerate(memory_profile(instance, solution)):
+    for t, used in enumerate(_profile(instance, solution.sequence, trace)):
         if used > instance.memory:
             name, stage = solution.sequence[t]
             violations.append(

@@ -5,12 +5,44 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ...core.deadline import Deadline
 from ...core.errors import InvalidInstanceError, InvalidSolutionError
 from ...core.fields import require_dict, require_int, require_key, require_known_keys, require_list, require_str
 from .data import OPERATIONS
 
 if TYPE_CHECKING:
     from .data import Instance
+
+
+#: CPU seconds per operation of a returned sequence: building its `Solution`, the registry's validation
+#: and evaluation, and the method's own simulation, per kind of the instance that checks it. Measured
+#: (CPU time, 2-core machine at load ~10): 3.6 µs (chain) and 10 µs (chain-offload: the timed definition)
+#: for the Solution, validate and evaluate; the method's simulation adds ~1.5 µs. About 1.5-2× that here.
+CHECK_SECONDS_PER_OPERATION = {"chain": 6e-6, "chain-offload": 2e-5}
+
+#: Seconds past the method's deadline that checking its answer may take (the registry validates every
+#: answer, and a time limit T covers it: a method returns within 1.2·T + 2 s).
+CHECK_ALLOWANCE_S = 1.0
+
+
+def too_long_to_check(kind: str, operations: int, deadline: Deadline) -> str | None:
+    """Why a sequence of ``operations`` operations cannot be returned in time, or None when it can.
+
+    Some sequences are far longer than the chain (recompute-all has L(L−1)/2 + 3L + 1 operations):
+    checking one takes `CHECK_SECONDS_PER_OPERATION` per operation, which must fit in what the
+    deadline leaves plus `CHECK_ALLOWANCE_S`. Without a deadline every length fits.
+    """
+    left = deadline.remaining()
+    if left is None:
+        return None
+    seconds = operations * CHECK_SECONDS_PER_OPERATION[kind]
+    if seconds <= left + CHECK_ALLOWANCE_S:
+        return None
+    return (
+        f"its sequence has {operations} operations, ~{seconds:.3g} s to build and check against the "
+        f"{kind} definition: more than the {left:.3g} s left (+{CHECK_ALLOWANCE_S:g} s); a longer time limit "
+        "may allow it"
+    )
 
 
 @dataclass(frozen=True)

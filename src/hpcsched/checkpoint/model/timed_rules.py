@@ -6,10 +6,10 @@ makespan; `two_levels` builds the public evaluate/validate/memory profile on it.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import NamedTuple
 
 from ...core.violation import Violation
 from .data import COMPUTE_OPERATIONS, Instance
@@ -39,7 +39,7 @@ def default_start(instance: Instance, sequence: tuple[tuple[str, int], ...]) -> 
     return tuple(starts)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Copy:
     value: tuple[str, int]
     position: int  # list position of the creator (-1: x_0 at time 0)
@@ -56,13 +56,9 @@ def _reads_x(name: str, stage: int) -> int | None:
     return None
 
 
-class _Interval(NamedTuple):
-    """Bytes held over ``[start, end)`` and what holds them."""
-
-    start: int
-    end: int
-    size: int
-    what: str
+#: Bytes held over ``[start, end)`` and what holds them: (start, end, size, what). A plain tuple: a schedule
+#: has one per operation or more, and a named tuple cost about twice as much to make.
+_Interval = tuple[int, int, int, str]
 
 
 @dataclass(frozen=True)
@@ -110,8 +106,9 @@ class _ScheduleAnalysis:
         self.instance, self.seq, self.L = instance, sequence, instance.length
         self.start, self.end, self.makespan = timing.start, timing.end, timing.makespan
         self.problems: list[Violation] = []
-        self.copies: dict[tuple[str, int], list[_Copy]] = defaultdict(list)
-        self.host_ready: dict[tuple[str, int], list[int]] = defaultdict(list)
+        self.copies: dict[tuple[str, int], list[_Copy]] = defaultdict(list)  # in list order
+        self.positions: dict[tuple[str, int], list[int]] = defaultdict(list)  # their creators' positions
+        self.host_ready: dict[tuple[str, int], int] = {}  # the earliest end of an Off/Offall of each value
 
     def run(self) -> tuple[list[Violation], list[_Interval]]:
         """Every rule's violations in the definition's order, and the held intervals."""
@@ -167,19 +164,29 @@ class _ScheduleAnalysis:
 
     def _collect_copies(self) -> None:
         """Rule 3: the GPU copies in list order (x_0 at time 0) and the host copies' ready times."""
-        self.copies[("x", 0)].append(_Copy(("x", 0), -1, 0, 0, 0, -1))
-        creator_of = {"F": "x", "Pre": "x", "Fall": "xbar", "Preall": "xbar"}
+        copies, positions, start, end = self.copies, self.positions, self.start, self.end
+        copies[("x", 0)].append(_Copy(("x", 0), -1, 0, 0, 0, -1))
+        positions[("x", 0)].append(-1)
+        # the value each creator makes: x_{i+1} (F i), x_i (Pre i), xbar_{i+1} (Fall i), xbar_i (Preall i)
+        creator_of = {"F": ("x", 1), "Pre": ("x", 0), "Fall": ("xbar", 1), "Preall": ("xbar", 0)}
         for k, (name, stage) in enumerate(self.seq):
-            if name in creator_of:
-                value = (creator_of[name], stage + 1 if name in ("F", "Fall") else stage)
-                self.copies[value].append(_Copy(value, k, self.start[k], self.end[k], self.end[k], -1))
-            if name in ("Off", "Offall"):
-                self.host_ready[(LINK[name][0], stage)].append(self.end[k])
+            made = creator_of.get(name)
+            if made is not None:
+                value = (made[0], stage + made[1])
+                copies[value].append(_Copy(value, k, start[k], end[k], end[k], -1))
+                positions[value].append(k)
+            elif name in ("Off", "Offall"):
+                value = (LINK[name][0], stage)
+                self.host_ready[value] = min(self.end[k], self.host_ready.get(value, self.end[k]))
+
+    def _created_before(self, value: tuple[str, int], k: int) -> int:
+        """How many copies of ``value`` were created before list position k (they come first, in list order)."""
+        return bisect_left(self.positions[value], k)
 
     def _latest(self, value: tuple[str, int], k: int) -> _Copy | None:
         """The latest copy of ``value`` created before list position k."""
-        before = [c for c in self.copies[value] if c.position < k]
-        return before[-1] if before else None
+        count = self._created_before(value, k)
+        return self.copies[value][count - 1] if count else None
 
     def _read(self, copy: _Copy | None, k: int, what: str) -> None:
         """Operation k reads ``copy``: it must exist and be ready; it stays held to the read's end."""
@@ -217,20 +224,22 @@ class _ScheduleAnalysis:
     def _x_reads(self) -> None:
         """Rule 4: a read of x_i is served by an xbar_i copy whose span covers it, else by x_i's latest copy."""
         start, end = self.start, self.end
+        # Only an explicitly read xbar copy can serve (explicit_end is -1 otherwise, and end[k] >= 0): the
+        # candidates are those, in list order, so each read scans the few created before it, not every copy.
+        spans = {
+            i: [c for c in found if c.explicit_end >= 0] for (kind, i), found in self.copies.items() if kind == "xbar"
+        }
         for k, (name, stage) in enumerate(self.seq):
             i = _reads_x(name, stage)
             if i is None:
                 continue
             server = None
-            if i >= 1:
-                server = next(
-                    (
-                        c
-                        for c in self.copies[("xbar", i)]
-                        if c.position < k and c.ready <= start[k] and end[k] <= c.explicit_end
-                    ),
-                    None,
-                )
+            for c in spans.get(i, ()) if i >= 1 else ():
+                if c.position >= k:
+                    break
+                if c.ready <= start[k] and end[k] <= c.explicit_end:
+                    server = c
+                    break
             if server is not None:
                 self._read(server, k, f"x_{i} (served by xbar_{i})")
             else:
@@ -241,7 +250,7 @@ class _ScheduleAnalysis:
         for k, (name, stage) in enumerate(self.seq):
             if name in ("Pre", "Preall"):
                 value = (LINK[name][0], stage)
-                if not any(ready <= self.start[k] for ready in self.host_ready[value]):
+                if not (value in self.host_ready and self.host_ready[value] <= self.start[k]):
                     self.problems.append(
                         Violation(
                             "no-host-copy",
@@ -266,7 +275,7 @@ class _ScheduleAnalysis:
                             f"{b.position}) while an earlier copy is held until {a.end}",
                         )
                     )
-            intervals.extend(_Interval(c.start, c.end, size, label) for c in found)
+            intervals.extend((c.start, c.end, size, label) for c in found)
         return intervals
 
     def _delta_intervals(self) -> list[_Interval]:
@@ -276,7 +285,7 @@ class _ScheduleAnalysis:
         b_at = {stage: k for k, (name, stage) in enumerate(self.seq) if name == "B"}
         for i, k in b_at.items():
             release = self.makespan if i == 0 else end[b_at[i - 1]] if i - 1 in b_at else end[k]
-            intervals.append(_Interval(start[k], max(end[k], release), self.instance.x[i], f"delta_{i}"))
+            intervals.append((start[k], max(end[k], release), self.instance.x[i], f"delta_{i}"))
             if i < L and (i + 1) in b_at and b_at[i + 1] > k:
                 self.problems.append(
                     Violation("not-held", f"operation {k} (B {i}) reads delta_{i + 1}, not produced before")
@@ -286,13 +295,9 @@ class _ScheduleAnalysis:
     def _transient_intervals(self) -> list[_Interval]:
         """The transient of every compute operation while it runs."""
         instance = self.instance
+        start, end, btmp, ftmp = self.start, self.end, instance.btmp, instance.ftmp
         return [
-            _Interval(
-                self.start[k],
-                self.end[k],
-                instance.btmp[stage] if name == "B" else instance.ftmp[stage],
-                f"transient of {name} {stage}",
-            )
+            (start[k], end[k], btmp[stage] if name == "B" else ftmp[stage], f"transient of {name} {stage}")
             for k, (name, stage) in enumerate(self.seq)
             if name in COMPUTE_OPERATIONS
         ]

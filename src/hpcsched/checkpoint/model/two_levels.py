@@ -64,6 +64,7 @@ operations then run back to back from 0.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 
 from ...core.violation import Violation
 from .data import COMPUTE_OPERATIONS, Instance
@@ -73,7 +74,11 @@ from .timed_rules import LINK, analyse, default_start, duration
 
 def memory_over_time(instance: Instance, solution: Solution) -> list[tuple[int, int]]:
     """Step function ``[(time, bytes held from that time on), ...]`` (rule 6's left-hand side)."""
-    _, intervals, _ = analyse(instance, solution)
+    return _memory_over_time(analyse(instance, solution)[1])
+
+
+def _memory_over_time(intervals: Sequence[tuple[int, int, int, str]]) -> list[tuple[int, int]]:
+    """`memory_over_time` from the held intervals of `analyse`."""
     events: dict[int, int] = defaultdict(int)
     for a, b, size, _ in intervals:
         if b > a and size:
@@ -88,7 +93,7 @@ def memory_over_time(instance: Instance, solution: Solution) -> list[tuple[int, 
 
 def evaluate_two_levels(instance: Instance, solution: Solution) -> dict[str, float]:
     """Makespan (objective) and KPIs: recomputation time, transfers, peak memory."""
-    problems, _, makespan = analyse(instance, solution)
+    problems, intervals, makespan = analyse(instance, solution)
     if problems and problems[0].rule in ("stage", "start"):
         nan = float("nan")
         return {
@@ -104,7 +109,7 @@ def evaluate_two_levels(instance: Instance, solution: Solution) -> dict[str, flo
         }
     compute = [(name, stage) for name, stage in solution.sequence if name in COMPUTE_OPERATIONS]
     busy = sum(duration(instance, name, stage) for name, stage in compute)
-    peak = max((held for _, held in memory_over_time(instance, solution)), default=0)
+    peak = max((held for _, held in _memory_over_time(intervals)), default=0)
     offloaded = sum(
         instance.x[stage] if name == "Off" else instance.xbar[stage]
         for name, stage in solution.sequence
@@ -125,10 +130,10 @@ def evaluate_two_levels(instance: Instance, solution: Solution) -> dict[str, flo
 
 def validate_two_levels(instance: Instance, solution: Solution) -> list[Violation]:
     """Every rule of the two-level definition (module docstring) that ``solution`` breaks ([] = valid)."""
-    problems, _, _ = analyse(instance, solution)
+    problems, intervals, _ = analyse(instance, solution)
     if problems and problems[0].rule in ("stage", "start"):
         return problems
-    for time, held in memory_over_time(instance, solution):
+    for time, held in _memory_over_time(intervals):
         if held > instance.memory:
             problems.append(
                 Violation(

@@ -60,7 +60,8 @@ from ...core.errors import InfeasibleError, InvalidInstanceError
 from ...core.params import at_least
 from ...core.result import Result, Status
 from .. import bounds
-from ..model import Instance, Solution
+from ..formulations.dp_table import DpTableTooLarge
+from ..model import Instance, Solution, too_long_to_check
 from ..model.two_levels import evaluate_two_levels, validate_two_levels
 from ..offload_bridges import Bridge, copy_gaps, timed_schedule, timing_with_waits, value_copies
 from .table import OffloadPlan, offload_plan
@@ -248,13 +249,13 @@ def _remat_entry(chain: Instance, solution: Solution, label: str) -> list[Candid
 def _remat_searches(chain: Instance, deadline: Deadline, notes: list[str]) -> list[Candidate]:
     """What `dp` adds to the baselines, within ``deadline``: rotor's persistent DP (`dp`'s defaults); cut by the
     deadline, it adds nothing (noted)."""
-    from ..formulations.dp import DpParams, best_persistent
+    from ..formulations.dp import DpParams, DpTableTooLarge, best_persistent
 
     try:
         defaults = DpParams()
         plan, _ = best_persistent(chain, defaults.slots, deadline, max_cells=defaults.max_cells)
-    except TimeLimitReached:
-        notes.append("the time limit cut the remat-only persistent search")
+    except (TimeLimitReached, DpTableTooLarge) as stop:
+        notes.append(f"no remat-only persistent search ({stop})")
         return []
     if plan.time is None:
         return []
@@ -300,11 +301,25 @@ def offload_dp(instance: Instance, /, *, time_limit: float, seed: int, params: O
     try:
         for window in WINDOWS:
             _window_schedules(instance, params.slots, deadline, window, notes, found)
-    except TimeLimitReached:
-        notes.append("the time limit cut the DP")
+    except TimeLimitReached as stop:
+        notes.append(f"the time limit cut the DP ({stop})")
+    except DpTableTooLarge as stop:
+        notes.append(f"no offload DP: {stop}")
     if chain is not None and not deadline.expired():
         found += _remat_searches(chain, deadline, notes)
     bound = float(bounds.best(instance))
+    checkable = [entry for entry in found if too_long_to_check(instance.kind, len(entry[1].sequence), deadline) is None]
+    if found and not checkable:
+        shortest = min(len(entry[1].sequence) for entry in found)
+        return Result(
+            status=Status.TIME_LIMIT_NO_SOLUTION,
+            bound=bound,
+            notes=(
+                *notes,
+                f"every schedule found is too long to check: {too_long_to_check(instance.kind, shortest, deadline)}",
+            ),
+        )
+    found = checkable
     if not found:
         if deadline.expired():
             raise TimeLimitReached("time limit reached before a schedule that fits M was found")

@@ -27,6 +27,22 @@ class OffloadPlan:
     gaps: tuple[tuple[tuple[str, int], int, int, bool], ...]
 
 
+def _check_size(length: int, budget: int, deadline: Deadline) -> None:
+    """Refuse, before any work, a table over `MAX_TABLE_BYTES` (`DpTableTooLarge`) or one whose fill, ~L³·(W + 1)/3
+    elements (two inputs per cell), cannot finish in the time left (`DpTooSlow`): the limits of rotor's DP."""
+    from ..formulations.dp_table import FILL_ELEMENTS_PER_SECOND, MAX_TABLE_BYTES, DpTableTooLarge, DpTooSlow
+
+    cells = 2 * (length + 1) * (length + 2) // 2 * (budget + 1)
+    if cells * 13 > MAX_TABLE_BYTES:  # int64 value, int32 choice, int8 offload flag per cell
+        raise DpTableTooLarge(f"the offload DP table needs {cells} cells ({cells * 13 / 2**30:.3g} GiB)")
+    work, left = length**3 * (budget + 1) / 3, deadline.remaining()
+    if left is not None and work > FILL_ELEMENTS_PER_SECOND * left:
+        raise DpTooSlow(
+            f"time limit too short for the offload DP: ~{work:.3g} element operations, more than "
+            f"{FILL_ELEMENTS_PER_SECOND:.3g}/s × the {left:.3g} s left"
+        )
+
+
 class _OffloadTable:
     """P(s, t, bar)[m] of the `offload_dp` docstring, vectorized over the budget m (0..W slots).
 
@@ -54,6 +70,7 @@ class _OffloadTable:
         self.W = instance.memory // slot if rounding == "up" else (2 * instance.memory + slot) // (2 * slot)
         self.m = np.arange(self.W + 1)
         L = self.L
+        _check_size(L, self.W, deadline)
         self.fw_prefix = [0]
         for f in instance.fw:
             self.fw_prefix.append(self.fw_prefix[-1] + f)
