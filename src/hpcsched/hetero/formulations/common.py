@@ -52,22 +52,35 @@ def solution_from_starts(instance: Instance, kinds: list[str], starts: list[int]
     return Solution(tuple(kinds), tuple(assign_machines(instance, kinds, starts)), tuple(starts))
 
 
-def heuristic_incumbent(instance: Instance, time_limit: float | None) -> Solution:
+def heuristic_incumbent(instance: Instance, deadline: Deadline) -> Solution:
     """The best of HEFT with insertion, HeteroPrio and HLP rounding (its makespan is the horizon).
 
-    HLP rounding solves an LP that a time limit can cut (`TimeLimitReached`);
-    then the incumbent is the better of the two list schedules.
+    Each runs with what the deadline leaves when its turn comes (the warm start is part of the
+    method's time limit); one the deadline cuts (`TimeLimitReached`) is left out, and when every one
+    is cut the deadline has passed: `TimeLimitReached` (the method has no schedule).
     """
-    # time_limit is None only on a direct call without a limit, which the heuristics accept.
-    candidates = [
-        method(instance, time_limit=cast(float, time_limit), seed=0, params=None).solution
-        for method in (heft_insertion, heteroprio)
-    ]
-    try:
-        candidates.append(hlp_rounding(instance, time_limit=cast(float, time_limit), seed=0, params=None).solution)
-    except TimeLimitReached:
-        pass
+    candidates = []
+    for method in (heft_insertion, heteroprio, hlp_rounding):
+        left = deadline.remaining()  # None only on a direct call without a limit, which the heuristics accept
+        if left is not None and left <= 0:
+            break
+        try:
+            candidates.append(method(instance, time_limit=cast(float, left), seed=0, params=None).solution)
+        except TimeLimitReached:
+            break
+    if not candidates:
+        raise TimeLimitReached("time limit reached while computing the warm start (HEFT, HeteroPrio, HLP rounding)")
     return min(candidates, key=lambda s: evaluate(instance, s)["objective"])
+
+
+def horizon_at_least(instance: Instance) -> int:
+    """A lower bound on every makespan, O(n): the longest task on its faster type (each runs whole).
+
+    The exact models' horizon (an incumbent's makespan) is at least this, so a model too large at this
+    horizon is too large at theirs: it is refused before any warm start.
+    """
+    fastest = (min((t for c in TYPES if (t := instance.time(j, c)) is not None), default=0) for j in range(instance.n))
+    return max(fastest, default=0)
 
 
 @dataclass(frozen=True)
@@ -80,7 +93,7 @@ class StartingPoint:
 
 
 def starting_point(instance: Instance, deadline: Deadline) -> StartingPoint:
-    incumbent = heuristic_incumbent(instance, deadline.remaining())
+    incumbent = heuristic_incumbent(instance, deadline)
     horizon = int(evaluate(instance, incumbent)["objective"])
     return StartingPoint(incumbent, horizon, bounds.best(instance, deadline))
 

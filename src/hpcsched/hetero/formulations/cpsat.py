@@ -129,10 +129,11 @@ def _built_model(instance: Instance, begin: StartingPoint, params: CpSatParams, 
     builder = _CpSatModel(instance, begin.horizon)
     builder.add_tasks(deadline)
     builder.add_capacities()
-    builder.add_precedences()
+    builder.add_precedences(deadline)
     builder.add_makespan(begin.lower)
+    deadline.check("building the CP-SAT model")
     if params.hint:
-        builder.add_hint(begin.incumbent)
+        builder.add_hint(begin.incumbent, deadline)
     return builder
 
 
@@ -178,10 +179,12 @@ class _CpSatModel:
             if self.intervals[kind]:
                 self.model.add_cumulative(self.intervals[kind], [1] * len(self.intervals[kind]), capacity)
 
-    def add_precedences(self) -> None:
+    def add_precedences(self, deadline: Deadline) -> None:
         """S_v >= E_u + c_uv·d_uv with d_uv >= |g_u - g_v| (d only for an edge with a delay)."""
         model, start, end, on_gpu = self.model, self.start, self.end, self.on_gpu
-        for edge in self.instance.edges:
+        for count, edge in enumerate(self.instance.edges):
+            if count % 1024 == 0:  # graphs have up to ~10^6 edges
+                deadline.check("building the CP-SAT model")
             if edge.delay:
                 apart = model.new_bool_var(f"d{edge.u}_{edge.v}")
                 model.add(apart >= on_gpu[edge.u] - on_gpu[edge.v])
@@ -196,8 +199,10 @@ class _CpSatModel:
         self.model.add_max_equality(makespan, self.end)
         self.model.minimize(makespan)
 
-    def add_hint(self, incumbent: Solution) -> None:
+    def add_hint(self, incumbent: Solution, deadline: Deadline) -> None:
         for j in range(self.instance.n):
+            if j % 1024 == 0:
+                deadline.check("building the CP-SAT model")
             self.model.add_hint(self.start[j], incumbent.start[j])
             self.model.add_hint(self.on_gpu[j], incumbent.type[j] == "gpu")
 

@@ -12,7 +12,7 @@ from ...core.result import Result, Status
 from ...solvers import milp as milp_backend
 from ...taskgraph import Edge
 from ..model import TYPES, Instance, Solution, evaluate, require_runnable
-from .common import StartingPoint, incumbent_at_the_limit, solution_from_starts, starting_point
+from .common import StartingPoint, horizon_at_least, incumbent_at_the_limit, solution_from_starts, starting_point
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,8 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     -------
     Result
         OPTIMAL when HiGHS proved it (or the incumbent meets the lower bound),
-        FEASIBLE otherwise, NOT_APPLICABLE beyond ``max_variables``.
+        FEASIBLE otherwise, NOT_APPLICABLE beyond ``max_variables`` (checked first at the least horizon
+        any schedule has, before the warm start, then at the incumbent's makespan).
 
     Notes
     -----
@@ -75,6 +76,10 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     params = params or MilpParams()
     deadline = Deadline.after(time_limit)
     require_runnable(instance)
+    # before any warm start: at the least horizon any schedule has, the model is already this large
+    size = _time_indexed_size(instance, horizon_at_least(instance))
+    if size > params.max_variables:
+        return _too_large(size, params, "at least ")
     begin = starting_point(instance, deadline)
     if begin.lower >= begin.horizon and params.stop_at_bound:
         return Result(
@@ -85,10 +90,7 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
         )
     size = _time_indexed_size(instance, begin.horizon)
     if size > params.max_variables:
-        return Result(
-            status=Status.NOT_APPLICABLE,
-            notes=(f"{size} time-indexed variables exceed options.max_variables = {params.max_variables}",),
-        )
+        return _too_large(size, params)
     try:
         builder = _built_model(instance, begin, deadline)
     except TimeLimitReached as reached:
@@ -115,6 +117,14 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     )
 
 
+def _too_large(size: int, params: MilpParams, at_least: str = "") -> Result:
+    """NOT_APPLICABLE: the time-indexed model exceeds ``max_variables``."""
+    return Result(
+        status=Status.NOT_APPLICABLE,
+        notes=(f"{at_least}{size} time-indexed variables exceed options.max_variables = {params.max_variables}",),
+    )
+
+
 def _built_model(instance: Instance, begin: StartingPoint, deadline: Deadline) -> _TimeIndexedMilp:
     """The time-indexed MILP; `TimeLimitReached` when the deadline passes before or while it is built."""
     deadline.check("computing the incumbent and bounds")
@@ -129,9 +139,12 @@ def _built_model(instance: Instance, begin: StartingPoint, deadline: Deadline) -
 
 
 def _time_indexed_size(instance: Instance, horizon: int) -> int:
-    """The number of x_{j,c,t} variables of the time-indexed MILP."""
+    """The number of x_{j,c,t} variables of the time-indexed MILP (none for a type slower than the horizon)."""
     return sum(
-        horizon - time + 1 for j in range(instance.n) for c in TYPES if (time := instance.time(j, c)) is not None
+        max(0, horizon - time + 1)
+        for j in range(instance.n)
+        for c in TYPES
+        if (time := instance.time(j, c)) is not None
     )
 
 
