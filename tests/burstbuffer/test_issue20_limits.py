@@ -160,7 +160,7 @@ def test_the_bisection_checks_the_deadline_inside_a_drain_table(monkeypatch, met
         return original(rate, volume, compute, iterations, size, drain)
 
     monkeypatch.setattr(simulate, "_elapsed", counted)
-    monkeypatch.setattr(deadline_module, "time", FakeClock())
+    monkeypatch.setattr(deadline_module, "clock", FakeClock().monotonic)
     result = solve(large("sharing"), method, time_limit=5)
     assert result.status is Status.FEASIBLE, result.notes  # the greedy incumbent, honestly not OPTIMAL
     assert "time limit reached during the bisection" in result.notes
@@ -173,7 +173,7 @@ def test_the_sizing_model_build_checks_the_deadline(monkeypatch):
     rows = []
     original = SizingModelBuilder._balance
     monkeypatch.setattr(SizingModelBuilder, "_balance", lambda self, m, k, j: rows.append(1) or original(self, m, k, j))
-    monkeypatch.setattr(deadline_module, "time", FakeClock())
+    monkeypatch.setattr(deadline_module, "clock", FakeClock().monotonic)
     result = solve(large("sizing-static"), "sizing-static-lp", time_limit=5)
     assert result.status is Status.TIME_LIMIT_NO_SOLUTION, result.notes
     assert "building the sizing model" in result.notes[0]
