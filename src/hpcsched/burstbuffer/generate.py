@@ -32,6 +32,7 @@ import numpy as np
 
 from ..core.errors import InvalidInstanceError
 from ..core.fields import require_int, require_list, require_number, require_str
+from ..core.generation import checked, size
 from .bounds import dynamic_backlog
 from .model import OBJECTIVES, Application, Instance, Platform
 
@@ -85,6 +86,10 @@ def check_size(field: str, value: int, bytes_each: int, what: str) -> None:
         )
 
 
+#: The largest instance of both families (docs/architecture.md "Generator sizes"): 10^5
+#: applications take about 6 s of CPU and 0.5 GB to generate, write and read back; 10^6, 70 s and 4.4 GB.
+MAX_APPLICATIONS = 200_000
+
 #: Bytes per generated application (an Application, its JSON record) and per nominal burst (the
 #: dynamic-backlog sweep of `_finish` tabulates every burst of every application).
 BYTES_PER_APPLICATION, BYTES_PER_BURST = 1000, 64
@@ -128,6 +133,7 @@ def _finish(apps, *, name, bandwidth, capacity, capacity_fraction, granules, obj
     return Instance(name, Platform(bandwidth, capacity, granule), tuple(apps), objective, source)
 
 
+@checked(n=size(MAX_APPLICATIONS, "applications"))
 def generate_mix(
     *,
     seed: int = 0,
@@ -197,6 +203,7 @@ def generate_mix(
     )
 
 
+@checked(n=size(MAX_APPLICATIONS, "applications"))
 def generate_periodic(
     *,
     seed: int = 0,

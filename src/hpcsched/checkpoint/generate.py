@@ -37,12 +37,19 @@ from typing import Any
 
 import numpy as np
 
+from ..core import generation
 from ..core.errors import FormatError, InvalidInstanceError
 from ..core.fields import require_int, require_number
+from ..core.generation import checked
 from ..core.io import file_sha256
 from .heuristics import recompute_all_sequence
 from .model import Instance, store_all_peak
 from .simulate import peak as simulated_peak
+
+#: The longest chain of every family (docs/architecture.md "Generator sizes"): the budget's floor is
+#: the peak of the recompute-all sequence, L(L+1)/2 operations, so a chain costs O(L^2) to make
+#: (4,000 stages: 8 s of CPU and 1 GB; 10^4 stages would take about 6 GB).
+MAX_STAGES = 5_000
 
 
 def _check_budget(budget: float) -> float:
@@ -98,6 +105,7 @@ def with_host_link(chain: Instance, bandwidth: float | None, latency: int = 0) -
     return replace(linked, source={**chain.source, "parameters": parameters})
 
 
+@checked(n=generation.size(MAX_STAGES, "stages"))
 def generate_homogeneous(
     *,
     seed: int = 0,
@@ -128,6 +136,7 @@ def generate_homogeneous(
     return with_host_link(chain, bandwidth, latency)
 
 
+@checked(n=generation.size(MAX_STAGES, "stages"))
 def generate_random(
     *, seed: int = 0, n: int = 10, budget: float = 0.5, bandwidth: float | None = None, latency: int = 0
 ) -> Instance:
@@ -153,6 +162,7 @@ def generate_random(
     return with_host_link(chain, bandwidth, latency)
 
 
+@checked(n=generation.size(MAX_STAGES, "stages"))
 def generate_transformer(
     *, seed: int = 0, n: int = 4, budget: float = 0.5, bandwidth: float | None = None, latency: int = 0
 ) -> Instance:

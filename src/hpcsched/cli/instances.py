@@ -79,7 +79,12 @@ def _option_of(field: str, params: Mapping[str, Any], *, from_n: bool) -> str:
     top = name.group(0) if name else ""
     if top == "n" and from_n:
         return "--n" + field[1:]
-    return f"--param {field}" if top in params else field
+    if top in params:
+        return f"--param {field}"
+    # a field of the instance made (data.memory past 2^53 for a huge factor): say which options made it
+    options = [("--n" if key == "n" and from_n else f"--param {key}", value) for key, value in params.items()]
+    given = ", ".join(f"{option}={value}" for option, value in options)
+    return f"{field} (of the instance made with {given})" if given else field
 
 
 def _accepted_keywords(func: Any, reserved: tuple[str, ...], positional: int) -> list[str] | None:

@@ -89,6 +89,15 @@ def _type_text(annotation: Any) -> str:
     return getattr(annotation, "__name__", str(annotation))
 
 
+def check_value(field: str, value: Any, annotation: Any) -> Any:
+    """``value`` checked against the type ``annotation`` (as an option's), or `OptionError` naming ``field``.
+
+    Also used for generator parameters (`hpcsched.core.generation`): an
+    int, a finite number, a string, a list of them, None where allowed.
+    """
+    return _convert(field, value, annotation)
+
+
 def _convert(field: str, value: Any, annotation: Any) -> Any:
     """``value`` checked against ``annotation`` (and widened int -> float where a float is asked)."""
     origin = typing.get_origin(annotation)

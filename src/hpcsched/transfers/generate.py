@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import FormatError, InvalidInstanceError
+from ..core.generation import POSITIVE, checked, size
 from ..core.io import file_sha256
 from .model import Instance
 
@@ -52,6 +53,10 @@ def check_size(field: str, value: int, bytes_each: int, what: str) -> None:
             f"the generators stop at {GENERATOR_MEMORY_LIMIT / 2**30:.3g} GiB, i.e. at most {largest} {what}",
         )
 
+
+#: The largest instance of every family (docs/architecture.md "Generator sizes"): at 10^6 tasks,
+#: generating, writing and reading back take about 17 s of CPU and 1.4 GB.
+MAX_TASKS = 1_000_000
 
 #: Bytes per generated task: a Task and its dict, three numpy values each way, and its JSON record.
 BYTES_PER_TASK = 600
@@ -103,6 +108,7 @@ def _build(family: str, seed: int, n: int, params: dict, transfer, compute, memo
     )
 
 
+@checked(n=size(MAX_TASKS, "tasks"))
 def generate_uniform(
     *,
     seed: int = 0,
@@ -126,6 +132,7 @@ def generate_uniform(
     return _build("uniform", seed, n, params, transfer, compute, memory, None)
 
 
+@checked(n=size(MAX_TASKS, "tasks"))
 def generate_correlated(
     *,
     seed: int = 0,
@@ -158,6 +165,7 @@ def generate_correlated(
     return _build("correlated", seed, n, params, transfer, compute, memory, None)
 
 
+@checked(n=size(MAX_TASKS, "tasks"), integrals_per_us=POSITIVE)
 def generate_hf_like(
     *, seed: int = 0, n: int = 100, memory_factor: Any = 2.0, integrals_per_us: float = 1000.0
 ) -> Instance:
@@ -188,6 +196,7 @@ def generate_hf_like(
     return _build("hf-like", seed, n, params, transfer, compute, memory, "us")
 
 
+@checked(n=size(MAX_TASKS, "tasks"), flops_per_us=POSITIVE)
 def generate_ccsd_like(
     *, seed: int = 0, n: int = 20, memory_factor: Any = 2.0, flops_per_us: float = 1.0e6
 ) -> Instance:

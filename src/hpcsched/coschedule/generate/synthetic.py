@@ -32,6 +32,7 @@ import numpy as np
 
 from ...core.errors import InvalidInstanceError
 from ...core.fields import require_int, require_number, require_str
+from ...core.generation import check_size, checked, size
 from ..model import Instance
 
 DEFAULT_ALPHA = 1.0
@@ -39,6 +40,15 @@ DEFAULT_ALPHA = 1.0
 
 def new_rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
+
+
+#: Co-run pairs a generator makes at most: the importers' default ``max_pairs`` (2 million pairs,
+#: about 50 s of CPU and 3 GB to generate, write and read back; methods build a row block per pair).
+MAX_PAIRS = 2_000_000
+#: Kernels of ``uniform`` (its pair loop draws n(n-1)/2 numbers whatever the density).
+MAX_KERNELS = 10_000
+#: Kernels of the families where every pair co-runs: n(n-1)/2 <= MAX_PAIRS.
+MAX_ALL_PAIRS_KERNELS = 2_000
 
 
 def check_n(n: Any) -> int:
@@ -75,6 +85,7 @@ def check_name(name: Any) -> str | None:
     return None if name is None else require_str(name, "name")
 
 
+@checked(n=size(MAX_KERNELS, "kernels"))
 def generate_uniform(
     *,
     seed: int = 0,
@@ -93,6 +104,8 @@ def generate_uniform(
     if r_max < r_min:
         raise InvalidInstanceError("r_max", f"must be >= r_min = {r_min}, got {r_max}")
     density = check_share(density, "density")
+    pairs_made = round(n * (n - 1) / 2 * density)  # expected: the file's size grows with it
+    check_size("n", pairs_made, MAX_PAIRS, "co-run pairs", f"n(n-1)/2 x density {density:g}")
     rng = new_rng(seed)
     durations = [int(v) for v in rng.integers(p_min, p_max + 1, size=n)]
     pairs = []
@@ -107,6 +120,7 @@ def generate_uniform(
     )
 
 
+@checked(n=size(MAX_ALL_PAIRS_KERNELS, "kernels"))
 def generate_all_ones(*, seed: int = 0, n: int = 10, p_min: int = 10, p_max: int = 100) -> Instance:
     """Every pair compatible with rates 1 (McNaughton class)."""
     seed, n = check_seed(seed), check_n(n)
@@ -152,6 +166,7 @@ def model_pairs(
     return pairs
 
 
+@checked(n=size(MAX_ALL_PAIRS_KERNELS, "kernels"))
 def generate_sm_model(
     *,
     seed: int = 0,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...core.errors import InvalidInstanceError
+from ...core.generation import NON_NEGATIVE, POSITIVE, PROBABILITY, check_size, checked, size
 from ..model import Instance
 from .common import checked_int
 
@@ -14,7 +15,15 @@ from .common import checked_int
 #: 3.193 ms; SYRK 25.619 / 0.746 ms; GEMM 44.315 / 1.054 ms.
 CHOLESKY_KERNELS_US = {"potrf": (14133, None), "trsm": (31827, 3193), "syrk": (25619, 746), "gemm": (44315, 1054)}
 
-MAX_GENERATED_TASKS = 1_000_000
+#: The largest graph of every family (docs/architecture.md "Generator sizes"): 10^5 tasks take 5-7 s
+#: of CPU and 0.3-0.4 GB to generate, write and read back.
+MAX_GENERATED_TASKS = 500_000
+#: ``layered`` keeps its edge probability as n grows (edges ~ n^2): it makes at most this many
+#: edges (expected) and draws at most this many pairs (docs/architecture.md "Generator sizes").
+MAX_EDGES = 1_000_000
+MAX_DRAWN_PAIRS = 100_000_000
+#: The tiles of ``cholesky`` (T(T+1)(T+2)/6 tasks: 585,275 at 150) and the chain of ``heteroprio-trap``.
+MAX_TILES, MAX_CHAIN = 150, 100_000
 
 
 def _times(
@@ -26,6 +35,15 @@ def _times(
     return [int(x) for x in cpu], [int(x) for x in gpu]
 
 
+@checked(
+    n=size(MAX_GENERATED_TASKS, "tasks"),
+    edge_probability=PROBABILITY,
+    cpus=NON_NEGATIVE,
+    gpus=NON_NEGATIVE,
+    mean_cpu=POSITIVE,
+    min_acceleration=POSITIVE,
+    max_acceleration=POSITIVE,
+)
 def generate_layered(
     *,
     seed: int = 0,
@@ -49,6 +67,11 @@ def generate_layered(
         raise InvalidInstanceError("edge_probability", f"must be in [0, 1], got {edge_probability!r}")
     if not 0 < min_acceleration <= max_acceleration:
         raise InvalidInstanceError("min_acceleration", "must be > 0 and <= max_acceleration")
+    # The edge draw is a dense random matrix per pair of consecutive layers: refuse what it would make first.
+    pairs = round((layers - 1) * (n / layers) ** 2)  # expected, for layers of n/layers tasks
+    check_size("n", pairs, MAX_DRAWN_PAIRS, "task pairs drawn", f"(layers-1)(n/layers)^2, layers {layers}")
+    expected_edges = round(pairs * edge_probability)
+    check_size("n", expected_edges, MAX_EDGES, "edges", f"pairs x edge_probability {edge_probability:g}")
     rng = np.random.default_rng(seed)
     layer_of = np.sort(rng.integers(0, layers, n))
     cpu, gpu = _times(rng, n, mean_cpu, (min_acceleration, max_acceleration))
@@ -75,6 +98,15 @@ def generate_layered(
     return Instance.create(cpu, gpu, edges, cpus=cpus, gpus=gpus, name=f"layered-n{n}-s{seed}", source=source)
 
 
+@checked(
+    phases=size(MAX_GENERATED_TASKS, "phases"),
+    width=size(MAX_GENERATED_TASKS, "tasks per phase"),
+    cpus=NON_NEGATIVE,
+    gpus=NON_NEGATIVE,
+    mean_cpu=POSITIVE,
+    min_acceleration=POSITIVE,
+    max_acceleration=POSITIVE,
+)
 def generate_fork_join(
     *,
     seed: int = 0,
@@ -93,8 +125,9 @@ def generate_fork_join(
     """
     phases = checked_int(phases, "phases", 1)
     width = checked_int(width, "width", 1)
-    if phases * (width + 1) + 1 > MAX_GENERATED_TASKS:
-        raise InvalidInstanceError("width", f"at most {MAX_GENERATED_TASKS} tasks")
+    if not min_acceleration <= max_acceleration:
+        raise InvalidInstanceError("min_acceleration", "must be <= max_acceleration")
+    check_size("width", phases * (width + 1) + 1, MAX_GENERATED_TASKS, "tasks", "phases x (width + 1) + 1")
     rng = np.random.default_rng(seed)
     n = phases * (width + 1) + 1
     cpu, gpu = _times(rng, n, mean_cpu, (min_acceleration, max_acceleration))
@@ -122,6 +155,7 @@ def generate_fork_join(
     )
 
 
+@checked(tiles=size(MAX_TILES, "tiles"), cpus=NON_NEGATIVE, gpus=NON_NEGATIVE, noise=NON_NEGATIVE)
 def generate_cholesky(*, seed: int = 0, tiles: int = 5, cpus: int = 10, gpus: int = 4, noise: float = 0.0) -> Instance:
     """The tiled Cholesky DAG of a ``tiles x tiles`` matrix with the kernel model `CHOLESKY_KERNELS_US`.
 
@@ -133,7 +167,7 @@ def generate_cholesky(*, seed: int = 0, tiles: int = 5, cpus: int = 10, gpus: in
     multiplicative log-normal noise (sigma) on every time (0: the model as
     is). n = T(T+1)(T+2)/6 tasks (35 for T = 5, as spotrf-*-5).
     """
-    tiles = checked_int(tiles, "tiles", 1, 150)
+    tiles = checked_int(tiles, "tiles", 1, MAX_TILES)
     if not 0 <= noise <= 2:
         raise InvalidInstanceError("noise", f"must be in [0, 2], got {noise!r}")
     rng = np.random.default_rng(seed)
@@ -182,6 +216,7 @@ def generate_cholesky(*, seed: int = 0, tiles: int = 5, cpus: int = 10, gpus: in
     )
 
 
+@checked(chain=size(MAX_CHAIN, "chain tasks"))
 def generate_heteroprio_trap(
     *,
     seed: int = 0,
@@ -207,7 +242,7 @@ def generate_heteroprio_trap(
     spoliates it, ending near L·(2 - 1/acceleration). ``seed`` shuffles
     the pool's order only (the structure is deterministic).
     """
-    chain = checked_int(chain, "chain", 1, 100_000)
+    chain = checked_int(chain, "chain", 1, MAX_CHAIN)
     acceleration = checked_int(acceleration, "acceleration", 1, 10_000)
     cpus = checked_int(cpus, "cpus", 1)
     gpus = checked_int(gpus, "gpus", 1)
@@ -217,10 +252,7 @@ def generate_heteroprio_trap(
     pool_cpu = acceleration * pool_gpu + 1
     work = (gpus - 1) * length + cpus * length * pool_gpu / pool_cpu
     count = int(work // pool_gpu)
-    if chain + count > MAX_GENERATED_TASKS:
-        raise InvalidInstanceError(
-            "chain", f"the family would have {chain + count} tasks (at most {MAX_GENERATED_TASKS})"
-        )
+    check_size("chain", chain + count, MAX_GENERATED_TASKS, "tasks", "the chain and the pool the other processors run")
     rng = np.random.default_rng(seed)
     order = rng.permutation(count)
     cpu = [acceleration * chain_gpu] * chain + [pool_cpu] * count

@@ -18,11 +18,16 @@ import numpy as np
 
 from ...core.errors import InvalidInstanceError
 from ...core.fields import LARGEST_INTEGER, require_int, require_number, require_str
+from ...core.generation import checked, size
 from ..model import DUPLEX_MODES, Instance, evaluate
 from ..simulate import simulate
 
 #: Link presets: name -> bytes per microsecond per direction.
 LINKS = {"pcie3": 12_000.0, "pcie4": 24_000.0, "pcie5": 50_000.0, "nvlink-c2c": 450_000.0}
+
+#: The largest chain of every family (docs/architecture.md "Generator sizes"): at 10^6 layers,
+#: generating, writing and reading back take about 45 s of CPU and 1.2 GB.
+MAX_LAYERS = 1_000_000
 
 _HUGE = LARGEST_INTEGER  # memory that never binds
 
@@ -117,6 +122,7 @@ def _common(family: str, seed: int, n: int, params: dict) -> dict:
     return {"generator": family, "seed": int(seed), "n": int(n), "params": params}
 
 
+@checked(n=size(MAX_LAYERS, "layers"))
 def generate_homogeneous(
     *,
     seed: int = 0,
@@ -167,6 +173,7 @@ def generate_homogeneous(
     )
 
 
+@checked(n=size(MAX_LAYERS, "layers"))
 def generate_random(
     *,
     seed: int = 0,
@@ -210,6 +217,7 @@ def generate_random(
     )
 
 
+@checked(n=size(MAX_LAYERS, "layers"))
 def generate_cnn(
     *,
     seed: int = 0,
@@ -265,6 +273,7 @@ def generate_cnn(
     )
 
 
+@checked(n=size(MAX_LAYERS, "layers"))
 def generate_transformer(
     *,
     seed: int = 0,

@@ -7,10 +7,16 @@ import math
 
 import numpy as np
 
+from ...core.generation import AT_LEAST_ONE, NON_NEGATIVE, POSITIVE, PROBABILITY, check_size, checked, size
 from ..model import Instance
 from .options import MAX_GENERATED_NODES, int_option, memory_for, model_option, number_option
 
+#: ``random`` draws one number per pair of nodes and keeps its edge probability as n grows (edges
+#: ~ n^2): at most this many nodes and (expected) edges (docs/architecture.md "Generator sizes").
+MAX_RANDOM_NODES, MAX_EDGES = 5_000, 1_000_000
 
+
+@checked(n=size(MAX_GENERATED_NODES, "nodes", minimum=3), nodes=size(MAX_GENERATED_NODES, "nodes", minimum=3))
 def generate_training(
     *,
     seed: int = 0,
@@ -34,7 +40,7 @@ def generate_training(
     node and its backward node share a group (as the real graphs'
     colorClass). M = ⌈``memory_slack`` x Σ(w + s) / K⌉.
     """
-    nodes = int_option(nodes if n is None else n, "nodes", 3, MAX_GENERATED_NODES)
+    nodes = int_option(nodes if n is None else n, "nodes" if n is None else "n", 3, MAX_GENERATED_NODES)
     gpus = int_option(gpus, "gpus", 1, 4096)
     max_width = int_option(max_width, "max_width", 1, 10**6)
     memory_slack = number_option(memory_slack, "memory_slack", 0.0, 1e6)
@@ -126,6 +132,15 @@ def _with_backward_pass(edges: list[tuple[int, int]], layers: list[list[int]], f
     return edges
 
 
+@checked(
+    n=size(MAX_RANDOM_NODES, "nodes"),
+    nodes=size(MAX_RANDOM_NODES, "nodes"),
+    edge_probability=PROBABILITY,
+    max_time=NON_NEGATIVE,
+    max_transfer=NON_NEGATIVE,
+    memory_slack=POSITIVE,
+    groups=NON_NEGATIVE,
+)
 def generate_random(
     *,
     seed: int = 0,
@@ -145,8 +160,13 @@ def generate_random(
     Σ(w + s) / K⌉, at least the largest node; ``groups`` > 0 puts the first
     2·groups nodes in pairs.
     """
-    nodes = int_option(nodes if n is None else n, "nodes", 1, 100_000)
+    nodes = int_option(nodes if n is None else n, "nodes" if n is None else "n", 1, MAX_RANDOM_NODES)
     gpus = int_option(gpus, "gpus", 1, 4096)
+    # The edge loop draws one number per pair (edges ~ nodes^2 at a fixed probability): refuse its size first.
+    expected_edges = round(nodes * (nodes - 1) / 2 * edge_probability)
+    check_size(
+        "nodes" if n is None else "n", expected_edges, MAX_EDGES, "edges", f"nodes(nodes-1)/2 x {edge_probability:g}"
+    )
     rng = np.random.default_rng(seed)
     time = [int(t) for t in rng.integers(0, max_time + 1, size=nodes)]
     persistent = [int(w) for w in rng.integers(1, 10, size=nodes)]
@@ -190,6 +210,13 @@ def generate_random(
     )
 
 
+@checked(
+    n=size(MAX_GENERATED_NODES, "nodes"),
+    nodes=size(MAX_GENERATED_NODES, "nodes"),
+    max_time=AT_LEAST_ONE,
+    max_transfer=NON_NEGATIVE,
+    memory_slack=POSITIVE,
+)
 def generate_chain(
     *,
     seed: int = 0,
@@ -201,7 +228,7 @@ def generate_chain(
     memory_slack: float = 1.2,
 ) -> Instance:
     """A layer chain v0 -> v1 -> ... with random times, weights and transfers (static memory)."""
-    nodes = int_option(nodes if n is None else n, "nodes", 1, MAX_GENERATED_NODES)
+    nodes = int_option(nodes if n is None else n, "nodes" if n is None else "n", 1, MAX_GENERATED_NODES)
     gpus = int_option(gpus, "gpus", 1, 4096)
     rng = np.random.default_rng(seed)
     time = [int(t) for t in rng.integers(1, max_time + 1, size=nodes)]
