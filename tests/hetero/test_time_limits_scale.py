@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from workclock import count_lines
+from workclock import count_lines, deadline_after
 
 from hpcsched import solve
 from hpcsched.core import deadline as deadline_module
@@ -57,3 +57,26 @@ def test_the_warm_start_runs_under_the_method_deadline(monkeypatch, method):
     result = solve(instance, method, time_limit=2.0, stop_at_bound=False, **options)
     assert now[0] <= 2.0, f"the warm start was given {given} s of a 2 s limit"
     assert result.status is Status.FEASIBLE, result.notes
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "heft",
+        "heft-insertion",
+        "all-cpu",
+        "all-gpu",
+        "heteroprio",
+        "heteroprio-nospol",
+        "clb2c",
+    ],
+)
+def test_the_list_schedules_read_the_deadline_while_placing(method):
+    """Placing 10^5 tasks takes seconds: the heuristics check their deadline every 1,024 tasks placed (or
+    HeteroPrio steps), not only before (a wall-clock overrun the work clock cannot see: nothing reads it
+    in between, so the clock readings are counted: 4 before, registry included, on 5,000 tasks)."""
+    instance = generate_layered(seed=3, n=5_000, layers=166, edge_probability=0.0 if method == "clb2c" else 0.3)
+    with deadline_after(10**9) as clock:  # the deadline never passes; the clock counts its readings
+        result = solve(instance, method, time_limit=60)
+    assert result.status in (Status.FEASIBLE, Status.OPTIMAL), result.notes
+    assert clock.readings >= 2 * (instance.n // 1024), clock.readings

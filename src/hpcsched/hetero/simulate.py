@@ -41,6 +41,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..core.deadline import Deadline
 from ..taskgraph import Placement, predecessors, successors, upward_ranks
 from .model import Instance, require_runnable
 
@@ -79,12 +80,19 @@ def average_cost(instance: Instance, j: int) -> float:
     return total / count
 
 
-def heteroprio(instance: Instance, *, spoliation: str = "earliest-finish") -> HeteroPrioRun:
-    """Run HeteroPrio (see the module docstring); O((n + e) log n + spoliation scans)."""
+def heteroprio(
+    instance: Instance, *, spoliation: str = "earliest-finish", deadline: Deadline | None = None
+) -> HeteroPrioRun:
+    """Run HeteroPrio (see the module docstring); O((n + e) log n + spoliation scans).
+
+    ``deadline`` (None: none) is checked every 1,024 completion steps (`TimeLimitReached`).
+    """
     if spoliation not in SPOLIATION_RULES:
         raise ValueError(f"spoliation must be one of {SPOLIATION_RULES}")
     require_runnable(instance)
-    return _HeteroPrio(instance, spoliation).run()
+    deadline = deadline or Deadline(None)
+    deadline.check("running HeteroPrio")
+    return _HeteroPrio(instance, spoliation).run(deadline)
 
 
 @dataclass(frozen=True, order=True)
@@ -134,11 +142,15 @@ class _HeteroPrio:
         self.now: float = 0
         self.done = 0
 
-    def run(self) -> HeteroPrioRun:
+    def run(self, deadline: Deadline) -> HeteroPrioRun:
         for j in range(self.instance.n):
             if self.waiting[j] == 0:
                 self.release(j)
+        steps = 0
         while self.done < self.instance.n:
+            steps += 1
+            if steps % 1024 == 0:
+                deadline.check("running HeteroPrio")
             progress = True
             while progress:
                 progress = self.assign_ready()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import count
 
+from ...core.deadline import Deadline
 from ...core.result import Result, Status
 from ...taskgraph import Placement
 from ..model import Instance, Solution
@@ -21,3 +23,15 @@ def duration_on(
     if allowed is None:
         return instance.time
     return lambda j, kind: instance.time(j, kind) if allowed(j, kind) else None
+
+
+def checking(deadline: Deadline, phase: str, every: int = 1024) -> Callable[[int, Placement], None]:
+    """An ``on_place`` callback for `list_schedule` that checks ``deadline`` every ``every`` placed tasks
+    (10^5 tasks take seconds to place)."""
+    placed = count()
+
+    def check(task: int, placement: Placement) -> None:
+        if next(placed) % every == 0:
+            deadline.check(phase)
+
+    return check

@@ -30,8 +30,7 @@ class HeteroPrioParams:
 
 def _heteroprio(instance: Instance, time_limit: float, spoliation: str) -> Result:
     deadline = Deadline.after(time_limit)
-    run = simulate_heteroprio(instance, spoliation=spoliation)
-    deadline.check("running HeteroPrio")
+    run = simulate_heteroprio(instance, spoliation=spoliation, deadline=deadline)
     notes = [f"spoliation rule: {spoliation}; {run.spoliations} spoliations, aborted work {run.aborted_work}"]
     if is_uniform_acceleration(instance):
         notes.append(

@@ -8,11 +8,11 @@ from ...taskgraph import Placement, list_schedule
 from .. import bounds
 from ..model import Instance, require_runnable
 from ..simulate import acceleration
-from .common import duration_on, feasible_result
+from .common import checking, duration_on, feasible_result
 
 
-def _schedule_assignment(instance: Instance, kind: list[str]) -> tuple[Placement, ...]:
-    """Independent tasks with fixed types: LPT list scheduling on each type."""
+def _schedule_assignment(instance: Instance, kind: list[str], deadline: Deadline) -> tuple[Placement, ...]:
+    """Independent tasks with fixed types: LPT list scheduling on each type (``deadline`` checked)."""
     times = [instance.run_time(j, kind[j]) for j in range(instance.n)]
     return list_schedule(
         instance.n,
@@ -21,6 +21,7 @@ def _schedule_assignment(instance: Instance, kind: list[str]) -> tuple[Placement
         duration_on(instance, lambda j, k: k == kind[j]),
         [-t for t in times],
         rule="class",
+        on_place=checking(deadline, "placing tasks"),
     )
 
 
@@ -104,7 +105,7 @@ def dualhp(instance: Instance, /, *, time_limit: float, seed: int, params: None)
             low = middle
         else:
             high, best = middle, kind
-    return feasible_result(_schedule_assignment(instance, best), f"smallest accepted guess λ = {high}")
+    return feasible_result(_schedule_assignment(instance, best, deadline), f"smallest accepted guess λ = {high}")
 
 
 def _completion(loads: list[int], time: int | None) -> int | None:
@@ -142,6 +143,7 @@ def clb2c(instance: Instance, /, *, time_limit: float, seed: int, params: None) 
     refused = _independent_only(instance)
     if refused:
         return refused
+    deadline = Deadline.after(time_limit)
     order = sorted(range(instance.n), key=lambda j: (acceleration(instance, j), j))
     cpu_loads = [0] * instance.cpus
     gpu_loads = [0] * instance.gpus
@@ -166,4 +168,4 @@ def clb2c(instance: Instance, /, *, time_limit: float, seed: int, params: None) 
             kind[j] = "gpu"
             gpu_loads[gpu_loads.index(min(gpu_loads))] += instance.run_time(j, "gpu")
             high -= 1
-    return feasible_result(_schedule_assignment(instance, kind))
+    return feasible_result(_schedule_assignment(instance, kind, deadline))

@@ -8,7 +8,7 @@ from ...taskgraph import list_schedule, upward_ranks
 from .. import bounds
 from ..model import Instance, require_runnable
 from ..simulate import average_cost
-from .common import duration_on, feasible_result
+from .common import checking, duration_on, feasible_result
 from .minmin import minmin_placements
 
 
@@ -31,6 +31,7 @@ def _heft(instance: Instance, time_limit: float, insertion: bool) -> Result:
         rule="class",
         insertion=insertion,
         names=[t.name for t in instance.tasks],
+        on_place=checking(deadline, "placing tasks (HEFT)"),
     )
     return feasible_result(placements)
 
@@ -121,6 +122,7 @@ def hlp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params:
     kind = ["cpu" if share[j] >= 0.5 else "gpu" for j in range(instance.n)]
     times = [instance.run_time(j, kind[j]) for j in range(instance.n)]
     rank = upward_ranks(instance.n, instance.edges, times)
+    deadline.check("ranking")
     placements = list_schedule(
         instance.n,
         instance.edges,
@@ -128,6 +130,7 @@ def hlp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params:
         duration_on(instance, lambda j, k: k == kind[j]),
         [-r for r in rank],
         rule="class",
+        on_place=checking(deadline, "placing tasks (HLP rounding)"),
     )
     result = feasible_result(placements, f"HLP value {value:.6g}; {kind.count('gpu')} tasks rounded to GPUs")
     return result.replace(bound=bounds.lp_bound(value))  # the HLP just solved: not a second solve
@@ -180,6 +183,7 @@ def _one_type(instance: Instance, kind: str, time_limit: float) -> Result:
         duration_on(instance, lambda j, k: k == kind),
         [-r for r in rank],
         rule="class",
+        on_place=checking(deadline, "placing tasks"),
     )
     return feasible_result(placements, f"every task on {kind.upper()}s, critical-path list scheduling")
 
