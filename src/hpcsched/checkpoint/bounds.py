@@ -96,10 +96,19 @@ def _knapsack_row_value(instance: Instance, rows, row: int) -> float:
     return best
 
 
+#: The last solved LPs' certificates, by the data the LP reads: a method asks for `best` once per heuristic
+#: answer it makes (dp's baselines, then its own), and the LP is the same each time.
+_SOLVED: dict[tuple, float] = {}
+_SOLVED_KEPT = 8
+
+
 def _lp_upper_value(instance: Instance, rows, deadline: Deadline | None) -> tuple[float, str]:
     """An upper bound on the LP's maximum (a dual certificate) and how it was found."""
     weight, diagonal, rhs = rows
     L = instance.length
+    key = (instance.fw, instance.x, instance.xbar, instance.btmp, instance.memory)
+    if key in _SOLVED:
+        return _SOLVED[key], "LP"
     remaining = None if deadline is None else deadline.remaining()
     if L <= LP_MAX_STAGES and (remaining is None or remaining > 0):
         from scipy.optimize import linprog  # imported only to be used (its first import is not cheap)
@@ -126,7 +135,11 @@ def _lp_upper_value(instance: Instance, rows, deadline: Deadline | None) -> tupl
         if result.status == 0:
             # HiGHS's duals (≤ 0 for ≤ rows in a minimization) as a certificate, re-evaluated exactly:
             # the bound does not rest on the solver's tolerances.
-            return _dual_value(instance, rows, -np.asarray(result.ineqlin.marginals)), "LP"
+            value = _dual_value(instance, rows, -np.asarray(result.ineqlin.marginals))
+            if len(_SOLVED) >= _SOLVED_KEPT:
+                del _SOLVED[next(iter(_SOLVED))]  # the oldest
+            _SOLVED[key] = value
+            return value, "LP"
     # Without the LP: the best one-row bound over the last row and the rows with the least slack.
     slack = rhs / np.maximum(np.cumsum(weight), 1.0)
     candidates = {L - 1, *np.argsort(slack, kind="stable")[:KNAPSACK_ROWS].tolist()}
