@@ -69,7 +69,8 @@ class LpSolution:
 
 def trivial(instance: Instance) -> float:
     """max(p_max, Σp / s, longest stream) with s the best pair speed-up (module doc)."""
-    speed = max([1.0] + [p.rate_a + p.rate_b for p in instance.pairs])
+    _, _, rate_a, rate_b = instance.pair_arrays()
+    speed = max(1.0, float((rate_a + rate_b).max(initial=1.0)))
     durations = instance.durations
     return max(float(max(durations)), sum(durations) / speed, streams(instance))
 
@@ -121,11 +122,10 @@ def solve_preemptive_lp(
         schedule's length (no bound); otherwise ``value`` is None. Solo
         times are recomputed from the pair times so the work is exact.
     """
-    pairs = useful_pairs(instance)
     if backend == "scipy":
-        raw = _solve_scipy(instance, pairs, time_limit)
+        raw = _solve_scipy(instance, time_limit)
     elif backend == "pulp":
-        raw = _solve_pulp(instance, pairs, time_limit, seed)
+        raw = _solve_pulp(instance, useful_pairs(instance), time_limit, seed)
     else:
         raise ValueError(f"unknown LP backend {backend!r} (scipy or pulp)")
     if raw.value is None:
@@ -146,34 +146,39 @@ def solve_preemptive_lp(
     return LpSolution(raw.status, value, solo_times, pair_times, raw.solver)
 
 
-def _solve_scipy(
-    instance: Instance, pairs: list[tuple[int, int, float, float]], time_limit: float | None
-) -> LpSolution:
-    """scipy ``linprog`` (HiGHS): no point at a time limit (TIME_LIMIT_NO_SOLUTION)."""
+def _solve_scipy(instance: Instance, time_limit: float | None) -> LpSolution:
+    """scipy ``linprog`` (HiGHS): no point at a time limit (TIME_LIMIT_NO_SOLUTION).
+
+    The matrix is built from `Instance.pair_arrays` at numpy speed (the useful
+    pairs in `useful_pairs` order); only the pairs the LP runs (x > 0) are read back.
+    """
     import scipy
     from scipy.optimize import linprog
     from scipy.sparse import coo_matrix
 
     durations = np.array(instance.durations, dtype=float)
     n = instance.n
-    rows = list(range(n))
-    cols = list(range(n))
-    values = list(1.0 / durations)
-    for column, (a, b, rate_a, rate_b) in enumerate(pairs, start=n):
-        rows += [a, b]
-        cols += [column, column]
-        values += [rate_a / durations[a], rate_b / durations[b]]
-    matrix = coo_matrix((values, (rows, cols)), shape=(n, n + len(pairs))).tocsr()
+    a, b, rate_a, rate_b = instance.pair_arrays()
+    useful = rate_a + rate_b > 1 + 1e-12
+    a, b, rate_a, rate_b = a[useful], b[useful], rate_a[useful], rate_b[useful]
+    count = len(a)
+    columns = np.arange(n, n + count)
+    rows = np.concatenate([np.arange(n), a, b])
+    cols = np.concatenate([np.arange(n), columns, columns])
+    values = np.concatenate([1.0 / durations, rate_a / durations[a], rate_b / durations[b]])
+    matrix = coo_matrix((values, (rows, cols)), shape=(n, n + count)).tocsr()
     options: dict[str, Any] = dict(LP_OPTIONS)
     if time_limit is not None:
         options["time_limit"] = float(time_limit)
     result = linprog(
-        np.ones(n + len(pairs)), A_eq=matrix, b_eq=np.ones(n), bounds=(0, None), method="highs", options=options
+        np.ones(n + count), A_eq=matrix, b_eq=np.ones(n), bounds=(0, None), method="highs", options=options
     )
     name = f"scipy {scipy.__version__} linprog-highs"
     if result.status != 0:
         return LpSolution(Status.TIME_LIMIT_NO_SOLUTION if result.status == 1 else Status.ERROR, None, solver=name)
-    pair_times = {(a, b): float(result.x[n + k]) for k, (a, b, _, _) in enumerate(pairs)}
+    x = result.x[n:]
+    run = np.flatnonzero(x > 0)  # the pairs at 0 are dropped by the caller anyway
+    pair_times = {(int(a[k]), int(b[k])): float(x[k]) for k in run.tolist()}
     return LpSolution(Status.OPTIMAL, float(result.fun), pairs=pair_times, solver=name)
 
 

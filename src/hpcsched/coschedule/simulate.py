@@ -111,8 +111,10 @@ class _TwoSlotRun:
         """Move time to the next event: the next release, or the first completion."""
         running = tuple(self.remaining)
         releases = self.releases
-        next_release = min(
-            (releases[k] for k in self.pending if releases is not None and releases[k] > self.time), default=None
+        next_release = (
+            None  # without releases, no walk over the pending kernels at every event (O(n^2) in all)
+            if releases is None
+            else min((releases[k] for k in self.pending if releases[k] > self.time), default=None)
         )
         if not running:
             if next_release is None:

@@ -196,8 +196,12 @@ def lpt(instance: Instance, /, *, time_limit: float, seed: int, params: None) ->
     """
     if (skip := _makespan_only(instance)) is not None:
         return skip
-    order = np.argsort(-instance.durations, kind="stable")
-    return _assignment_result(instance, _least_loaded_in_order(instance, order))
+    return _assignment_result(instance, lpt_assignment(instance))
+
+
+def lpt_assignment(instance: Instance) -> np.ndarray:
+    """The server of each task under LPT restricted to replicas (O(pairs); the exact methods' fallback)."""
+    return _least_loaded_in_order(instance, np.argsort(-instance.durations, kind="stable"))
 
 
 class _FewestChoices:

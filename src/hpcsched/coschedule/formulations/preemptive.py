@@ -25,6 +25,7 @@ from ...core.result import Result, Status
 from ...solvers.milp import solve_pulp
 from .. import bounds
 from ..bounds import LpBackend
+from ..heuristics import list_schedule
 from ..model import Instance, evaluate
 from ..simulate import solution_from_slabs, time_slab_sequence
 from ..special_cases import order_phases
@@ -69,16 +70,21 @@ def lp(instance: Instance, /, *, time_limit: float, seed: int, params: LpParams 
     -------
     Result
         OPTIMAL with the LP value as bound when the backend proved the LP
-        optimum; FEASIBLE without a bound for an unproven point clipped to the work.
+        optimum; FEASIBLE without a bound for an unproven point clipped to the
+        work; FEASIBLE with the LPT list schedule and the trivial bound when
+        the time limit leaves no LP point (scipy's backend stops without one).
     """
     params = params or LpParams()
     if instance.streams:
         return Result(status=Status.NOT_APPLICABLE, notes=(STREAMS_NOTE,))
     deadline = Deadline.after(time_limit)
-    deadline.check("starting the preemptive LP")
+    if deadline.expired():
+        return _unsolved(instance, "time limit reached before the preemptive LP", None)
     solved = bounds.solve_preemptive_lp(
         instance, backend=params.backend, time_limit=deadline.remaining(floor=1e-3), seed=seed
     )
+    if solved.value is None and solved.status is Status.TIME_LIMIT_NO_SOLUTION:
+        return _unsolved(instance, "LP not solved within the time limit", solved.solver)
     if solved.value is None:
         return Result(status=solved.status, solver=solved.solver, notes=("LP not solved",))
     phases = order_phases(solved.solo, solved.pairs, instance.n)
@@ -97,6 +103,18 @@ def lp(instance: Instance, /, *, time_limit: float, seed: int, params: LpParams 
         solution=solution,
         solver=solved.solver,
         notes=tuple(notes),
+    )
+
+
+def _unsolved(instance: Instance, why: str, solver: str | None) -> Result:
+    """FEASIBLE with the LPT list schedule (non-preemptive, so a preemptive schedule too) and the trivial bound."""
+    order = sorted(range(instance.n), key=lambda k: -instance.kernels[k].duration)
+    return Result(
+        status=Status.FEASIBLE,
+        bound=bounds.trivial(instance),
+        solution=list_schedule(instance, order),
+        solver=solver,
+        notes=(f"{why}: the LPT list schedule (no preemption) stands in; bound: the trivial one",),
     )
 
 

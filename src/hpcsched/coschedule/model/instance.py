@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ...core.errors import InvalidInstanceError
 from ...core.fields import (
     require_dict,
@@ -132,6 +134,7 @@ class Instance:
     streams: tuple[tuple[int, ...], ...] = ()
     _rates: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _stream_of: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _arrays: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         rates = {}
@@ -153,6 +156,22 @@ class Instance:
     @property
     def durations(self) -> tuple[int, ...]:
         return tuple(kernel.duration for kernel in self.kernels)
+
+    def pair_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(a, b, rate_a, rate_b)`` of the listed pairs as arrays, in `pairs` order (made once).
+
+        Methods that look at every pair (the LP, the saving graph) use them: a
+        dense instance of 2,000 kernels lists 2 million pairs.
+        """
+        if not self._arrays:
+            table = np.array([(p.a, p.b, p.rate_a, p.rate_b) for p in self.pairs], dtype=float).reshape(-1, 4)
+            self._arrays["pairs"] = (
+                table[:, 0].astype(np.int64),
+                table[:, 1].astype(np.int64),
+                table[:, 2].copy(),
+                table[:, 3].copy(),
+            )
+        return self._arrays["pairs"]
 
     def rate(self, i: int, j: int) -> float | None:
         """Speed of ``i`` (fraction of solo speed) while ``j`` runs; None if incompatible."""

@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.params import at_least, positive
-from ...core.result import Result
+from ...core.result import Result, Status
 from ...solvers.cpsat import new_model, solve_cpsat
 from ...solvers.milp import solve_pulp
 from .. import bounds
-from ..model import Instance
+from ..heuristics import lpt_assignment
+from ..model import Instance, Solution, evaluate
 from .common import (
     CHECK_EVERY,
     MILP_BOUND_TOLERANCE,
@@ -101,13 +102,33 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
     Returns
     -------
     Result
-        OPTIMAL when CP-SAT proved it, else FEASIBLE (or TIME_LIMIT_NO_SOLUTION),
-        with CP-SAT's bound.
+        OPTIMAL when CP-SAT proved it, else FEASIBLE with CP-SAT's incumbent
+        or, when the limit leaves none (or a worse one), the LPT assignment
+        (made first, O(pairs); also CP-SAT's hint); the bound is CP-SAT's, at
+        least the trivial one when the LPT assignment is returned.
     """
     if instance.objective != "makespan":
         return not_applicable("objective 1 model; use milp-communication for objective 2")
     params = params or CpsatParams()
     deadline = Deadline.after(time_limit)
+    servers = lpt_assignment(instance)
+    start = Solution.from_assignment(servers, instance.servers)
+    try:
+        model, assign, pairs = _cpsat_model(instance, servers, deadline)
+    except TimeLimitReached as reached:
+        return _fallback(instance, start, str(reached))
+    outcome = solve_cpsat(
+        model,
+        time_limit=deadline.remaining(),
+        deterministic_time=params.deterministic_time,
+        seed=seed,
+        workers=params.workers,
+    )
+    return _better(instance, result_of(outcome, chosen_assignment(instance, outcome, assign, pairs), 0.0), start)
+
+
+def _cpsat_model(instance: Instance, start: Any, deadline: Deadline) -> tuple[Any, list[Any], ReplicaPairs]:
+    """The CP-SAT model (its variables and pairs), hinted with ``start`` (the server of each task)."""
     phase = "building the CP-SAT model"
     pairs = ReplicaPairs.of(instance)
     model = new_model()
@@ -124,15 +145,37 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpsatP
         deadline.check(phase)
         model.add(sum(p * v for v, p in terms) <= makespan)
     model.minimize(makespan)
+    server_of = start.tolist()
+    for count, (variable, (j, i)) in enumerate(zip(assign, pairs.rows(), strict=True)):
+        if count % CHECK_EVERY == 0:
+            deadline.check(phase)
+        model.add_hint(variable, server_of[j] == i)
     deadline.check(phase)
-    outcome = solve_cpsat(
-        model,
-        time_limit=deadline.remaining(),
-        deterministic_time=params.deterministic_time,
-        seed=seed,
-        workers=params.workers,
+    return model, assign, pairs
+
+
+def _fallback(instance: Instance, start: Solution, why: str, bound: float | None = None) -> Result:
+    """FEASIBLE with the LPT assignment (its trivial bound, or a better proven one) when the model gave none."""
+    proven = float(bounds.trivial_bound(instance))
+    return Result(
+        status=Status.FEASIBLE,
+        bound=proven if bound is None else max(proven, bound),
+        solution=start,
+        notes=(f"{why}: the LPT assignment (longest task first on its least-loaded replica)",),
     )
-    return result_of(outcome, chosen_assignment(instance, outcome, assign, pairs), 0.0)
+
+
+def _better(instance: Instance, result: Result, start: Solution) -> Result:
+    """``result``, or the LPT assignment when the backend found nothing or something worse (time limit)."""
+    if result.status is Status.OPTIMAL:
+        return result
+    if result.solution is None:
+        if result.status.has_solution or result.status is Status.ERROR:
+            return result  # a backend that claims a solution that was not read: ERROR stays
+        return _fallback(instance, start, f"no incumbent from the backend ({result.status.value})", result.bound)
+    if evaluate(instance, start)["makespan"] < evaluate(instance, result.solution)["makespan"]:
+        return _fallback(instance, start, "the backend's incumbent is worse", result.bound)
+    return result
 
 
 def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpParams | None) -> Result:
@@ -152,18 +195,33 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     Returns
     -------
     Result
-        OPTIMAL when the backend proved it, else FEASIBLE (or
-        TIME_LIMIT_NO_SOLUTION), with the backend's bound rounded down
-        through its tolerance.
+        OPTIMAL when the backend proved it, else FEASIBLE with the backend's
+        incumbent or, when the limit leaves none (or a worse one), the LPT
+        assignment (made first, O(pairs)); the backend's bound rounded down
+        through its tolerance, at least the trivial one with the LPT assignment.
     """
-    import pulp
-
     if instance.objective != "makespan":
         return not_applicable("objective 1 model; use milp-communication for objective 2")
     if refused := beyond_milp_range(instance):
         return refused
     params = params or MilpParams()
     deadline = Deadline.after(time_limit)
+    start = Solution.from_assignment(lpt_assignment(instance), instance.servers)  # the fallback, O(pairs)
+    try:
+        model, assign, pairs = _milp_model(instance, deadline)
+    except TimeLimitReached as reached:
+        return _fallback(instance, start, str(reached))
+    outcome = solve_pulp(
+        model, backend=params.backend, time_limit=deadline.remaining(), threads=params.workers, seed=seed
+    )
+    solution = chosen_assignment(instance, outcome, assign, pairs)
+    return _better(instance, result_of(outcome, solution, MILP_BOUND_TOLERANCE), start)
+
+
+def _milp_model(instance: Instance, deadline: Deadline) -> tuple[Any, list[Any], ReplicaPairs]:
+    """The PuLP model of objective 1 (its variables and pairs)."""
+    import pulp
+
     phase = "building the MILP"
     pairs = ReplicaPairs.of(instance)
     model = pulp.LpProblem("locality_makespan", pulp.LpMinimize)
@@ -180,7 +238,4 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
         deadline.check(phase)
         model += pulp.lpSum(p * v for v, p in terms) <= makespan, f"load_{i}"
     deadline.check(phase)
-    outcome = solve_pulp(
-        model, backend=params.backend, time_limit=deadline.remaining(), threads=params.workers, seed=seed
-    )
-    return result_of(outcome, chosen_assignment(instance, outcome, assign, pairs), MILP_BOUND_TOLERANCE)
+    return model, assign, pairs
