@@ -6,13 +6,19 @@ docs/pipeline.md.
 """
 
 from .brute_force import BRUTE_FORCE_MAX_JOBS, BRUTE_FORCE_MAX_PERIOD_JOBS, BruteForceParams, brute_force, lone_makespan
+from .cpsat import CpSatParams, cpsat
+from .milp import MilpParams, milp
 from .period_search import horizon_span
 
 __all__ = [
     "BRUTE_FORCE_MAX_JOBS",
     "BRUTE_FORCE_MAX_PERIOD_JOBS",
     "BruteForceParams",
+    "CpSatParams",
+    "MilpParams",
     "brute_force",
+    "cpsat",
     "horizon_span",
     "lone_makespan",
+    "milp",
 ]
