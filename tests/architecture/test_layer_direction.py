@@ -38,7 +38,9 @@ LAYERS = {
     "locality": {**BASE_LAYERS, "flows": 1},
     "hetero": BASE_LAYERS,
     "partition": BASE_LAYERS,
-    "pipeline": BASE_LAYERS,
+    # stages: the stage-chain structure and order templates that special cases and heuristics share;
+    # partition_stages: the stage DP (no package import); importers: layer chains -> stage chains (uses generate).
+    "pipeline": {**BASE_LAYERS, "stages": 1, "partition_stages": 1, "importers": 2},
 }
 
 
