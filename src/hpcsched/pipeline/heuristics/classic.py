@@ -33,8 +33,9 @@ def gpipe(instance: Instance, /, *, time_limit: float, seed: int, params: None) 
     chain = chain_of(instance, what="GPipe")
     if isinstance(chain, Result):
         return chain
-    Deadline.after(time_limit).check("building GPipe's orders")
-    return timed(instance, gpipe_orders(instance, chain), "GPipe")
+    deadline = Deadline.after(time_limit)
+    deadline.check("building GPipe's orders")
+    return timed(instance, gpipe_orders(instance, chain), "GPipe", deadline)
 
 
 def _capacities(instance: Instance, chain: StageChain) -> list[int | None]:
@@ -81,7 +82,7 @@ def one_f_one_b(instance: Instance, /, *, time_limit: float, seed: int, params: 
     if isinstance(found, str):
         return not_applicable(f"1F1B does not fit in memory even without warm-up: {found}")
     orders, warmups, _ = found
-    return timed(instance, orders, "1F1B", (f"warm-up forwards per stage: {warmups}",))
+    return timed(instance, orders, "1F1B", deadline, (f"warm-up forwards per stage: {warmups}",))
 
 
 def interleaved_1f1b(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -109,4 +110,4 @@ def interleaved_1f1b(instance: Instance, /, *, time_limit: float, seed: int, par
         return repetend(instance, topological_key(instance), deadline, "the interleaved 1F1B repetend")
     deadline.check("building interleaved 1F1B's orders")
     orders = interleaved_orders(instance, chain, chain.stages // used)
-    return timed(instance, orders, "interleaved 1F1B")
+    return timed(instance, orders, "interleaved 1F1B", deadline)

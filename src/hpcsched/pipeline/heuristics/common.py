@@ -57,11 +57,16 @@ def finished(instance: Instance, solution: Solution, notes: Sequence[str] = ()) 
     return Result(status=status, solution=solution, bound=bound, notes=tuple(notes))
 
 
-def timed(instance: Instance, orders: Orders, what: str, notes: Sequence[str] = ()) -> Result:
-    """The semi-active schedule of ``orders`` as a Result; NOT_APPLICABLE when they break memory or the edges."""
+def timed(instance: Instance, orders: Orders, what: str, deadline: Deadline, notes: Sequence[str] = ()) -> Result:
+    """The semi-active schedule of ``orders`` as a Result; NOT_APPLICABLE when they break memory or the edges.
+
+    The deadline is checked before each O(N (B + E)) pass (peaks, timing).
+    """
+    deadline.check(f"checking {what}'s memory")
     why = overflow(instance, order_peaks(instance, orders))
     if why is not None:
         return not_applicable(f"{what} does not fit in memory: {why} (not a proof of infeasibility)")
+    deadline.check(f"timing {what}")
     start = semi_active(instance, orders)
     if start is None:
         return not_applicable(f"{what}'s orders contradict the edges (a deadlock)")
@@ -90,12 +95,12 @@ def memory_aware(
     """
     device_of = chain.device
     while True:
+        deadline.check("building the orders")
         orders = build(warmups, lags)
         peaks = order_peaks(instance, orders)
         why = overflow(instance, peaks)
         if why is None:
             return orders, warmups, lags
-        deadline.check("lowering the warm-ups to fit in memory")
         over = {d for d, (p, m) in enumerate(zip(peaks, instance.memory_limit, strict=True)) if m is not None and p > m}
         stages = [s for s in range(len(warmups)) if device_of[s] in over]
         if not _lower(stages, warmups, lags, lags_first):

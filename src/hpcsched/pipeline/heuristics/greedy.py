@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.result import Result, Status
 from ..bounds import tails
 from ..model import Instance, require_fits
@@ -197,7 +197,7 @@ def _list_schedule(instance: Instance, rule: str, deadline: Deadline) -> Result:
     sequence = _Engine(instance, rule, deadline).schedule()
     if sequence is None:
         return not_applicable(f"{name}: one micro-batch alone does not fit in the frees-first order")
-    return timed(instance, orders_from_sequence(instance, sequence), name, (f"rule {rule}",))
+    return timed(instance, orders_from_sequence(instance, sequence), name, deadline, (f"rule {rule}",))
 
 
 def greedy_backward_first(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -228,7 +228,13 @@ def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None)
     deadline = Deadline.after(time_limit)
     best: Result | None = None
     for rule in RULES:
-        result = _list_schedule(instance, rule, deadline)
+        try:
+            result = _list_schedule(instance, rule, deadline)
+        except TimeLimitReached:
+            if best is None:
+                raise
+            best = best.replace(notes=(*best.notes, f"time limit reached during rule {rule}"))
+            break
         if result.solution is None:
             continue
         value = result.solution.period if instance.is_period else _makespan(instance, result)

@@ -57,8 +57,9 @@ def _start(instance: Instance, deadline: Deadline) -> tuple[Result, str] | None:
         ("greedy", greedy),
     )
     for name, method in methods:
+        left = deadline.remaining()
         try:
-            result = method(instance, time_limit=max(deadline.remaining() or 1e9, 1e-9), seed=0, params=None)
+            result = method(instance, time_limit=1e9 if left is None else max(left, 1e-9), seed=0, params=None)
         except TimeLimitReached:
             break
         if result.solution is None:
@@ -139,6 +140,8 @@ def local_search(instance: Instance, /, *, time_limit: float, seed: int, params:
         return not_applicable("local search improves makespan orders (period: use the repetends of 1f1b, greedy)")
     deadline = Deadline.after(time_limit)
     found = _start(instance, deadline)
+    if found is None and deadline.expired():
+        raise TimeLimitReached("time limit reached while building the starting schedules")
     if found is None:
         return not_applicable("no constructive schedule applies or fits to start from")
     result, origin = found
@@ -153,6 +156,8 @@ def local_search(instance: Instance, /, *, time_limit: float, seed: int, params:
     while evaluated < params.max_iterations and not deadline.expired():
         improved = False
         for device, i in _critical_swaps(instance, orders, start):
+            if deadline.expired() or evaluated >= params.max_iterations:
+                break
             evaluated += 1
             trial = _try(instance, orders, device, i)
             if trial is not None and makespan_of(instance, trial) < current:
@@ -162,7 +167,7 @@ def local_search(instance: Instance, /, *, time_limit: float, seed: int, params:
                 orders[device][i], orders[device][i + 1] = orders[device][i + 1], orders[device][i]
         if current < best:
             best, best_orders = current, [list(o) for o in orders]
-        if not improved:
+        if not improved and not deadline.expired():
             start, current = _kick(instance, orders, start, rng)
             evaluated += 1
     final = semi_active(instance, best_orders)

@@ -62,7 +62,7 @@ def _zero_bubble(instance: Instance, time_limit: float, h2: bool) -> Result:
     if isinstance(found, str):
         return not_applicable(f"{name} does not fit in memory even as plain 1F1B without warm-up: {found}")
     orders, warmups, lags = found
-    return timed(instance, orders, name, (f"warm-ups {warmups}, W lags {lags}",))
+    return timed(instance, orders, name, deadline, (f"warm-ups {warmups}, W lags {lags}",))
 
 
 def zb_h1(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
