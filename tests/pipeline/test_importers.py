@@ -82,3 +82,25 @@ def test_cli_import_prints_the_notes(tmp_path):
     bad = CliRunner().invoke(app, [*command, "--option", "devices=x", "-o", str(out)])
     assert bad.exit_code == 1 and "devices: must be an integer" in bad.output, bad.output
     assert isinstance(bad.exception, SystemExit)  # one line, no traceback
+
+
+def _make_real():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_real", ROOT / "instances" / "pipeline" / "make_real.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_shipped_real_instances_are_the_scripts(shared_data):
+    from hpcsched.core.io import read_instance
+
+    maker = _make_real()
+    shipped = {path.stem: path for path in (ROOT / "instances" / "pipeline" / "real").glob("*.json")}
+    assert len(shipped) == len(maker.PLAN)
+    for importer, file, options in maker.PLAN:
+        instance = maker.build(importer, file, options)
+        assert read_instance(shipped[instance.name]).to_data() == instance.to_data(), instance.name
+        result = solve(instance, "greedy", time_limit=30)
+        assert result.status in (Status.OPTIMAL, Status.FEASIBLE)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -196,7 +197,7 @@ def import_checkpoint_chain(path: str | Path, *, name: str | None = None, **opti
     given = record.get("source") if isinstance(record.get("source"), dict) else {}
     chain = {key: data[key] for key in ("fw", "bw", "x", "xbar")}
     chain["layers"] = given.get("layers") if isinstance(given.get("layers"), list) else None
-    network = str(record.get("name", path.stem)).split("-b")[0]
+    network = re.sub(r"-b\d+$", "", str(record.get("name", path.stem)))
     source = {
         "importer": "checkpoint-chain",
         "file": path.name,
@@ -221,4 +222,5 @@ def _default_name(network: str, options: dict[str, Any]) -> str:
     else:
         label = "unl"
     split = "-split" if options.get("split") else ""
-    return f"{network}-d{devices}-n{n}-{label}{split}" + ("-period" if objective == "period" else "")
+    link = f"-bw{options['bandwidth']}" if options.get("bandwidth") is not None else ""
+    return f"{network}-d{devices}-n{n}-{label}{split}{link}" + ("-period" if objective == "period" else "")
