@@ -8,6 +8,11 @@ and pass on a fast one whatever the code does. These tests use no wall clock:
   ``reads`` readings and then jumps a million seconds at every reading, so
   every deadline passes at the same point of the method's run, on any
   machine (one made after that point passes at the next reading);
+- or the deadline passes once the code has run ``lines`` Python lines: the
+  point a wall clock would pass in the middle of a long stretch of work
+  between two readings (a method that builds a whole model before it next
+  reads the clock is caught only this way; counting from the start traces
+  the whole run, so it suits small instances);
 - from that point on, the work the method still does is counted in Python
   lines executed (``sys.settrace``; every frame on the stack and every new
   one), and past ``budget`` lines `WorkBudgetExceeded` is raised inside the
@@ -25,8 +30,10 @@ on the same instance, whatever the machine's load. Work done in
 C (a numpy expression, a backend's solve) is not counted: a backend gets
 ``deadline.remaining()``, which is 0 once the deadline has passed.
 
-Import it as ``from workclock import deadline_after`` (``tests/`` is on
-``sys.path``).
+Import it as ``from workclock import solve_past_deadline`` (``tests/`` is on
+``sys.path``). The deadline passing after a number of lines also makes a
+deterministic work budget: "the method answers within ``lines`` lines" holds
+or fails the same way at any load.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
@@ -67,62 +74,85 @@ class WorkBudgetExceeded(BaseException):
 
 @dataclass
 class WorkClock:
-    """The state of one `deadline_after` block: clock readings and lines run after the deadline."""
+    """The state of one `deadline_after` block: clock readings, and lines run before and after the deadline.
 
-    reads: int
+    The deadline passes at the ``reads + 1``-th reading of the deadline clock or, with ``lines``,
+    once the code has run that many Python lines (whichever comes first). A reading measures no
+    work: a method that does much work between two readings is caught only by ``lines``, which
+    lets the deadline pass in the middle of that work, as the wall clock would.
+    """
+
+    reads: int | None
     budget: int
+    lines: int | None = None
     readings: int = 0
+    lines_before: int = 0
     lines_after: int = 0
+    passed_at_reading: int | None = None
     exceeded_at: str | None = None
-    _threads: list[Any] = field(default_factory=list)
+    counting: bool = False
 
     @property
     def expired(self) -> bool:
         """True once the deadline clock has jumped past every deadline."""
-        return self.readings > self.reads
+        return self.passed_at_reading is not None or (self.lines is not None and self.lines_before >= self.lines)
 
     def clock(self) -> float:
         self.readings += 1
-        if self.readings <= self.reads:
-            return 0.0
-        if self.readings == self.reads + 1 and threading.current_thread() is threading.main_thread():
-            self._start_counting()
-        return _JUMP * (self.readings - self.reads)
+        if self.passed_at_reading is None:
+            if not self.expired and (self.reads is None or self.readings <= self.reads):
+                return 0.0
+            self.passed_at_reading = self.readings - 1
+        if not self.counting and threading.current_thread() is threading.main_thread():
+            self._start_counting(sys._getframe(1))  # the first reading past the deadline in the main thread
+        return _JUMP * (self.readings - self.passed_at_reading)
 
-    def _start_counting(self) -> None:
-        frame: FrameType | None = sys._getframe(1)
+    def _start_counting(self, frame: FrameType | None) -> None:
+        self.counting = True
         while frame is not None:  # the frames already running count too (their loops go on)
             frame.f_trace = self._trace
             frame = frame.f_back
         sys.settrace(self._trace)
 
     def _trace(self, frame: FrameType, event: str, arg: Any) -> Any:
-        if event == "line":
-            self.lines_after += 1
-            if self.lines_after > self.budget and self.exceeded_at is None:
-                self.exceeded_at = f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
-                sys.settrace(None)
-                raise WorkBudgetExceeded(
-                    f"more than {self.budget} Python lines after the deadline, at {self.exceeded_at}"
-                )
+        if event != "line":
+            return self._trace
+        if not self.expired:
+            self.lines_before += 1
+            return self._trace
+        self.lines_after += 1
+        if self.lines_after > self.budget and self.exceeded_at is None:
+            self.exceeded_at = f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
+            sys.settrace(None)
+            raise WorkBudgetExceeded(f"more than {self.budget} Python lines after the deadline, at {self.exceeded_at}")
         return self._trace
 
 
 @contextmanager
-def deadline_after(reads: int, *, budget: int = DEFAULT_BUDGET) -> Iterator[WorkClock]:
-    """Every deadline passes at the deadline clock's ``reads + 1``-th reading; then count lines.
+def deadline_after(
+    reads: int | None = None, *, lines: int | None = None, budget: int = DEFAULT_BUDGET
+) -> Iterator[WorkClock]:
+    """Every deadline passes at the deadline clock's ``reads + 1``-th reading or after ``lines`` lines; then count lines.
 
     Parameters
     ----------
     reads
         Readings of the deadline clock before every deadline has passed (0: the
-        deadline has passed at the method's first check).
+        deadline has passed at the method's first check; None: no such limit).
+    lines
+        Python lines the code runs before every deadline has passed (None: no such
+        limit). Counting them traces the whole block (~10-20x slower Python), so use it
+        on small instances.
     budget
         Python lines the code may run after that before `WorkBudgetExceeded`.
     """
-    state = WorkClock(reads, budget)
+    if reads is None and lines is None:
+        raise ValueError("deadline_after needs reads or lines")
+    state = WorkClock(reads, budget, lines)
     original = deadline_module.clock
     deadline_module.clock = state.clock
+    if lines is not None:
+        state._start_counting(None)
     try:
         yield state
     finally:
@@ -133,7 +163,7 @@ def deadline_after(reads: int, *, budget: int = DEFAULT_BUDGET) -> Iterator[Work
 def count_lines(function: Any, /, *args: Any) -> int:
     """Python lines that ``function(*args)`` runs (the same count `deadline_after` makes)."""
     state = WorkClock(reads=0, budget=DEFAULT_BUDGET)
-    state.readings = 1  # counting, without touching the deadline clock
+    state.passed_at_reading, state.counting = 0, True  # counting, without touching the deadline clock
     sys.settrace(state._trace)
     try:
         function(*args)
@@ -181,18 +211,21 @@ def solve_past_deadline(
     method: str,
     /,
     *,
-    reads: int = 0,
+    reads: int | None = None,
+    lines: int | None = None,
     budget: int = DEFAULT_BUDGET,
     time_limit: float = 1.0,
     **options: Any,
 ) -> tuple[Result, WorkClock]:
-    """``hpcsched.solve`` with the deadline passing after ``reads`` clock readings.
+    """``hpcsched.solve`` with the deadline passing after ``reads`` clock readings or ``lines`` lines (default: reads=0).
 
     Fails the calling test (with the line where the work went on) when the
     method, validation included, runs more than ``budget`` Python lines after
     its deadline.
     """
-    with deadline_after(reads, budget=budget) as state:
+    if reads is None and lines is None:
+        reads = 0
+    with deadline_after(reads, lines=lines, budget=budget) as state:
         try:
             result = solve(instance, method, time_limit=time_limit, **options)
         except WorkBudgetExceeded as exceeded:
