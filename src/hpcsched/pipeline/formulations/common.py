@@ -39,24 +39,32 @@ class Incumbent:
     name: str
 
 
-def warm_start(instance: Instance, deadline: Deadline, seconds: float) -> Incumbent:
+def warm_start(instance: Instance, deadline: Deadline, seconds: float, lower: int | None = None) -> Incumbent:
     """The best valid schedule of the registered heuristics and baselines, each within what ``seconds`` leaves.
 
     Every candidate goes through the validator (the registry checks only the
     answer a method returns). A heuristic cut by its limit, or that finds no
     schedule, is skipped; so is a heuristic that raises (a heuristic's bug
-    must not sink an exact method).
+    must not sink an exact method). The baselines (one pass, e.g.
+    `sequential`) run first with the method's whole deadline, then the
+    heuristics within ``seconds``, one-pass ones (without options) before
+    searches (with options); the warm start stops at a schedule meeting
+    ``lower``, and at the method's deadline (the caller then returns what it
+    has).
     """
     from ...core.registration import get_problem
 
     share = Deadline.after(seconds)
     best = Incumbent(None, None, "")
     candidates = [m for m in get_problem("pipeline").methods.values() if m.kind in WARM_START_KINDS and not m.choose]
-    for method in sorted(candidates, key=lambda m: m.name):
-        deadline.check("computing the warm start")
-        left = min(share.remaining() or 0.0, deadline.remaining() or 0.0)
-        if left <= 0 and best.solution is not None:
+    for method in sorted(candidates, key=lambda m: (m.kind != "baseline", m.params_type is not None, m.name)):
+        if deadline.expired() or (lower is not None and best.value is not None and best.value <= lower):
             break
+        left = deadline.remaining() or 0.0
+        if method.kind != "baseline":
+            left = min(left, share.remaining() or 0.0)
+            if left <= 0:
+                break
         try:
             params = method.params_type() if method.params_type else None
             result = method.func(instance, time_limit=max(left, 0.0), seed=0, params=params)
@@ -137,18 +145,18 @@ def search_periods(
     """
     upper = incumbent.value + int(probe_incumbent) if incumbent.value is not None else period_cap(instance) + 1
     unproven: int | None = None
-    infeasible = 0
+    undecided = ""
     for period in range(lower, upper):
         if deadline.expired():
             return _cut(incumbent, unproven if unproven is not None else period, f"time limit before period {period}")
         answer = probe(period)
         if answer.verdict is Probe.INFEASIBLE:
-            infeasible += 1
             continue
         if answer.verdict is Probe.UNKNOWN:
-            unproven = period if unproven is None else unproven
+            if unproven is None:
+                unproven, undecided = period, f"period {period} undecided ({answer.note})"
             if answer.stop:
-                return _cut(incumbent, unproven, answer.note)
+                return _cut(incumbent, unproven, f"{undecided}; {answer.note}" if period > unproven else undecided)
             if deadline.expired():
                 return _cut(incumbent, unproven, f"time limit at period {period}")
             continue
@@ -157,12 +165,7 @@ def search_periods(
         note = f"periods {lower}..{period - 1} proven infeasible" if period > lower else "the lower bound is met"
         if unproven is None:
             return Result(status=Status.OPTIMAL, solution=solution, bound=period, notes=(note,))
-        return Result(
-            status=Status.FEASIBLE,
-            solution=solution,
-            bound=unproven,
-            notes=(f"period {unproven} unproven within the step's deterministic limit",),
-        )
+        return Result(status=Status.FEASIBLE, solution=solution, bound=unproven, notes=(undecided,))
     if incumbent.solution is None:
         if unproven is None:
             raise InfeasibleError(f"every period up to {upper - 1} proven infeasible, so none is feasible")
@@ -172,7 +175,7 @@ def search_periods(
         if upper <= lower:
             note = f"{incumbent.name}'s period meets the lower bound"
         return Result(status=Status.OPTIMAL, solution=incumbent.solution, bound=incumbent.value, notes=(note,))
-    return _cut(incumbent, unproven, f"period {unproven} unproven within the step's deterministic limit")
+    return _cut(incumbent, unproven, undecided)
 
 
 def period_cap(instance: Instance) -> int:

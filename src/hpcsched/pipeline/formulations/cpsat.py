@@ -96,8 +96,10 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     params = params or CpSatParams()
     deadline = Deadline.after(time_limit)
     require_fits(instance)
-    incumbent = warm_start(instance, deadline, warm_start_seconds(params.warm_start_seconds, time_limit))
+    deadline.check("starting")  # bounds.best may import scipy (about a second, once per process)
     lower = bounds.best(instance)
+    seconds = warm_start_seconds(params.warm_start_seconds, time_limit)
+    incumbent = warm_start(instance, deadline, seconds, lower if params.stop_at_bound else None)
     if incumbent.value is not None and incumbent.value <= lower and params.stop_at_bound:
         return Result(
             status=Status.OPTIMAL,
@@ -120,8 +122,8 @@ def _makespan(
     try:
         deadline.check("computing the warm start and the bounds")
         built = MakespanModel(instance, horizon, lower, deadline)
-        if params.hint and incumbent.solution is not None:
-            built.hint(incumbent.solution)
+        if params.hint and incumbent.solution is not None and incumbent.value is not None:
+            built.hint(incumbent.solution, incumbent.value)
         deadline.check("building the CP-SAT model")
     except TimeLimitReached as reached:
         return _incumbent_only(incumbent, lower, str(reached))
@@ -180,7 +182,7 @@ def _period(
             return ProbeAnswer(Probe.FEASIBLE, built.offsets(outcome))
         if outcome.status is Status.INFEASIBLE:
             return ProbeAnswer(Probe.INFEASIBLE)
-        return ProbeAnswer(Probe.UNKNOWN)
+        return ProbeAnswer(Probe.UNKNOWN, note=f"CP-SAT {outcome.message} after {outcome.deterministic_time:.2f}")
 
     result = search_periods(instance, lower, incumbent, deadline, probe, probe_incumbent=not params.stop_at_bound)
     return result.replace(notes=(*result.notes, _summary(steps)))

@@ -69,7 +69,8 @@ class MakespanModel:
         model.add_max_equality(self.makespan, [row[b] + blocks[b].duration for row in self.start for b in sinks])
         model.minimize(self.makespan)
 
-    def hint(self, solution: Solution) -> None:
+    def hint(self, solution: Solution, value: int) -> None:
+        self.model.add_hint(self.makespan, value)
         for row, values in zip(self.start, solution.start, strict=True):
             for s, value in zip(row, values, strict=True):
                 self.model.add_hint(s, value)

@@ -91,6 +91,7 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     params = params or MilpParams()
     deadline = Deadline.after(time_limit)
     require_fits(instance)
+    deadline.check("starting")  # bounds.best may import scipy (about a second, once per process)
     lower = bounds.best(instance)
     if instance.is_period:
         size = period_variables(instance, lower)
@@ -100,7 +101,8 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
         size = makespan_pairs(instance)
         if size > params.max_pairs:
             return _too_large(f"{size} order binaries", "max_pairs", params)
-    incumbent = warm_start(instance, deadline, warm_start_seconds(params.warm_start_seconds, time_limit))
+    seconds = warm_start_seconds(params.warm_start_seconds, time_limit)
+    incumbent = warm_start(instance, deadline, seconds, lower if params.stop_at_bound else None)
     if incumbent.value is not None and incumbent.value <= lower and params.stop_at_bound:
         return Result(
             status=Status.OPTIMAL,

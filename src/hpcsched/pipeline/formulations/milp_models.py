@@ -27,13 +27,16 @@ def _reachable(instance: Instance) -> list[set[int]]:
 
 
 def makespan_pairs(instance: Instance) -> int:
-    """Order binaries of the disjunctive model: pairs of jobs sharing a device, not ordered by the edges."""
-    below = _reachable(instance)
-    jobs = [(m, b) for m in range(instance.micro_batches) for b in range(instance.n_blocks)]
-    count = 0
-    for (m, b), (p, c) in itertools.combinations(jobs, 2):
-        if set(instance.blocks[b].devices) & set(instance.blocks[c].devices):
-            count += not (m == p and (c in below[b] or b in below[c]))
+    """Pairs of jobs sharing a device that the edges do not order (O(B^2)): the order binaries, at most.
+
+    (The jobs of `first_block` are ordered without binaries; they are counted.)
+    """
+    below, n = _reachable(instance), instance.micro_batches
+    blocks = instance.blocks
+    count = instance.n_blocks * n * (n - 1) // 2  # pairs of jobs of one block
+    for b, c in itertools.combinations(range(instance.n_blocks), 2):
+        if set(blocks[b].devices) & set(blocks[c].devices):
+            count += n * n - (n if c in below[b] or b in below[c] else 0)
     return count
 
 
@@ -53,12 +56,13 @@ class DisjunctiveMilp:
     def __init__(self, instance: Instance, horizon: int, lower: int, deadline: Deadline) -> None:
         import pulp
 
-        self.pulp, self.instance = pulp, instance
+        self.pulp, self.instance, self.deadline = pulp, instance, deadline
         self.problem = problem = pulp.LpProblem("pipeline_makespan", pulp.LpMinimize)
         head, tail = heads(instance), tails(instance)
         blocks = instance.blocks
         self.start: dict[Job, Any] = {}
         for m in range(instance.micro_batches):
+            deadline.check("building the MILP")
             for b, block in enumerate(blocks):
                 top = max(head[b], horizon - block.duration - tail[b])
                 self.start[m, b] = pulp.LpVariable(f"s_{m}_{b}", lowBound=head[b], upBound=top)
@@ -120,7 +124,9 @@ class DisjunctiveMilp:
         if sum(max(delta, 0) for delta in deltas.values()) <= limit:
             return  # every allocation held at once fits: the constraint cannot bind
         lp_sum = self.pulp.lpSum
-        for j in jobs:
+        for count, j in enumerate(jobs):
+            if count % 64 == 0:
+                self.deadline.check("building the MILP")
             level = lp_sum(deltas[i] * self.before[i, j] for i in jobs if i != j and deltas[i])
             self.problem += level + max(deltas[j], 0) <= limit
 
