@@ -168,7 +168,7 @@ def _liu_optimal_order(graph: Graph, parent: Sequence[int], deadline: Deadline |
     children, bottom_up, roots = _children_and_bottom_up(parent)
     segments: list[list | None] = [None] * graph.n
     for count, node in enumerate(bottom_up):
-        if deadline is not None and count % 65536 == 0:
+        if deadline is not None and count % 1024 == 0:  # a merge may sort many segments: check often
             deadline.check("merging segments (liu-optimal)")
         kids = children[node]
         if not kids:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.result import Result, Status
 from ...solvers import cpsat as cpsat_adapter
 from ..bounds import parallel_lower_bound
@@ -52,11 +52,20 @@ class _Incumbent:
     solution: Solution
 
 
-def _best_list_schedule(instance: Instance, time_limit: float, seed: int) -> _Incumbent | None:
-    """The shorter schedule of the capped list heuristics (the first on ties), None if neither fits M."""
+def _best_list_schedule(instance: Instance, deadline: Deadline, seed: int) -> _Incumbent | None:
+    """The shorter schedule of the capped list heuristics (the first on ties), None if neither fits M.
+
+    Both share what is left of the method's limit (a heuristic cut by it gives nothing).
+    """
     incumbent = None
     for heuristic in (par_inner_first_capped, par_deepest_first_capped):
-        result = heuristic(instance, time_limit=time_limit, seed=seed, params=None)
+        if deadline.expired():
+            break
+        try:
+            left = deadline.remaining()
+            result = heuristic(instance, time_limit=math.inf if left is None else left, seed=seed, params=None)
+        except TimeLimitReached:
+            continue
         if result.solution is not None:
             makespan = max(result.solution.start[v.name] + v.time for v in instance.nodes)
             if incumbent is None or makespan < incumbent.makespan:
@@ -94,7 +103,9 @@ class _ParallelModel:
     def build(self, incumbent: _Incumbent | None) -> _ParallelModel:
         """Every constraint family, the objective and the incumbent's hint, in the model's fixed order."""
         model, start, times = self.model, self.start, self.times
-        for u, v in self.instance.edges:
+        for k, (u, v) in enumerate(self.instance.edges):
+            if k % 1024 == 0:
+                self.deadline.check("building the CP-SAT model")
             model.add(start[v] >= start[u] + times[u])
         model.add_cumulative(self.run, [1] * self.n, self.instance.processors or 1)
         self._add_memory()
@@ -168,10 +179,20 @@ def cpsat_parallel(instance: Instance, /, *, time_limit: float, seed: int, param
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
     require_memory(instance, graph)
-    incumbent = _best_list_schedule(instance, time_limit, seed)
+    incumbent = _best_list_schedule(instance, deadline, seed)
     horizon = incumbent.makespan if incumbent is not None else sum(node.time for node in instance.nodes)
     lower = parallel_lower_bound(instance)
-    built = _ParallelModel(instance, graph, horizon, lower, deadline).build(incumbent)
+    try:
+        built = _ParallelModel(instance, graph, horizon, lower, deadline).build(incumbent)
+    except TimeLimitReached as stopped:
+        if incumbent is None:
+            raise
+        return Result(
+            status=Status.FEASIBLE,
+            solution=incumbent.solution,
+            bound=float(lower),
+            notes=(f"{stopped}; incumbent from the capped list schedules, bound: TOPC Lemma 1",),
+        )
     outcome = cpsat_adapter.solve_cpsat(
         built.model,
         time_limit=deadline.remaining(),

@@ -33,14 +33,18 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.params import at_least
 from ...core.result import Result, Status
-from ..heuristics import forest_order, greedy_if_in_time
+from ..bounds import memreq
+from ..heuristics import orders_in_time
 from ..model import Instance, Solution, other_question
 from ..simulate import Graph, peak
 
 BRUTE_FORCE_MAX_N = 8
+#: Nodes above which `dp` does not search: its done sets are n-bit integers (n²/4 bytes of masks, 25 MB at
+#: 10^4) and one expansion costs O(n²/64) word operations; it returns the incumbent with the MemReq bound.
+DP_MAX_N = 10_000
 
 
 class _OutOfTime(Exception):
@@ -48,9 +52,9 @@ class _OutOfTime(Exception):
 
 
 def heuristic_incumbent(graph: Graph, deadline: Deadline) -> list[int]:
-    """The better of the greedy and spanning-forest orders (upper bound and hint); the latter alone when the
-    deadline cuts the greedy."""
-    return min([*greedy_if_in_time(graph, deadline), forest_order(graph)], key=lambda order: peak(graph, order))
+    """The better of the greedy and spanning-forest orders (upper bound and hint) made before the deadline;
+    the DFS post-order when the deadline allows neither (`heuristics.orders_in_time`)."""
+    return min(orders_in_time(graph, deadline), key=lambda order: peak(graph, order))
 
 
 def brute_force(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -126,8 +130,12 @@ class _DoneSetSearch:
     def __init__(self, graph: Graph, upper: int, deadline: Deadline) -> None:
         n = graph.n
         self.graph, self.n, self.upper, self.deadline = graph, n, upper, deadline
-        self.pred_mask = [sum(1 << p for p in graph.predecessors[i]) for i in range(n)]
-        self.succ_mask = [sum(1 << s for s in graph.successors[i]) for i in range(n)]
+        self.pred_mask, self.succ_mask = [], []
+        for i in range(n):  # n-bit integers: O(n² / 64) words in all, so the deadline is checked
+            if i % 1024 == 0:
+                deadline.check("building the DP's masks")
+            self.pred_mask.append(sum(1 << p for p in graph.predecessors[i]))
+            self.succ_mask.append(sum(1 << s for s in graph.successors[i]))
         self.need = [graph.memreq(i) for i in range(n)]
         self.by_need = sorted(range(n), key=lambda i: -self.need[i])
         self.best: dict[int, int] = {}
@@ -166,6 +174,8 @@ class _DoneSetSearch:
             self._tick()
             moved = False
             for i in range(self.n):
+                if i % 1024 == 1023:
+                    self._tick()
                 if not self.ready(done, i) or resident + self.graph.step[i] > worst:
                     continue
                 after_done, after_resident = self.run(done, resident, i)
@@ -222,6 +232,8 @@ class _DoneSetSearch:
         """Push every successor state: run a ready node, then close under free moves."""
         resident = self.resident_of[done]
         for i in range(self.n):
+            if i % 1024 == 1023:
+                self._tick()
             if not self.ready(done, i):
                 continue
             self._tick()
@@ -276,7 +288,12 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
     graph = Graph.of(instance)
     incumbent = heuristic_incumbent(graph, deadline)
     upper = peak(graph, incumbent)
-    search = _DoneSetSearch(graph, upper, deadline)
+    if graph.n > DP_MAX_N:
+        return _incumbent_result(instance, incumbent, upper, f"the search is not run above {DP_MAX_N:,} nodes")
+    try:
+        search = _DoneSetSearch(graph, upper, deadline)
+    except TimeLimitReached as stopped:
+        return _incumbent_result(instance, incumbent, upper, str(stopped))
     final = search.search(params.max_states)
     notes = [f"{len(search.best)} done sets stored, {search.pops} expanded"]
     if final is None:
@@ -299,4 +316,15 @@ def dp(instance: Instance, /, *, time_limit: float, seed: int, params: DpParams 
         solution=Solution.from_indices(instance, search.order(final)),
         bound=float(search.best[final]),
         notes=tuple(notes),
+    )
+
+
+def _incumbent_result(instance: Instance, incumbent: list[int], upper: int, why: str) -> Result:
+    """The heuristic order with the MemReq bound (OPTIMAL when it meets it) when the search does not run."""
+    lower = memreq(instance)
+    return Result(
+        status=Status.OPTIMAL if upper <= lower else Status.FEASIBLE,
+        solution=Solution.from_indices(instance, incumbent),
+        bound=float(min(lower, upper)),
+        notes=(f"{why}; incumbent from heuristics, bound: the largest MemReq",),
     )

@@ -1,7 +1,9 @@
 """Exact methods for the sequential question that place each node in a time slot: MILP and CP-SAT.
 
 Both start from ``sequential.heuristic_incumbent`` (the better of the greedy and spanning-forest orders),
-which bounds the peak from above and hints the solver."""
+which bounds the peak from above and hints the solver. Above `SLOT_MODEL_MAX_N` nodes the model (n²
+slot Booleans, hundreds of bytes each in PuLP or the CP-SAT builder) is not built: the incumbent is
+returned with the MemReq bound at once, rather than after filling the memory until the time limit."""
 
 from __future__ import annotations
 
@@ -43,14 +45,26 @@ def _integer_bound(bound: float | None) -> float | None:
     return float(math.ceil(bound - 1e-6 * max(1.0, abs(bound))))
 
 
-def _unbuilt(instance: Instance, incumbent: list[int], lower: int, stopped: TimeLimitReached) -> Result:
-    """The heuristic incumbent, FEASIBLE with the MemReq bound, when the deadline passed while building."""
+#: Nodes above which the slot models are not built (4 x 10^6 slot Booleans and as many prefix and liveness ones).
+SLOT_MODEL_MAX_N = 2_000
+
+
+def _unbuilt(instance: Instance, incumbent: list[int], lower: int, why: str) -> Result:
+    """The heuristic incumbent with the MemReq bound (OPTIMAL if it meets it) when the model is not built."""
+    meets = peak(Graph.of(instance), incumbent) <= lower
     return Result(
-        status=Status.FEASIBLE,
+        status=Status.OPTIMAL if meets else Status.FEASIBLE,
         solution=Solution.from_indices(instance, incumbent),
         bound=float(lower),
-        notes=(f"{stopped}; incumbent from heuristics, bound: the largest MemReq",),
+        notes=(f"{why}; incumbent from heuristics, bound: the largest MemReq",),
     )
+
+
+def _too_large(graph: Graph) -> str | None:
+    """Why the slot model is not built for ``graph`` (None: it is)."""
+    if graph.n <= SLOT_MODEL_MAX_N:
+        return None
+    return f"the slot model is not built above {SLOT_MODEL_MAX_N:,} nodes (n² = {graph.n**2:,} slot Booleans)"
 
 
 def _rows(deadline: Deadline, phase: str, count: int, make) -> list:
@@ -183,10 +197,13 @@ def milp(instance: Instance, /, *, time_limit: float, seed: int, params: MilpPar
     graph = Graph.of(instance)
     incumbent = heuristic_incumbent(graph, deadline)
     upper, lower = peak(graph, incumbent), memreq(instance)
+    too_large = _too_large(graph)
+    if too_large is not None:
+        return _unbuilt(instance, incumbent, lower, too_large)
     try:
         built = _SlotPeakMilp(instance, graph, deadline).build(lower, upper)
     except TimeLimitReached as stopped:
-        return _unbuilt(instance, incumbent, lower, stopped)
+        return _unbuilt(instance, incumbent, lower, str(stopped))
     outcome = milp_adapter.solve_pulp(built.model, time_limit=deadline.remaining(), threads=params.workers, seed=seed)
     bound = _integer_bound(outcome.bound)
     if bound is not None:
@@ -349,10 +366,13 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     graph = Graph.of(instance)
     incumbent = heuristic_incumbent(graph, deadline)
     upper, lower = peak(graph, incumbent), memreq(instance)
+    too_large = _too_large(graph)
+    if too_large is not None:
+        return _unbuilt(instance, incumbent, lower, too_large)
     try:
         built = _SlotPeakModel(instance, graph, deadline).build(lower, upper, incumbent)
     except TimeLimitReached as stopped:
-        return _unbuilt(instance, incumbent, lower, stopped)
+        return _unbuilt(instance, incumbent, lower, str(stopped))
     outcome = cpsat_adapter.solve_cpsat(
         built.model,
         time_limit=deadline.remaining(),

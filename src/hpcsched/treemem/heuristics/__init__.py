@@ -80,6 +80,9 @@ from .sequential import (
     local_search as local_search,
 )
 from .sequential import (
+    orders_in_time as orders_in_time,
+)
+from .sequential import (
     spanning_in_forest as spanning_in_forest,
 )
 from .series_parallel import sp_ization as sp_ization

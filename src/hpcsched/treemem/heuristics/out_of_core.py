@@ -19,7 +19,11 @@ The names follow the spec ("evict largest first, first fit, best fit"); the
 rules are stated here as implemented, not copied from Jacquelin, Marchal,
 Robert and Uçar (IPDPS 2011), whose text we could not consult. After the
 pass, evictions that turned out unnecessary are undone (latest choice first)
-while every step still fits: this only lowers the I/O volume.
+while every step still fits: this only lowers the I/O volume. One sweep does
+it in O((n + gaps) log gaps) (see `evict_until`). When the time limit passes
+during the sweep, every output unused at the steps left is evicted there
+(each such step then holds its MemReq <= M), so the answer stays valid, and
+a note says at which step.
 
 Every rule finds a feasible solution whenever M >= max MemReq (at a step,
 evicting every output not used there leaves exactly MemReq); below that the
@@ -33,9 +37,13 @@ optimal in-core peak); on other DAGs none (None), unless nothing is written
 
 from __future__ import annotations
 
+import heapq
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+import numpy as np
 
 from ...core.deadline import Deadline
 from ...core.errors import InfeasibleError
@@ -44,7 +52,7 @@ from ..io_bounds import io_bound
 from ..model import Instance, Solution, other_question
 from ..simulate import Gap, Graph, excess, gaps, io_events, peak
 from ..special_cases import best_postorder_order, forest_parent, liu_optimal_order
-from .sequential import forest_order, greedy_if_in_time
+from .sequential import orders_in_time
 
 POLICIES = ("belady", "largest", "first-fit", "best-fit")
 Traversal = Literal["auto", "liu-optimal", "best-postorder", "greedy"]
@@ -88,7 +96,7 @@ def traversal_order(instance: Instance, graph: Graph, traversal: str, deadline: 
         if traversal == "liu-optimal":
             return liu_optimal_order(graph, parent, deadline)[0]
         return best_postorder_order(graph, parent)[0]
-    return min([*greedy_if_in_time(graph, deadline), forest_order(graph)], key=lambda order: peak(graph, order))
+    return min(orders_in_time(graph, deadline), key=lambda order: peak(graph, order))
 
 
 def io_lower_bound(instance: Instance, graph: Graph, deadline: Deadline | None = None) -> int | None:
@@ -117,46 +125,188 @@ def io_lower_bound(instance: Instance, graph: Graph, deadline: Deadline | None =
     return None if found is None else found.bound
 
 
-def _pick(policy: str, candidates: list[Gap], missing: int) -> Gap:
-    if policy == "belady":
-        return max(candidates, key=lambda g: (g.before, g.size, -g.node))
-    if policy == "largest":
-        return max(candidates, key=lambda g: (g.size, g.before, -g.node))
-    fitting = [g for g in candidates if g.size >= missing]
-    if not fitting:
-        return max(candidates, key=lambda g: (g.size, g.before, -g.node))
-    if policy == "first-fit":
-        return min(fitting, key=lambda g: (g.after, g.node))
-    return min(fitting, key=lambda g: (g.size, g.after, g.node))  # best-fit
+class _FitTree:
+    """Gaps in order of (size, after, node), a segment tree keeping the least key of the candidates below.
+
+    The key of a candidate gap is the rule's: its position in that order
+    (best-fit: the least position at or after the first gap of size >= the
+    bytes missing is the smallest fitting gap) or ``after · n + node``
+    (first-fit: the first fitting gap in the order outputs were last used).
+    A gap leaves when evicted, or once it is found expired at the top.
+    """
+
+    def __init__(self, all_gaps: Sequence[Gap], policy: str) -> None:
+        self.by_size = sorted(
+            range(len(all_gaps)), key=lambda k: (all_gaps[k].size, all_gaps[k].after, all_gaps[k].node)
+        )
+        self.sizes = [all_gaps[k].size for k in self.by_size]
+        self.position = [0] * len(all_gaps)
+        for position, k in enumerate(self.by_size):
+            self.position[k] = position
+        nodes = 1 + max((gap.node for gap in all_gaps), default=0)
+        if policy == "best-fit":
+            self.key = list(range(len(all_gaps)))
+        else:
+            self.key = [all_gaps[k].after * nodes + all_gaps[k].node for k in self.by_size]
+        self.size = 1 << max(0, len(all_gaps) - 1).bit_length()
+        self.none = 1 << 62 if not all_gaps else max(self.key) + 1
+        self.tree = [self.none] * (2 * self.size)
+
+    def set(self, k: int, present: bool) -> None:
+        tree, i = self.tree, self.position[k] + self.size
+        tree[i] = self.key[i - self.size] if present else self.none
+        i >>= 1
+        while i:
+            low, high = tree[2 * i], tree[2 * i + 1]
+            tree[i] = low if low < high else high
+            i >>= 1
+
+    def least_fitting(self, missing: int) -> int | None:
+        """The candidate of least key among those of size >= ``missing`` (its gap index), or None."""
+        tree, best, where = self.tree, self.none, -1
+        low, high = self.size + bisect_left(self.sizes, missing), 2 * self.size
+        while low < high:
+            if low & 1:
+                if tree[low] < best:
+                    best, where = tree[low], low
+                low += 1
+            if high & 1:
+                high -= 1
+                if tree[high] < best:
+                    best, where = tree[high], high
+            low >>= 1
+            high >>= 1
+        if where < 0:
+            return None
+        while where < self.size:  # down to the leaf holding the least key
+            where = 2 * where if tree[2 * where] == best else 2 * where + 1
+        return self.by_size[where - self.size]
+
+
+class _Candidates:
+    """The gaps spanning the current step and not evicted yet, as one rule needs them.
+
+    ``belady`` and ``largest`` keep a heap by their key; ``first-fit`` and
+    ``best-fit`` a `_FitTree`, with a ``largest`` heap for when nothing
+    fits. A gap joins at its first spanned step (``after + 1``) and leaves
+    when evicted or, lazily, once it is seen with ``before`` <= the step.
+    Every rule's key is unique (a node's gaps differ in ``after`` and
+    ``before``), so the choice is the rule's whatever the structure.
+    """
+
+    def __init__(self, all_gaps: Sequence[Gap], policy: str) -> None:
+        self.gaps, self.policy = all_gaps, policy
+        self.heap: list[tuple[int, int, int, int]] = []
+        self.largest: list[tuple[int, int, int, int]] = []
+        self.fit = _FitTree(all_gaps, policy) if policy in ("first-fit", "best-fit") else None
+        self.taken = [False] * len(all_gaps)
+
+    def add(self, k: int) -> None:
+        gap = self.gaps[k]
+        largest_key = (-gap.size, -gap.before, gap.node, k)
+        if self.policy == "belady":
+            heapq.heappush(self.heap, (-gap.before, -gap.size, gap.node, k))
+        elif self.policy == "largest":
+            heapq.heappush(self.heap, largest_key)
+        else:
+            heapq.heappush(self.largest, largest_key)
+            assert self.fit is not None
+            self.fit.set(k, True)
+
+    def _top(self, heap: list[tuple[int, int, int, int]], t: int) -> int:
+        while self.taken[heap[0][3]] or self.gaps[heap[0][3]].before <= t:
+            heapq.heappop(heap)
+        return heap[0][3]
+
+    def pick(self, t: int, missing: int) -> int:
+        """The gap the rule evicts at step t while ``missing`` bytes are still over M (there is one: M >= MemReq)."""
+        k = self._top(self.heap, t) if self.fit is None else self._fit(t, missing)
+        self.taken[k] = True
+        if self.fit is not None:
+            self.fit.set(k, False)
+        return k
+
+    def _fit(self, t: int, missing: int) -> int:
+        assert self.fit is not None
+        while True:
+            k = self.fit.least_fitting(missing)
+            if k is None:
+                return self._top(self.largest, t)
+            if self.gaps[k].before > t:
+                return k
+            self.fit.set(k, False)  # expired: it spans no step from t on
 
 
 def evict(graph: Graph, order: Sequence[int], memory: int, policy: str, deadline: Deadline | None = None) -> list[Gap]:
-    """The gaps the rule ``policy`` evicts on ``order`` (assumes M >= max MemReq)."""
+    """The gaps the rule ``policy`` evicts on ``order`` (assumes M >= max MemReq); see `evict_until`."""
+    return evict_until(graph, order, memory, policy, deadline)[0]
+
+
+def evict_until(
+    graph: Graph, order: Sequence[int], memory: int, policy: str, deadline: Deadline | None = None
+) -> tuple[list[Gap], int | None]:
+    """The gaps the rule ``policy`` evicts on ``order``, and the step where the deadline cut the rule (or None).
+
+    One sweep over the steps: the bytes freed by the gaps evicted so far are
+    a running sum (each gap's size leaves it at its ``before``), so a step
+    costs its candidates' changes, not the length of the gaps. When the
+    deadline passes at step t, every gap not evicted that spans a step >= t
+    is evicted: each such step then holds only its own inputs, n and f (its
+    MemReq <= M), so the answer stays valid; it writes more. Then evictions
+    that turned out unnecessary are undone, latest first (skipped once the
+    deadline has passed: undoing only lowers the volume).
+    """
     all_gaps = gaps(graph, order)
-    spanning: list[list[Gap]] = [[] for _ in order]
-    for gap in all_gaps:
-        for t in range(gap.after + 1, gap.before):
-            spanning[t].append(gap)
+    n = len(order)
     over = excess(graph, order, memory, [])
-    chosen: list[Gap] = []
-    taken: set[Gap] = set()
-    for t in range(len(order)):
-        if deadline is not None and t % 256 == 0:
-            deadline.check("choosing evictions")
-        while over[t] > 0:
-            candidates = [g for g in spanning[t] if g not in taken]
-            gap = _pick(policy, candidates, over[t])  # non-empty while M >= MemReq
-            chosen.append(gap)
-            taken.add(gap)
-            for s in range(gap.after + 1, gap.before):
-                over[s] -= gap.size
-    # undo evictions that are no longer needed, latest first
-    for gap in reversed(list(chosen)):
-        if all(over[s] + gap.size <= 0 for s in range(gap.after + 1, gap.before)):
-            chosen.remove(gap)
-            for s in range(gap.after + 1, gap.before):
-                over[s] += gap.size
-    return chosen
+    starting: list[list[int]] = [[] for _ in range(n + 1)]
+    for k, gap in enumerate(all_gaps):
+        starting[gap.after + 1].append(k)
+    candidates = _Candidates(all_gaps, policy)
+    chosen: list[int] = []
+    relief = [0] * (n + 1)  # relief[t]: change at step t of the bytes freed by the evicted gaps
+    freed, cut = 0, None
+    for t in range(n):
+        if deadline is not None and t % 256 == 0 and deadline.expired():
+            cut = t
+            break
+        freed += relief[t]
+        for k in starting[t]:
+            candidates.add(k)
+        while over[t] - freed > 0:
+            k = candidates.pick(t, over[t] - freed)
+            chosen.append(k)
+            freed += all_gaps[k].size
+            relief[all_gaps[k].before] -= all_gaps[k].size
+    if cut is not None:
+        chosen += [k for k, gap in enumerate(all_gaps) if gap.before > cut and not candidates.taken[k]]
+        return [all_gaps[k] for k in chosen], cut
+    return _undo_unneeded(all_gaps, chosen, over, deadline), None
+
+
+def _undo_unneeded(all_gaps: Sequence[Gap], chosen: list[int], over: list[int], deadline: Deadline | None) -> list[Gap]:
+    """Drop the evictions no step needs any more, latest first, while the deadline allows.
+
+    The excess per step is a numpy array (int64 unless the sizes could
+    overflow it), so a gap's test and update are slices, not Python loops.
+    """
+    change = [0] * (len(over) + 1)  # the evicted gaps' sizes, as a difference array over the steps
+    for k in chosen:
+        change[all_gaps[k].after + 1] -= all_gaps[k].size
+        change[all_gaps[k].before] += all_gaps[k].size
+    wide = sum(gap.size for gap in all_gaps) + max((abs(x) for x in over), default=0) >= 1 << 62
+    level = np.cumsum(np.array(change[:-1], dtype=object if wide else np.int64))
+    excess_now = np.array(over, dtype=object if wide else np.int64) + level
+    dropped = set()
+    for k in reversed(chosen):
+        if deadline is not None and deadline.expired():
+            break
+        gap = all_gaps[k]
+        span = excess_now[gap.after + 1 : gap.before]
+        if span.max() + gap.size <= 0:
+            dropped.add(k)
+            span += gap.size
+    return [all_gaps[k] for k in chosen if k not in dropped]
 
 
 def solution_of(instance: Instance, order: Sequence[int], chosen: Sequence[Gap]) -> Solution:
@@ -183,11 +333,13 @@ def _eviction_method(policy: str):
         graph = Graph.of(instance)
         require_feasible(instance, graph)
         order = traversal_order(instance, graph, params.traversal, deadline)
-        chosen = evict(graph, order, instance.memory or 0, policy, deadline)
+        chosen, cut = evict_until(graph, order, instance.memory or 0, policy, deadline)
         written = sum(gap.size for gap in chosen)
         # writing nothing is optimal whatever the bound; otherwise only a proven bound is reported
         bound = 0 if written == 0 else io_lower_bound(instance, graph, deadline)
         notes = [f"{policy} evictions on the {params.traversal} traversal: {len(chosen)} outputs evicted"]
+        if cut is not None:
+            notes.append(f"time limit reached at step {cut} of {graph.n}: every output unused from there on evicted")
         if written > 0:
             notes.append(
                 "no lower bound on a DAG (the optimal in-core peak is not computed)"

@@ -105,7 +105,7 @@ def _subtrees(instance: Instance, graph: Graph, optim: bool, deadline: Deadline)
     parent = forest_parent(graph)
     if parent is None:
         return Result(status=Status.NOT_APPLICABLE, notes=("ParSubtrees needs an in-tree/forest",))
-    whole_order = require_memory(instance, graph)
+    whole_order = require_memory(instance, graph, deadline)
     if whole_order is None:  # require_memory returns Liu's order on every in-forest
         raise AssertionError("no Liu order for an in-forest")
     p = instance.processors or 1
@@ -116,9 +116,12 @@ def _subtrees(instance: Instance, graph: Graph, optim: bool, deadline: Deadline)
     parallel_roots, machine = _parallel_roots(cut, work, p, optim)
     start, processor = [0] * graph.n, [0] * graph.n
     clock = [0] * p
+    name = "par-subtrees-optim" if optim else "par-subtrees"
     for k, root in sorted(enumerate(parallel_roots), key=lambda item: -work[item[1]]):
         proc = machine[k]
-        for i in _subtree_order(graph, members[root]):
+        if deadline.expired():  # Liu's order of each subtree is O(s log s): Liu's whole order fits M already
+            return _liu_sequential(instance, whole_order, times, name)
+        for i in _subtree_order(graph, members[root], whole_order):
             start[i], processor[i] = clock[proc], proc
             clock[proc] += times[i]
     in_parallel = {i for r in parallel_roots for i in members[r]}
@@ -127,7 +130,6 @@ def _subtrees(instance: Instance, graph: Graph, optim: bool, deadline: Deadline)
         if i not in in_parallel:
             start[i], processor[i] = now, 0
             now += times[i]
-    name = "par-subtrees-optim" if optim else "par-subtrees"
     return finish_schedule(
         instance,
         start,
@@ -149,8 +151,23 @@ def _members(graph: Graph, roots: Sequence[int]) -> dict[int, list[int]]:
     return members
 
 
-def _subtree_order(graph: Graph, nodes: list[int]) -> list[int]:
-    """Liu's optimal order of the subtree made of ``nodes`` (its root's output kept: it has a successor outside)."""
+def _liu_sequential(instance: Instance, order: Sequence[int], times: Sequence[int], name: str) -> Result:
+    """Liu's order on one processor (it fits M: `require_memory`), when the deadline cuts the subtree orders."""
+    start, now = [0] * len(order), 0
+    for i in order:
+        start[i], now = now, now + times[i]
+    return finish_schedule(
+        instance, start, [0] * len(order), f"{name}: time limit reached: Liu's sequential order on one processor"
+    )
+
+
+def _subtree_order(graph: Graph, nodes: list[int], whole_order: Sequence[int]) -> list[int]:
+    """Liu's optimal order of the subtree made of ``nodes`` (its root's output kept: it has a successor outside).
+
+    The whole tree (one root, every node) is ordered already: ``whole_order``.
+    """
+    if len(nodes) == graph.n:
+        return list(whole_order)
     local = {node: k for k, node in enumerate(nodes)}
     parent = [local.get(graph.successors[node][0], -1) if graph.successors[node] else -1 for node in nodes]
     sub = Graph(

@@ -6,6 +6,8 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ...core.violation import Violation
 from . import out_of_core as out_of_core_model
 from .data import Instance, Solution
@@ -21,19 +23,20 @@ def memory_profile(instance: Instance, order: Sequence[int], *, keep_sinks: bool
     first). With ``keep_sinks`` the outputs of finished sinks stay held
     (memDAG's convention) instead of being freed at their own end.
     """
-    nodes, successors, predecessors = instance.nodes, instance.successors, instance.predecessors
+    successors, predecessors = instance.successors, instance.predecessors
+    execs, outputs = instance.exec_sizes, instance.outputs
     unfinished_consumers = [len(s) for s in successors]
     held_bytes = 0  # sum of the outputs in memory between steps
     profile = []
     for i in order:
-        profile.append(held_bytes + nodes[i].exec + nodes[i].output)  # n_i is freed when i ends
-        held_bytes += nodes[i].output
+        profile.append(held_bytes + execs[i] + outputs[i])  # n_i is freed when i ends
+        held_bytes += outputs[i]
         if not successors[i] and not keep_sinks:
-            held_bytes -= nodes[i].output  # a sink's output is freed at its own end
+            held_bytes -= outputs[i]  # a sink's output is freed at its own end
         for p in predecessors[i]:
             unfinished_consumers[p] -= 1
             if unfinished_consumers[p] == 0:  # i was p's last successor
-                held_bytes -= nodes[p].output
+                held_bytes -= outputs[p]
     return profile
 
 
@@ -63,21 +66,38 @@ def memory_levels(instance: Instance, start: Sequence[int]) -> list[tuple[int, i
     Node i holds n_i on ``[s_i, e_i)`` and f_i on ``[s_i, L_i)``, L_i the
     latest end of its successors (its own end for a sink). All changes at
     one instant are applied together, which is "frees before allocations".
+    The sums run in numpy (int64; in Python integers when the numbers could
+    overflow it).
     """
     nodes = instance.nodes
-    ends = [start[i] + nodes[i].time for i in range(len(nodes))]
-    deltas: dict[int, int] = {}
-    for i, node in enumerate(nodes):
-        released = max((ends[s] for s in instance.successors[i]), default=ends[i])
-        for begin, end, size in ((start[i], ends[i], node.exec), (start[i], released, node.output)):
-            if end > begin and size:
-                deltas[begin] = deltas.get(begin, 0) + size
-                deltas[end] = deltas.get(end, 0) - size
-    levels, held = [], 0
-    for time in sorted(deltas):
-        held += deltas[time]
-        levels.append((time, held))
-    return levels
+    if not nodes:
+        return []
+    columns = [[v.time for v in nodes], [v.exec for v in nodes], [v.output for v in nodes], list(start)]
+    wide = max(max(columns[3]) + max(columns[0]), sum(columns[1]) + sum(columns[2])) >= 1 << 62
+    kind = object if wide else np.int64
+    times, execs, outputs, begins = (np.array(column, dtype=kind) for column in columns)
+    ends = begins + times
+    released = ends.copy()  # a sink's output goes at its own end
+    if instance.edges:
+        u, v = np.array(instance.edges, dtype=np.int64).T
+        consumed = np.array([-1] * len(nodes), dtype=kind)
+        np.maximum.at(consumed, u, ends[v])
+        released = np.where(consumed >= 0, consumed, released)
+    at, size, until = [], [], []
+    for hold_until, held in ((ends, execs), (released, outputs)):
+        used = (held != 0) & (hold_until > begins)
+        at.append(begins[used])
+        size.append(held[used])
+        until.append(hold_until[used])
+    instants = np.concatenate([*at, *until])
+    changes = np.concatenate([*size, *(-x for x in size)])
+    if not len(instants):
+        return []
+    order = np.argsort(instants, kind="stable")
+    instants, changes = instants[order], changes[order]
+    held_after = np.cumsum(changes)
+    last = np.append(instants[1:] != instants[:-1], True)  # the level after every change at one instant
+    return [(int(t), int(h)) for t, h in zip(instants[last], held_after[last], strict=True)]
 
 
 def _schedule_key_violations(names: Sequence[str], solution: Solution) -> list[Violation]:
@@ -237,9 +257,10 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
         return out_of_core_model.evaluate(instance, order, solution)
     profile = memory_profile(instance, order)
     peak = max(profile)
+    outputs = instance.outputs
     memreq = max(
-        sum(instance.nodes[p].output for p in instance.predecessors[i]) + node.exec + node.output
-        for i, node in enumerate(instance.nodes)
+        sum([outputs[p] for p in predecessors]) + size + output
+        for predecessors, size, output in zip(instance.predecessors, instance.exec_sizes, outputs, strict=True)
     )
     return {
         "objective": float(peak),

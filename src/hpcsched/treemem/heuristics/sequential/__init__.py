@@ -12,13 +12,36 @@ from typing import Literal
 
 import numpy as np
 
-from ...core.deadline import Deadline, TimeLimitReached
-from ...core.params import at_least
-from ...core.result import Result, Status
-from ..bounds import memreq
-from ..model import Instance, Solution, other_question
-from ..simulate import Graph, peak, profile, topological_by_priority
-from ..special_cases import best_postorder_order, liu_optimal_order
+from ....core.deadline import Deadline
+from ....core.params import at_least
+from ....core.result import Result, Status
+from ...bounds import memreq
+from ...model import Instance, Solution, other_question
+from ...simulate import Graph, peak, profile
+from .orders import (
+    dfs_order,
+    forest_order,
+    greedy_if_in_time,
+    greedy_order,
+    orders_in_time,
+    spanning_in_forest,
+)
+
+__all__ = [
+    "ForestParams",
+    "LocalSearchParams",
+    "dfs_order",
+    "dfs_postorder",
+    "forest_order",
+    "forest_postorder",
+    "greedy",
+    "greedy_if_in_time",
+    "greedy_order",
+    "improve",
+    "local_search",
+    "orders_in_time",
+    "spanning_in_forest",
+]
 
 
 def _result(instance: Instance, graph: Graph, order: Sequence[int], *notes: str) -> Result:
@@ -30,32 +53,6 @@ def _result(instance: Instance, graph: Graph, order: Sequence[int], *notes: str)
         bound=float(bound),
         notes=tuple(notes),
     )
-
-
-def dfs_order(graph: Graph) -> list[int]:
-    """Post-order of a depth-first search from the sinks along predecessors.
-
-    A node is listed once all its predecessors are listed, so the order is
-    topological; on an in-tree it is a post-order (children in index order).
-    """
-    done = [False] * graph.n
-    order: list[int] = []
-    for sink in (i for i in range(graph.n) if not graph.successors[i]):
-        stack = [(sink, 0)]
-        while stack:
-            node, k = stack.pop()
-            if done[node]:
-                continue
-            preds = graph.predecessors[node]
-            while k < len(preds) and done[preds[k]]:
-                k += 1
-            if k < len(preds):
-                stack.append((node, k + 1))
-                stack.append((preds[k], 0))
-            else:
-                done[node] = True
-                order.append(node)
-    return order
 
 
 def dfs_postorder(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -84,50 +81,6 @@ def dfs_postorder(instance: Instance, /, *, time_limit: float, seed: int, params
         return refused
     graph = Graph.of(instance)
     return _result(instance, graph, dfs_order(graph), "DFS post-order from the sinks")
-
-
-def greedy_order(graph: Graph, deadline: Deadline | None = None) -> list[int]:
-    """Run, at each step, the ready node that raises the peak so far least.
-
-    Ties (typically: several nodes fit under the current peak) go to the node
-    that leaves least resident memory (frees the most), then to the cheaper
-    step, then to the smaller index.
-    """
-    missing = [len(p) for p in graph.predecessors]
-    remaining = [len(s) for s in graph.successors]
-    ready = {i for i in range(graph.n) if missing[i] == 0}
-    order: list[int] = []
-    resident = top = 0
-
-    def left(i: int) -> int:  # change of the resident memory when i ends
-        return graph.kept[i] - sum(graph.output[p] for p in graph.predecessors[i] if remaining[p] == 1)
-
-    while ready:
-        if deadline is not None and len(order) % 256 == 0:
-            deadline.check("running the greedy")
-        i = min(ready, key=lambda j: (max(0, resident + graph.step[j] - top), left(j), graph.step[j], j))
-        ready.discard(i)
-        order.append(i)
-        top = max(top, resident + graph.step[i])
-        resident += left(i)
-        for p in graph.predecessors[i]:
-            remaining[p] -= 1
-        for s in graph.successors[i]:
-            missing[s] -= 1
-            if missing[s] == 0:
-                ready.add(s)
-    return order
-
-
-def greedy_if_in_time(graph: Graph, deadline: Deadline | None) -> list[list[int]]:
-    """``[greedy_order]``, or ``[]`` when the deadline cuts it (O(n x ready) steps: > 3 s on a 6,400-node tree).
-
-    The starts and incumbents of the other methods then come from the linear-time orders alone.
-    """
-    try:
-        return [greedy_order(graph, deadline)]
-    except TimeLimitReached:
-        return []
 
 
 def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
@@ -173,46 +126,6 @@ class ForestParams:
     traversal: Literal["postorder", "liu"] = "postorder"
 
 
-def spanning_in_forest(graph: Graph) -> list[int]:
-    """Keep, for every node, one successor: the one deepest from the sources (its latest consumer, likely)."""
-    depth = [0] * graph.n
-    for i in topological_by_priority(graph, range(graph.n)):
-        for s in graph.successors[i]:
-            depth[s] = max(depth[s], depth[i] + 1)
-    return [max(succ, key=lambda s: (depth[s], s)) if succ else -1 for succ in graph.successors]
-
-
-def forest_order(graph: Graph, traversal: str = "postorder") -> list[int]:
-    """Traverse a spanning in-forest, then repair: run ready nodes in that rank (a topological order)."""
-    parent = spanning_in_forest(graph)
-    # in the forest a node that keeps a successor leaves its output resident until that successor ends
-    kept = [graph.output[i] if parent[i] >= 0 else 0 for i in range(graph.n)]
-    if traversal == "liu":
-        forest_graph = Graph(
-            graph.n,
-            graph.step,
-            tuple(kept),
-            graph.output,
-            _forest_predecessors(parent),
-            tuple((p,) if p >= 0 else () for p in parent),
-        )
-        ranked, _ = liu_optimal_order(forest_graph, parent)
-    else:
-        ranked, _ = best_postorder_order(graph, parent, kept)
-    rank = [0] * graph.n
-    for position, node in enumerate(ranked):
-        rank[node] = position
-    return topological_by_priority(graph, rank)
-
-
-def _forest_predecessors(parent: Sequence[int]) -> tuple[tuple[int, ...], ...]:
-    preds: list[list[int]] = [[] for _ in parent]
-    for i, p in enumerate(parent):
-        if p >= 0:
-            preds[p].append(i)
-    return tuple(tuple(p) for p in preds)
-
-
 def forest_postorder(instance: Instance, /, *, time_limit: float, seed: int, params: ForestParams | None) -> Result:
     """Best post-order (or Liu's traversal) of a spanning in-forest, repaired into a topological order.
 
@@ -238,8 +151,9 @@ def forest_postorder(instance: Instance, /, *, time_limit: float, seed: int, par
     if refused is not None:
         return refused
     params = params or ForestParams()
+    deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
-    order = forest_order(graph, params.traversal)
+    order = forest_order(graph, params.traversal, deadline)
     return _result(instance, graph, order, f"spanning in-forest ({params.traversal}), repaired by rank")
 
 
@@ -324,7 +238,9 @@ def local_search(instance: Instance, /, *, time_limit: float, seed: int, params:
     params = params or LocalSearchParams()
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
-    starts = [*greedy_if_in_time(graph, deadline), dfs_order(graph), forest_order(graph)]
+    starts = orders_in_time(graph, deadline)
+    if len(starts) == 2:  # both in time: the DFS post-order competes too
+        starts.insert(1, dfs_order(graph))
     start = min(starts, key=lambda o: _score(profile(graph, o)))
     order = improve(graph, start, max_iterations=params.max_iterations, seed=seed, deadline=deadline)
     return _result(instance, graph, order, f"local search from the best start, {params.max_iterations} moves at most")
