@@ -103,7 +103,7 @@ def test_a_cut_dp_still_answers_with_the_remat_baseline():
     assert store_all_peak(instance) > instance.memory >= offload_memory_lower_bound_with_reason(instance)[0]
     result = hpcsched.solve(instance, "offload-dp", time_limit=1e-9)
     assert result.status is Status.FEASIBLE
-    assert "the time limit cut the DP" in result.notes
+    assert any(note.startswith("the time limit cut the DP") for note in result.notes), result.notes
     assert result.notes[-1] == "kept: remat-only dp's sequence"
 
 

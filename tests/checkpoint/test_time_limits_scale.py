@@ -140,3 +140,21 @@ def test_the_one_row_bounds_hold_below_the_lp(monkeypatch):
         monkeypatch.undo()
         assert bounds.compute_time(instance) <= without == no_time <= with_lp
         assert with_lp <= solve(instance, "dp", time_limit=30).objective
+
+
+def test_the_copies_of_a_sequence_are_found_in_linear_time():
+    """offload-greedy and offload-dp find which copy each operation reads (`value_copies`) before their
+    first deadline check: by scanning every copy that was quadratic (5,000 stages: 5 s of CPU past a 1 s
+    limit). Python lines per operation do not grow with L (the old code's went 3.7x up from 100 to 400)."""
+    from hpcsched.checkpoint.model import store_all_sequence
+    from hpcsched.checkpoint.offload_bridges import value_copies
+
+    per_operation = [count_lines(value_copies, n, tuple(store_all_sequence(n))) / (2 * n + 1) for n in (100, 400)]
+    assert per_operation[1] < 1.2 * per_operation[0], per_operation
+
+
+def test_offload_greedy_stops_at_the_limit_on_a_long_chain():
+    instance = _chain(600, link=True)  # the old code ran 1.4 M lines before its first check
+    result, clock = solve_past_deadline(instance, "offload-greedy", reads=0, problem="checkpoint")
+    assert result.status is Status.TIME_LIMIT_NO_SOLUTION, result.notes
+    assert_stops_promptly(instance, result, clock)

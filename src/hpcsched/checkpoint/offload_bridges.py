@@ -12,6 +12,7 @@ the memory it needs), `wait_for_offload` picks one at an excess, and
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import NamedTuple
@@ -46,37 +47,66 @@ def _created_copies(sequence: tuple[tuple[str, int], ...]) -> Made:
 
 def _xbar_span_ends(made: Made, sequence: tuple[tuple[str, int], ...]) -> dict[int, int]:
     """The explicit end of each xbar copy: the first ``B i-1`` after its creation (its creator if none)."""
+    backwards: dict[int, list[int]] = {}  # stage -> the positions of its B, ascending
+    for k, (name, stage) in enumerate(sequence):
+        if name == "B":
+            backwards.setdefault(stage, []).append(k)
     span_end: dict[int, int] = {}
     for c, ((kind, i), p) in enumerate(made):
         if kind == "xbar":
-            span_end[c] = next((k for k in range(p + 1, len(sequence)) if sequence[k] == ("B", i - 1)), p)
+            after = backwards.get(i - 1, [])
+            j = bisect_right(after, p)
+            span_end[c] = after[j] if j < len(after) else p
     return span_end
 
 
-def _latest_copy(made: Made, value: tuple[str, int], k: int) -> int:
-    """The latest copy of ``value`` created before position k."""
-    return max(c for c, (v, p) in enumerate(made) if v == value and p < k)
+class _CopiesOf:
+    """The copies of each value in creation order, to find the one a read uses by bisection (O(log n))."""
 
+    def __init__(self, made: Made, span_end: dict[int, int]) -> None:
+        self.copies: dict[tuple[str, int], list[int]] = {}  # value -> its copies, by creator position
+        self.created: dict[tuple[str, int], list[int]] = {}  # value -> their creator positions
+        for c, (value, p) in enumerate(made):
+            self.copies.setdefault(value, []).append(c)
+            self.created.setdefault(value, []).append(p)
+        self.span_end = span_end
 
-def _server_of_x(made: Made, span_end: dict[int, int], i: int, k: int) -> int:
-    """The copy serving a read of x_i at position k: an xbar_i copy whose span covers k, else x_i's latest."""
-    serving = [c for c, (v, p) in enumerate(made) if v == ("xbar", i) and p < k <= span_end[c]] if i else []
-    return serving[-1] if serving else _latest_copy(made, ("x", i), k)
+    def latest(self, value: tuple[str, int], k: int) -> int:
+        """The latest copy of ``value`` created before position k."""
+        j = bisect_left(self.created.get(value, []), k)
+        if j == 0:
+            raise ValueError(f"no copy of {value} before position {k}")
+        return self.copies[value][j - 1]
+
+    def server_of_x(self, i: int, k: int) -> int:
+        """The copy serving a read of x_i at position k: the latest xbar_i copy whose span covers k, else
+        x_i's latest."""
+        if i:
+            value = ("xbar", i)
+            copies = self.copies.get(value, [])
+            # the copies created before k, latest first; the first whose span reaches k serves
+            for j in range(bisect_left(self.created.get(value, []), k) - 1, -1, -1):
+                if k <= self.span_end[copies[j]]:
+                    return copies[j]
+        return self.latest(("x", i), k)
 
 
 def value_copies(length: int, sequence: tuple[tuple[str, int], ...]) -> list[Copy]:
-    """The copies of a remat sequence and which positions read each (the chain's least-fixpoint rule)."""
+    """The copies of a remat sequence and which positions read each (the chain's least-fixpoint rule).
+
+    O(n log n) in the sequence length, plus the xbar copies of one value created before a read whose
+    span ended before it (a value forwarded with ``Fall`` again and again)."""
     made = _created_copies(sequence)
     reads: dict[int, list[int]] = {c: [] for c in range(len(made))}
-    span_end = _xbar_span_ends(made, sequence)
+    of = _CopiesOf(made, _xbar_span_ends(made, sequence))
     for k, (name, stage) in enumerate(sequence):
         if name == "B" and stage < length:
-            reads[_latest_copy(made, ("xbar", stage + 1), k)].append(k)
+            reads[of.latest(("xbar", stage + 1), k)].append(k)
         if name in ("F", "Fall", "B"):
-            c = _server_of_x(made, span_end, stage, k)
-            if k not in reads[c]:
-                reads[c].append(k)
-    return [Copy(v, p, tuple(sorted(reads[c]))) for c, (v, p) in enumerate(made)]
+            read = reads[of.server_of_x(stage, k)]
+            if not read or read[-1] != k:  # positions come in increasing order: k is last if already there
+                read.append(k)
+    return [Copy(v, p, tuple(reads[c])) for c, (v, p) in enumerate(made)]
 
 
 @dataclass(frozen=True)
