@@ -14,12 +14,24 @@ from __future__ import annotations
 import functools
 import importlib
 
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from workclock import count_lines
 
 from hpcsched import solve
-from hpcsched.burstbuffer import Instance, Solution, bounds, evaluate, generate_periodic, validate
-from hpcsched.burstbuffer.model import dynamic_events, nominal
+from hpcsched.burstbuffer import (
+    Application,
+    Instance,
+    Platform,
+    Solution,
+    bounds,
+    evaluate,
+    generate_periodic,
+    validate,
+)
+from hpcsched.burstbuffer.model import dynamic_events, nominal, static_events
 from hpcsched.burstbuffer.model.dynamic_events import DynamicSimulation
 from hpcsched.burstbuffer.model.fluid import simulate
 from hpcsched.burstbuffer.model.trace import event_budget
@@ -110,3 +122,69 @@ def test_the_lower_bounds_are_one_pass_over_the_applications():
     small, big = _periodic(50), _periodic(400)
     assert count_lines(bounds.best, big) <= 2 * 8 * count_lines(bounds.best, small)
     assert count_lines(bounds.dynamic_bound, big, 1e10) / big.num_applications <= 30
+
+
+@st.composite
+def static_cases(draw):
+    count = draw(st.integers(1, 4))
+    apps = tuple(
+        Application(
+            f"a{k}",
+            draw(st.sampled_from([0.0, 1.5, 3.25])),
+            draw(st.integers(1, 4)),
+            draw(st.sampled_from([0.0, 2.0, 7.5])),
+            draw(st.floats(1, 200)),
+            draw(st.floats(1, 50)),
+        )
+        for k in range(count)
+    )
+    bandwidth, granule = draw(st.floats(1, 50)), draw(st.floats(1, 30))
+    objective = draw(st.sampled_from(["sharing", "sizing-static"]))
+    instance = Instance("r", Platform(bandwidth, draw(st.integers(0, 12)) * granule + 1e-9, granule), apps, objective)
+    granules = draw(st.lists(st.integers(0, 4), min_size=count, max_size=count))
+    drains = [draw(st.sampled_from([0.0, 0.5, 1.0])) * bandwidth / count for _ in apps]
+    return instance, Solution.static(granules, drains)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(static_cases(), st.booleans())
+def test_partitions_side_by_side_agree_with_one_by_one(case, lp):
+    # the numpy lockstep (large instances) against the Python simulation of one partition at a time
+    instance, solution = case
+    if lp and instance.objective == "sizing-static":  # a drain schedule: breakpoints shared by all partitions
+        result = solve(instance, "sizing-static-lp", time_limit=10)
+        solution = result.solution if result.solution is not None else solution
+    one_by_one = static_events.simulate_static(instance, solution, None)
+    original = static_events.DETAIL_BURSTS
+    static_events.DETAIL_BURSTS = 0
+    try:
+        side_by_side = static_events.simulate_static(instance, solution, None)
+    finally:
+        static_events.DETAIL_BURSTS = original
+    assert side_by_side.completion == pytest.approx(one_by_one.completion, rel=1e-12)
+    assert sorted(v.rule for v in side_by_side.violations) == sorted(v.rule for v in one_by_one.violations)
+    assert side_by_side.times == pytest.approx(one_by_one.times, rel=1e-12)
+    peak = max(one_by_one.peak_occupancy, 1.0)
+    assert side_by_side.total == pytest.approx(one_by_one.total, rel=1e-9, abs=1e-9 * peak)
+
+
+def test_the_total_occupancy_is_the_sum_of_the_partitions():
+    owner = np.array([0, 1, 0, 1, 0, 2, 2])
+    times = np.array([0.0, 0.0, 2.0, 1.0, 5.0, 0.0, 3.0])
+    contents = np.array([0.0, 0.0, 4.0, 3.0, 1.0, 0.0, 6.0])
+    union, total = static_events._total(times, contents, static_events._previous_rows(owner))
+    expected = [
+        sum(np.interp(t, times[owner == k], contents[owner == k], right=contents[owner == k][-1]) for k in range(3))
+        for t in union
+    ]
+    assert union.tolist() == [0.0, 1.0, 2.0, 3.0, 5.0]
+    assert total == pytest.approx(expected)
+
+
+def test_the_static_validator_costs_lines_per_event_of_the_busiest_partition_not_per_application():
+    instance = generate_periodic(seed=5, n=12_000)  # 48,000 bursts: side by side
+    solved = solve(instance, "equal-split", time_limit=60).solution
+    # a copy: the solve's own replay of `solved` is kept (validate would not simulate again)
+    solution = Solution.static(list(solved.granules), list(solved.drain_rates))
+    # ~20 lines per application side by side; one by one it was ~600 (7.2 M lines here)
+    assert count_lines(validate, instance, solution) <= 40 * instance.num_applications

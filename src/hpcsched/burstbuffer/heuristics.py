@@ -91,19 +91,16 @@ def _not_sharing(instance: Instance) -> Result | None:
 def water_fill(total: float, caps: list[float]) -> list[float]:
     """Max-min fair split of ``total`` with per-entry caps."""
     shares = [0.0] * len(caps)
-    open_entries = sorted(range(len(caps)), key=lambda k: caps[k])
+    order = sorted(range(len(caps)), key=lambda k: caps[k])
     left = total
-    while open_entries:
-        equal = left / len(open_entries)
-        k = open_entries[0]
-        if caps[k] <= equal:
-            shares[k] = caps[k]
-            left -= caps[k]
-            open_entries.pop(0)
-        else:
-            for k in open_entries:
-                shares[k] = equal
+    for position, k in enumerate(order):  # the entries from `position` on are still open
+        equal = left / (len(order) - position)
+        if caps[k] > equal:
+            for j in order[position:]:
+                shares[j] = equal
             break
+        shares[k] = caps[k]
+        left -= caps[k]
     return shares
 
 
@@ -113,7 +110,8 @@ def drain_rates(instance: Instance, drain_policy: StaticDrainPolicy = "proportio
     apps = instance.applications
     if drain_policy == "proportional":
         weights = [app.io_rate for app in apps]
-        return [bandwidth * w / sum(weights) for w in weights]
+        weight = sum(weights)
+        return [bandwidth * w / weight for w in weights]
     wanted = [app.rate if app.compute <= 0 else min(app.rate, app.volume / app.compute) for app in apps]
     scale = min(1.0, bandwidth / sum(wanted))
     return [d * scale for d in wanted]
@@ -121,7 +119,8 @@ def drain_rates(instance: Instance, drain_policy: StaticDrainPolicy = "proportio
 
 def largest_remainder(weights: list[float], total: int) -> list[int]:
     """Integers proportional to ``weights`` summing to ``total`` (Hamilton's method)."""
-    quotas = [total * w / sum(weights) for w in weights]
+    weight = sum(weights)
+    quotas = [total * w / weight for w in weights]
     counts = [math.floor(q) for q in quotas]
     order = sorted(range(len(weights)), key=lambda k: (-(quotas[k] - counts[k]), k))
     for k in order[: total - sum(counts)]:

@@ -45,8 +45,8 @@ from ..model import DrainSchedule, Instance, Solution
 from ..simulate import nominal_bursts
 from ..special_cases import SizingParams
 
-#: Rows, index pairs (~0.5 us each in Pyomo's Set) and variables (~3 us each) made between two looks at the clock.
-ROWS_PER_CHECK, PAIRS_PER_CHECK, VARIABLES_PER_CHECK = 256, 1 << 18, 1 << 16
+#: Rows, index pairs (~0.5 us each in Pyomo's Set) and variables (~3 us each) between two looks at the clock.
+ROWS_PER_CHECK, PAIRS_PER_CHECK, VARIABLES_PER_CHECK = 256, 1 << 10, 1 << 10
 
 #: Slack for the LP's rounding noise when sizes and the LP value are rounded up to whole
 #: granules, as a fraction of the smaller of a granule and a largest burst: a fraction of a
@@ -67,12 +67,12 @@ MILP_SMALLEST_GRANULE = 1e-6
 
 
 def _checked_pairs(pairs: Iterable[tuple[int, int]], deadline: Deadline, phase: str) -> Iterator[tuple[int, int]]:
-    """``pairs``, looking at the deadline before each further `PAIRS_PER_CHECK` of them."""
+    """``pairs``, looking at the deadline before each `PAIRS_PER_CHECK` of them (the first included)."""
     iterator = iter(pairs)
-    for number, batch in enumerate(iter(lambda: list(islice(iterator, PAIRS_PER_CHECK)), [])):
-        if number:
-            deadline.check(phase)
+    deadline.check(phase)
+    for batch in iter(lambda: list(islice(iterator, PAIRS_PER_CHECK)), []):
         yield from batch
+        deadline.check(phase)
 
 
 def _checked(
@@ -151,10 +151,14 @@ class SizingModelBuilder:
         model = pyo.ConcreteModel()
         phase = "building the sizing model"
         nonnegative = _checked(lambda m, k, j: (0, None), self.deadline, phase, VARIABLES_PER_CHECK)  # x, c >= 0
-        model.drained_pairs = pyo.Set(dimen=2, initialize=_checked_pairs(self.drained_index, self.deadline, phase))
-        model.content_pairs = pyo.Set(dimen=2, initialize=_checked_pairs(self.content_index, self.deadline, phase))
-        model.drained = pyo.Var(model.drained_pairs, within=pyo.Reals, bounds=nonnegative)
-        model.content = pyo.Var(model.content_pairs, within=pyo.Reals, bounds=nonnegative)
+        # Filled by update(), which inserts as it iterates: given to initialize=, a generator is listed whole first.
+        model.drained_pairs, model.content_pairs = pyo.Set(dimen=2), pyo.Set(dimen=2)
+        for pairs, index in ((model.drained_pairs, self.drained_index), (model.content_pairs, self.content_index)):
+            pairs.update(_checked_pairs(index, self.deadline, phase))
+        # dense=False: each variable is made (and its bound rule checks the deadline) when a row first uses it;
+        # a dense family is made whole, unchecked, before its first rule call.
+        model.drained = pyo.Var(model.drained_pairs, within=pyo.Reals, bounds=nonnegative, dense=False)
+        model.content = pyo.Var(model.content_pairs, within=pyo.Reals, bounds=nonnegative, dense=False)
         if granular:  # g_k whole granules
             model.granules = pyo.Var(range(count), within=pyo.NonNegativeIntegers)
             model.size = pyo.Objective(expr=sum(model.granules[k] for k in range(count)), sense=pyo.minimize)
@@ -165,9 +169,10 @@ class SizingModelBuilder:
         for k, j in self.drained_index:
             by_interval.setdefault(j, []).append(k)
         model.start_empty = pyo.Constraint(range(count), rule=_checked(self._start_empty, self.deadline, phase))
-        model.balance = pyo.Constraint(self.drained_index, rule=_checked(self._balance, self.deadline, phase))
+        # Indexed by the Sets above: a list here would become a new Set, filled whole and unchecked.
+        model.balance = pyo.Constraint(model.drained_pairs, rule=_checked(self._balance, self.deadline, phase))
         partition = self._granular_partition if granular else self._partition
-        model.partition = pyo.Constraint(self.content_index, rule=_checked(partition, self.deadline, phase))
+        model.partition = pyo.Constraint(model.content_pairs, rule=_checked(partition, self.deadline, phase))
         model.pfs = pyo.Constraint(
             sorted(by_interval), rule=_checked(lambda m, j: self._pfs(m, j, by_interval[j]), self.deadline, phase)
         )
@@ -249,8 +254,8 @@ def _schedule_solution(instance: Instance, built: SizingModel, outcome: Outcome,
     totals = rates.sum(axis=0)
     over = totals > bandwidth
     rates[:, over] *= bandwidth / totals[over]  # solver tolerance must not over-reserve the PFS
-    weights = [app.io_rate for app in instance.applications]
-    after = [bandwidth * w / sum(weights) for w in weights]  # drains what is left after the last burst
+    weight = sum(app.io_rate for app in instance.applications)  # once: K sums of K weights took seconds at 10^4
+    after = [bandwidth * app.io_rate / weight for app in instance.applications]  # drains after the last burst
     schedule = DrainSchedule(
         tuple(float(t) for t in intervals.times), tuple(tuple(float(x) for x in row) for row in rates)
     )
@@ -329,25 +334,21 @@ class StaticSizing:
                 "answer: LP partitions rounded up"
             )
             return self._result(Status.FEASIBLE, rounded, rounded_bound, rounded_solution, lp_backend)
-        built = None
-        if not self.deadline.expired():
-            try:
-                built = self.builder.build(granular=True)
-            except TimeLimitReached:
-                built = None
+        try:
+            built = None if self.deadline.expired() else self.builder.build(granular=True)
+        except TimeLimitReached:
+            built = None
         if built is None or self.deadline.expired():
             self.notes.append("time limit reached before the MILP with integer granules")
             return self._result(Status.FEASIBLE, rounded, rounded_bound, rounded_solution, lp_backend)
         milp = solve_pyomo(built.model, time_limit=self.deadline.remaining(), seed=self.seed)
         self.notes.append(f"MILP with integer granules: {milp.message}")
         count = self.instance.num_applications
-        if not milp.has_solution or sum(round(_value(milp, built.model.granules[k])) for k in range(count)) > sum(
-            rounded
-        ):
+        granules = [round(_value(milp, built.model.granules[k])) for k in range(count)] if milp.has_solution else []
+        if not granules or sum(granules) > sum(rounded):
             # the rounded LP partitions are a valid answer; ceil(LP / G) is a proven bound
             self.notes.append("answer: LP partitions rounded up (MILP did not improve them in time)")
             return self._result(Status.FEASIBLE, rounded, rounded_bound, rounded_solution, milp.backend)
-        granules = [round(_value(milp, built.model.granules[k])) for k in range(count)]
         solution = _schedule_solution(self.instance, built, milp, granules)
         bound = lower_granules * self.granule
         if milp.bound is not None:

@@ -21,11 +21,15 @@ import numpy as np
 from ...core.violation import Violation
 from .data import TOLERANCE, Application, Instance
 from .solution import Solution
+from .static_lockstep import simulate_lockstep
 from .trace import DONE, SNAP, WRITE, Phase, Trace, event_budget
 
 #: Above this many (application x event) cells the per-application contents of a
 #: static trace are not tabulated (only the total occupancy is kept).
 CONTENT_CELLS = 2_000_000
+#: Above this many bursts and applications the partitions are simulated side by side
+#: (`static_lockstep`, numpy, no timelines) instead of one by one in Python.
+DETAIL_BURSTS = 10_000
 
 
 @dataclass(frozen=True)
@@ -148,13 +152,52 @@ def _drain_of(solution: Solution, k: int) -> Callable[[float], float]:
     return cap_at
 
 
-def _merge(trace: Trace, series: list[Series], platform_limit: float) -> None:
+def _total(times: np.ndarray, contents: np.ndarray, previous: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The whole-buffer occupancy at every instant of the partitions' events.
+
+    Row i is an event of some partition at ``times[i]`` with content
+    ``contents[i]``; ``previous[i]`` is the row of that partition's event
+    before it (-1 for its first). Each partition's content is linear between
+    its events and constant after its last one, so the sum is linear between
+    two instants of the union, with the sum of the partitions' slopes. Each
+    event changes its partition's line c + s (t - t_i), i.e. its intercept
+    c - s t_i and its slope; running sums of those changes give the total at
+    every instant in one sort (was one interpolation per partition over the
+    whole union: 10,000 partitions took 26 s). Its rounding, about 1e-11 of
+    the peak at 4 million events, is that of the sum of 100,000 interpolated
+    contents, far below the validator's 1e-9.
+    """
+    follows = previous >= 0
+    before = previous[follows]
+    slope = np.zeros(times.size)
+    elapsed = times[follows] - times[before]
+    moving = elapsed > 0
+    slope[before[moving]] = (contents[follows][moving] - contents[before][moving]) / elapsed[moving]
+    intercept = contents - slope * times
+    change_intercept, change_slope = intercept.copy(), slope.copy()
+    change_intercept[follows] -= intercept[before]
+    change_slope[follows] -= slope[before]
+    by_time = np.argsort(times)  # the order inside one instant does not matter: only its last sum is read
+    instants = times[by_time]
+    last = np.flatnonzero(np.append(instants[1:] != instants[:-1], True))  # after every change at an instant
+    union = instants[last]
+    level = np.cumsum(change_intercept[by_time])[last] + np.cumsum(change_slope[by_time])[last] * union
+    return union, np.maximum(level, 0.0)
+
+
+def _previous_rows(owner: np.ndarray) -> np.ndarray:
+    """For each row, the row of the same partition's event before it (-1 for its first)."""
+    order = np.argsort(owner, kind="stable")  # by partition, each in event order
+    previous = np.full(owner.size, -1)
+    same = owner[order][1:] == owner[order][:-1]
+    previous[order[1:][same]] = order[:-1][same]
+    return previous
+
+
+def _merge(trace: Trace, table: tuple[np.ndarray, np.ndarray, np.ndarray], count: int, platform_limit: float) -> None:
     """Whole-buffer occupancy on the union of the partitions' events, checked against ``platform_limit``."""
-    union = np.unique(np.concatenate([np.asarray(s.times) for s in series]))
-    total = np.zeros(union.size)
-    for s in series:
-        # after its last event a partition keeps draining, but nothing more is asked of it
-        total += np.interp(union, s.times, s.contents, right=s.contents[-1])
+    owner, times, contents = table
+    union, total = _total(times, contents, _previous_rows(owner))
     over = np.flatnonzero(total > platform_limit * (1 + TOLERANCE))
     if over.size:
         first = over[0]
@@ -165,14 +208,18 @@ def _merge(trace: Trace, series: list[Series], platform_limit: float) -> None:
         )
     trace.peak_occupancy = float(total.max()) if total.size else 0.0
     trace.times = union.tolist()
-    if len(series) * union.size <= CONTENT_CELLS:
-        table = np.array([np.interp(union, s.times, s.contents, right=s.contents[-1]) for s in series])
-        trace.contents = table.T.tolist()
+    if count * union.size <= CONTENT_CELLS:
+        rows = []
+        for k in range(count):
+            mine = owner == k
+            # after its last event a partition keeps draining, but nothing more is asked of it
+            rows.append(np.interp(union, times[mine], contents[mine], right=contents[mine][-1]))
+        trace.contents = np.array(rows).T.tolist()
     trace.total = total.tolist()
 
 
 def simulate_static(instance: Instance, solution: Solution, max_events: int | None) -> Trace:
-    """The `Trace` of a static allocation (partitions simulated one by one, then merged)."""
+    """The `Trace` of a static allocation (partitions simulated one by one, or side by side, then merged)."""
     bandwidth = instance.platform.pfs_bandwidth
     sizes = [g * instance.platform.granule for g in solution.granules]
     platform_limit = instance.platform.capacity if instance.objective == "sharing" else math.inf
@@ -183,9 +230,18 @@ def simulate_static(instance: Instance, solution: Solution, max_events: int | No
         return trace
     breakpoints = list(solution.drain_schedule.times) if solution.drain_schedule is not None else []
     budget = event_budget(instance, max_events)
-    series = [
-        PartitionSimulation(app, k, sizes[k], _drain_of(solution, k), breakpoints, trace).run(budget)
-        for k, app in enumerate(instance.applications)
-    ]
-    _merge(trace, series, platform_limit)
+    count = instance.num_applications
+    if sum(app.iterations for app in instance.applications) + count > DETAIL_BURSTS:
+        table = simulate_lockstep(instance, solution, np.array(sizes, dtype=float), budget, trace)
+    else:
+        series = [
+            PartitionSimulation(app, k, sizes[k], _drain_of(solution, k), breakpoints, trace).run(budget)
+            for k, app in enumerate(instance.applications)
+        ]
+        table = (
+            np.repeat(np.arange(count), [len(s.times) for s in series]),
+            np.concatenate([s.times for s in series]),
+            np.concatenate([s.contents for s in series]),
+        )
+    _merge(trace, table, count, platform_limit)
     return trace
