@@ -32,12 +32,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.result import Result, Status
 from ..bounds import memreq
 from ..model import Instance, Solution, other_question
 from ..simulate import Graph, peak
 from ..special_cases import _flatten, _push, segment_order
+from .sequential import dfs_order
 
 
 def _components(graph: Graph, nodes: Sequence[int]) -> list[list[int]]:
@@ -123,7 +124,9 @@ def sp_ization(instance: Instance, /, *, time_limit: float, seed: int, params: N
     instance : Instance
         A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
     time_limit : float
-        Wall-clock budget in seconds.
+        Wall-clock budget in seconds, checked at every node of the
+        decomposition; when it passes, the DFS post-order (one linear pass)
+        is returned instead, with a note.
     seed : int
         Unused: the method is deterministic.
     params : None
@@ -143,11 +146,15 @@ def sp_ization(instance: Instance, /, *, time_limit: float, seed: int, params: N
 
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
-    order = sp_order(graph, topological_order(graph), deadline)
+    note = "series-parallel decomposition with forced series cuts + Liu 1987 merging (heuristic)"
+    try:
+        order = sp_order(graph, topological_order(graph), deadline)
+    except TimeLimitReached as stopped:
+        order, note = dfs_order(graph), f"{stopped}: the DFS post-order instead"
     value, bound = peak(graph, order), memreq(instance)
     return Result(
         status=Status.OPTIMAL if value <= bound else Status.FEASIBLE,
         solution=Solution.from_indices(instance, order),
         bound=float(bound),
-        notes=("series-parallel decomposition with forced series cuts + Liu 1987 merging (heuristic)",),
+        notes=(note,),
     )

@@ -12,7 +12,7 @@ from typing import Literal
 
 import numpy as np
 
-from ....core.deadline import Deadline
+from ....core.deadline import Deadline, TimeLimitReached
 from ....core.params import at_least
 from ....core.result import Result, Status
 from ...bounds import memreq
@@ -23,6 +23,7 @@ from .orders import (
     forest_order,
     greedy_if_in_time,
     greedy_order,
+    greedy_until,
     orders_in_time,
     spanning_in_forest,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "greedy",
     "greedy_if_in_time",
     "greedy_order",
+    "greedy_until",
     "improve",
     "local_search",
     "orders_in_time",
@@ -91,7 +93,9 @@ def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None)
     instance : Instance
         A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
     time_limit : float
-        Wall-clock budget in seconds.
+        Wall-clock budget in seconds. When it passes, the greedy's order so
+        far is completed in Kahn's order (one linear pass) and returned with
+        a note saying after how many steps.
     seed : int
         Unused: the method is deterministic.
     params : None
@@ -108,8 +112,15 @@ def greedy(instance: Instance, /, *, time_limit: float, seed: int, params: None)
     if refused is not None:
         return refused
     graph = Graph.of(instance)
-    order = greedy_order(graph, Deadline.after(time_limit))
-    return _result(instance, graph, order, "greedy least increase")
+    order, cut = greedy_until(graph, Deadline.after(time_limit))
+    if cut is None:
+        return _result(instance, graph, order, "greedy least increase")
+    return _result(
+        instance,
+        graph,
+        order,
+        f"greedy least increase; time limit reached after {cut:,} of {graph.n:,} steps: the rest in Kahn's order",
+    )
 
 
 @dataclass(frozen=True)
@@ -134,7 +145,9 @@ def forest_postorder(instance: Instance, /, *, time_limit: float, seed: int, par
     instance : Instance
         A treemem instance asking the sequential question (any other question: NOT_APPLICABLE).
     time_limit : float
-        Unused: the method runs in polynomial time without a deadline.
+        Wall-clock budget in seconds, checked between the phases (each
+        O(n log n)); when it passes, the DFS post-order (one linear pass) is
+        returned instead, with a note.
     seed : int
         Unused: the method is deterministic.
     params : ForestParams | None
@@ -153,7 +166,10 @@ def forest_postorder(instance: Instance, /, *, time_limit: float, seed: int, par
     params = params or ForestParams()
     deadline = Deadline.after(time_limit)
     graph = Graph.of(instance)
-    order = forest_order(graph, params.traversal, deadline)
+    try:
+        order = forest_order(graph, params.traversal, deadline)
+    except TimeLimitReached as stopped:
+        return _result(instance, graph, dfs_order(graph), f"{stopped}: the DFS post-order instead")
     return _result(instance, graph, order, f"spanning in-forest ({params.traversal}), repaired by rank")
 
 

@@ -116,7 +116,22 @@ def greedy_order(graph: Graph, deadline: Deadline | None = None) -> list[int]:
     that leaves least resident memory (frees the most), then to the cheaper
     step, then to the smaller index. O((n + m) log n) with `_ReadyByStep`
     (what a node leaves, ``left``, changes when it becomes the last consumer
-    of an input).
+    of an input). Raises `TimeLimitReached` at ``deadline`` (checked every
+    256 steps).
+    """
+    order, cut = greedy_until(graph, deadline, complete=False)
+    if cut is not None:
+        raise TimeLimitReached("time limit reached while running the greedy")
+    return order
+
+
+def greedy_until(graph: Graph, deadline: Deadline | None, *, complete: bool = True) -> tuple[list[int], int | None]:
+    """The greedy order (`greedy_order`), and the step at which ``deadline`` cut it (None: it was not cut).
+
+    When the deadline passes, the order so far is kept and, with
+    ``complete``, the nodes left follow in Kahn's order from the ready
+    ones (one O(n + m) pass): a topological order whose first steps are
+    the greedy's.
     """
     missing = [len(p) for p in graph.predecessors]
     remaining = [len(s) for s in graph.successors]
@@ -134,8 +149,11 @@ def greedy_order(graph: Graph, deadline: Deadline | None = None) -> list[int]:
     order: list[int] = []
     resident = top = 0
     while not buckets.empty():
-        if deadline is not None and len(order) % 256 == 0:
-            deadline.check("running the greedy")
+        if deadline is not None and len(order) % 256 == 0 and deadline.expired():
+            cut = len(order)
+            if complete:
+                order += _kahn_from([j for j in range(graph.n) if ready[j]], missing, graph)
+            return order, cut
         i = buckets.best(top - resident)
         ready[i] = False
         buckets.refresh(i)
@@ -153,7 +171,7 @@ def greedy_order(graph: Graph, deadline: Deadline | None = None) -> list[int]:
             missing[s] -= 1
             if missing[s] == 0:
                 make_ready(s)
-    return order
+    return order, None
 
 
 def greedy_if_in_time(graph: Graph, deadline: Deadline | None) -> list[list[int]]:
@@ -181,7 +199,12 @@ def spanning_in_forest(graph: Graph, deadline: Deadline | None = None) -> list[i
 def _kahn(graph: Graph) -> list[int]:
     """Some topological order (Kahn's, first in first out: no heap)."""
     missing = [len(p) for p in graph.predecessors]
-    order = [i for i in range(graph.n) if missing[i] == 0]
+    return _kahn_from([i for i in range(graph.n) if missing[i] == 0], missing, graph)
+
+
+def _kahn_from(ready: list[int], missing: list[int], graph: Graph) -> list[int]:
+    """Kahn's order of the nodes not run yet: ``ready`` first, ``missing`` counts their unrun predecessors."""
+    order = list(ready)
     for i in order:  # grows while it is read
         for s in graph.successors[i]:
             missing[s] -= 1
