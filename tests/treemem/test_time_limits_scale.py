@@ -11,8 +11,10 @@ method at 10^3-10^5 nodes found, and each test here pins:
 - dp built its n-bit done sets on any size, and the slot models (milp, cpsat) their n² Booleans until
   the limit; above `DP_MAX_N` / `SLOT_MODEL_MAX_N` nodes they answer at once with the heuristic
   incumbent and the MemReq bound;
-- the capped list schedules and ParSubtrees answered TIME_LIMIT_NO_SOLUTION when the limit cut them
-  on a tree, although Liu's order (known before they start, within M) is a valid one-processor schedule;
+- the list schedules, ParSubtrees and the MemLimit heuristics answered TIME_LIMIT_NO_SOLUTION when
+  the limit cut them on a tree, although Liu's order (known before they start, within M) is a valid
+  one-processor schedule; on a DAG the list schedules now answer the spanning-forest or DFS order at
+  hand when its peak fits M;
 - the eviction rules ran O(n x gap length) before their first deadline check (10^5-node DAG: killed
   after 70 s) and answered nothing when cut; a cut sweep now evicts every output unused at the steps
   left, which is valid (each step then holds its MemReq <= M).
@@ -115,6 +117,36 @@ def test_capped_list_schedule_cut_on_a_tree_returns_liu_order(method):
     _answered(instance, result)
     assert result.notes[0].startswith("time limit reached while"), result.notes
     assert "Liu's sequential order on one processor" in result.notes[0]
+    assert_stops_promptly(instance, result, clock)
+
+
+@pytest.mark.parametrize(
+    "reads, what", [(4, "the DFS post-order"), (100, "the spanning-forest order")], ids=["priorities", "schedule"]
+)
+@pytest.mark.parametrize("method", ["par-inner-first-capped", "par-deepest-first"])
+def test_list_schedule_cut_on_a_dag_returns_a_sequential_order_that_fits(method, reads, what):
+    # a sparse DAG, M = the larger peak of its DFS and spanning-forest orders; the deadline passes while
+    # the spanning forest (the priorities' ranks) is made, or while list-scheduling: the order at hand
+    # runs on one processor (was TIME_LIMIT_NO_SOLUTION)
+    dag = generate_random_dag(seed=0, n=3000, edge_probability=4 / 3000)
+    memory = max(
+        hpcsched.solve(dag, sequential, problem="treemem", time_limit=60).objective
+        for sequential in ("dfs-postorder", "forest-postorder")
+    )
+    instance = as_parallel(dag, processors=4, memory=int(memory))
+    result, clock = solve_past_deadline(instance, method, reads=reads, problem="treemem")
+    _answered(instance, result)
+    assert result.notes[0].endswith(f"{what} on one processor instead"), result.notes
+    assert_stops_promptly(instance, result, clock)
+
+
+@pytest.mark.parametrize("method", ["par-inner-first-memlimit", "par-deepest-first-memlimit"])
+def test_memlimit_cut_returns_liu_order(method):
+    # the deadline passes in the MemLimit list schedule; Liu's order (made first: M fits it) was at hand
+    instance = generate_parallel_tree(seed=0, n=5000)
+    result, clock = solve_past_deadline(instance, method, reads=50, problem="treemem")
+    _answered(instance, result)
+    assert result.notes[0].endswith("Liu's sequential order on one processor instead"), result.notes
     assert_stops_promptly(instance, result, clock)
 
 

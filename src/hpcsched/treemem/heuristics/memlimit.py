@@ -53,14 +53,14 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ...core.deadline import Deadline
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.params import within
 from ...core.result import Result, Status
 from ..bounds import parallel_lower_bound
 from ..model import Instance, Solution, memory_levels, other_question
 from ..simulate import Graph
 from ..special_cases import best_postorder_order, forest_parent
-from .parallel import bottom_levels, require_memory
+from .parallel import bottom_levels, finish_schedule, require_memory, sequential_schedule
 
 
 @dataclass(frozen=True)
@@ -277,11 +277,16 @@ def _memlimit_method(instance: Instance, rule: str, params: MemLimitParams | Non
     if not instance.is_in_forest:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"{name} needs an in-tree/forest (TOPC 2015 §5.3)",))
     deadline = Deadline.after(time_limit)  # Liu's order and the reduction tree count in the limit too
-    require_memory(instance, Graph.of(instance), deadline)  # INFEASIBLE when no schedule fits M
-    deadline.check("checking that M fits Liu's order")
+    liu = require_memory(instance, Graph.of(instance), deadline)  # INFEASIBLE when no schedule fits M
     memory = instance.memory or 0
     limit = int((params or MemLimitParams()).memory_fraction * memory)
-    run, completed, reference = memlimit_schedule(instance, rule, limit, deadline)
+    try:
+        deadline.check("checking that M fits Liu's order")
+        run, completed, reference = memlimit_schedule(instance, rule, limit, deadline)
+    except TimeLimitReached as stopped:  # Liu's order fits M (require_memory): an answer, not nothing
+        assert liu is not None  # an in-forest
+        note = f"{stopped} ({name}): Liu's sequential order on one processor instead"
+        return finish_schedule(instance, *sequential_schedule(instance, liu), note)
     if not completed:
         return Result(
             status=Status.NOT_APPLICABLE,
@@ -324,8 +329,9 @@ def par_inner_first_memlimit(
         A treemem instance asking the parallel question on an in-tree/forest
         (another question or a DAG: NOT_APPLICABLE).
     time_limit : float
-        Wall-clock budget in seconds, checked at every event of both list schedules
-        (TIME_LIMIT_NO_SOLUTION when reached).
+        Wall-clock budget in seconds, checked at every event of both list schedules;
+        when reached, Liu's order (made first, within M) on one processor, with a
+        note (TIME_LIMIT_NO_SOLUTION only when the limit cuts Liu's order itself).
     seed : int
         Unused: the method is deterministic.
     params : MemLimitParams or None
@@ -358,8 +364,9 @@ def par_deepest_first_memlimit(
         A treemem instance asking the parallel question on an in-tree/forest
         (another question or a DAG: NOT_APPLICABLE).
     time_limit : float
-        Wall-clock budget in seconds, checked at every event of both list schedules
-        (TIME_LIMIT_NO_SOLUTION when reached).
+        Wall-clock budget in seconds, checked at every event of both list schedules;
+        when reached, Liu's order (made first, within M) on one processor, with a
+        note (TIME_LIMIT_NO_SOLUTION only when the limit cuts Liu's order itself).
     seed : int
         Unused: the method is deterministic.
     params : MemLimitParams or None

@@ -24,9 +24,12 @@ for a sink); frees happen before allocations at equal times.
   capped list schedule is run once more, and kept when it completes (it
   often does, at a fraction of the sequential makespan).
 
-On in-forests Liu's order is known before the list schedule starts, so a time
-limit reached while list-scheduling returns it (FEASIBLE, with a note) rather
-than nothing; TIME_LIMIT_NO_SOLUTION only comes from the limit itself.
+A time limit reached while the priorities or the list schedule are computed
+returns a sequential order at hand that fits M on one processor (FEASIBLE,
+with a note) rather than nothing: Liu's order on in-forests (known before the
+list schedule starts), on other DAGs the spanning-forest order if it was made,
+else the DFS post-order, when its peak fits M. TIME_LIMIT_NO_SOLUTION only
+comes from the limit itself, when no such order is at hand.
 * ``par-subtrees`` (trees): split the tree into subtrees by repeatedly
   removing the root of the subtree of largest work (its root joins a
   sequential set); keep the split of least estimated makespan ``W_max + Σ w
@@ -46,9 +49,9 @@ from __future__ import annotations
 from ....core.deadline import Deadline, TimeLimitReached
 from ....core.result import Result, Status
 from ...model import Instance, other_question
-from ...simulate import Graph
+from ...simulate import Graph, peak
 from ...special_cases import best_postorder_order, forest_parent
-from ..sequential import forest_order
+from ..sequential import dfs_order, forest_order
 from .list_schedule import (
     bottom_levels,
     finish_schedule,
@@ -68,6 +71,7 @@ __all__ = [
     "par_inner_first_capped",
     "require_memory",
     "sequential_fallback",
+    "sequential_schedule",
 ]
 
 
@@ -92,32 +96,54 @@ def _list_method(instance: Instance, rule: str, capped: bool, time_limit: float 
     deadline = Deadline.after(time_limit)  # the priorities (O(n log n) each) count in the limit too
     graph = Graph.of(instance)
     liu = require_memory(instance, graph, deadline)
-    deadline.check(_PRIORITIES)
-    ranked, rank = _postorder_rank(graph, deadline)
-    deadline.check(_PRIORITIES)
-    if rule == "inner-first":
-        priority = [(0 if graph.predecessors[i] else 1, rank[i]) for i in range(graph.n)]
-    else:
-        level = bottom_levels(instance, graph)
-        priority = [(-level[i], rank[i]) for i in range(graph.n)]
     name = f"par-{rule}{'-capped' if capped else ''}"
+    ranked: list[int] | None = None
     try:
+        deadline.check(_PRIORITIES)
+        ranked, rank = _postorder_rank(graph, deadline)
+        deadline.check(_PRIORITIES)
+        if rule == "inner-first":
+            priority = [(0 if graph.predecessors[i] else 1, rank[i]) for i in range(graph.n)]
+        else:
+            level = bottom_levels(instance, graph)
+            priority = [(-level[i], rank[i]) for i in range(graph.n)]
         schedule = list_schedule(instance, graph, priority, capped, deadline)
-    except TimeLimitReached:
-        if liu is None:
-            raise
-        # Liu's order is at hand and fits M: an answer, not nothing (one O(n) pass to time it)
-        return finish_schedule(
-            instance,
-            *sequential_schedule(instance, liu),
-            f"time limit reached while {name} list-scheduled: Liu's sequential order on one processor instead",
-        )
+    except TimeLimitReached as stopped:
+        return _cut(instance, graph, name, stopped, liu, ranked)
     if schedule is not None:
         return finish_schedule(instance, *schedule, name)
     order, what = sequential_fallback(instance, graph, liu, ranked, deadline)
     if order is None:
         return Result(status=Status.NOT_APPLICABLE, notes=(f"{name} deadlocked under M, and {what}",))
     return _after_deadlock(instance, graph, name, order, what, deadline)
+
+
+def _cut(
+    instance: Instance,
+    graph: Graph,
+    name: str,
+    stopped: TimeLimitReached,
+    liu: list[int] | None,
+    ranked: list[int] | None,
+) -> Result:
+    """What a list schedule cut by its limit answers: a sequential order at hand that fits M, on one processor.
+
+    Liu's order on in-forests (made before the list schedule, it fits M);
+    on other DAGs the spanning-forest order if it was made, else the DFS
+    post-order (one linear pass), when its peak fits M. None fits: the
+    limit's TIME_LIMIT_NO_SOLUTION.
+    """
+    candidates: list[tuple[list[int] | None, str]] = [(liu, "Liu's sequential order")]
+    if liu is None:
+        candidates = [(ranked, "the spanning-forest order"), (dfs_order(graph), "the DFS post-order")]
+    for order, what in candidates:
+        if order is not None and peak(graph, order) <= (instance.memory or 0):
+            return finish_schedule(
+                instance,
+                *sequential_schedule(instance, order),
+                f"{stopped} ({name}): {what} on one processor instead",
+            )
+    raise stopped
 
 
 def _after_deadlock(

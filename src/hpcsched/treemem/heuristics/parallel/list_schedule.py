@@ -183,15 +183,17 @@ def finish_schedule(instance: Instance, start: Sequence[int], processor: Sequenc
 
 
 def sequential_fallback(
-    instance: Instance, graph: Graph, liu: list[int] | None, forest: list[int], deadline: Deadline
+    instance: Instance, graph: Graph, liu: list[int] | None, forest: list[int] | None, deadline: Deadline
 ) -> tuple[list[int] | None, str]:
     """A topological order whose sequential peak fits M, and what it is: (None, why) when none tried fits.
 
     On in-forests Liu's optimal order (``liu``; it fits whenever any schedule
     does, see `require_memory`). On other DAGs, where the sequential optimum is
     NP-hard, the first that fits of: the spanning-forest order (``forest``, the
-    list schedule's ranks), the DFS post-order, the greedy order (under the
-    deadline). Every sequential order has the same makespan, Σ w.
+    list schedule's ranks), the DFS post-order (both linear, tried whatever the
+    deadline), the greedy order (under the deadline). Raises `TimeLimitReached`
+    when neither linear order fits and the deadline stops the greedy. Every
+    sequential order has the same makespan, Σ w.
     """
     if liu is not None:
         return liu, "Liu's optimal sequential order"
@@ -202,8 +204,9 @@ def sequential_fallback(
         ("the DFS post-order", lambda: dfs_order(graph)),
         ("the greedy order", lambda: greedy_order(graph, deadline)),
     ):
-        deadline.check("looking for a sequential order that fits M")
         order = make()
+        if order is None:  # the deadline cut the spanning-forest order before the list schedule
+            continue
         value = peak(graph, order)
         if value <= memory:
             return order, label
