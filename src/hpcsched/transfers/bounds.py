@@ -36,13 +36,12 @@ import bisect
 import weakref
 
 from .model import Instance
-from .simulate import flow_shop_starts, johnson_order
+from .simulate import flow_shop_makespan, johnson_order
 
 
 def johnson_bound(instance: Instance) -> int:
     """LB_johnson: the F2||Cmax optimum, memory ignored."""
-    _, compute_start = flow_shop_starts(instance, johnson_order(instance))
-    return max(t + task.compute for t, task in zip(compute_start, instance.tasks, strict=True))
+    return flow_shop_makespan(instance, johnson_order(instance))
 
 
 def memory_bound(instance: Instance) -> int:

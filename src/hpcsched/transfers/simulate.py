@@ -29,6 +29,8 @@ from __future__ import annotations
 import heapq
 from collections.abc import Sequence
 
+import numpy as np
+
 from .model import Instance, Solution
 
 
@@ -126,12 +128,31 @@ def johnson_order(instance: Instance) -> list[int]:
     """Johnson's rule for F2||Cmax (link = first machine, device = second).
 
     Tasks with c_i ≤ p_i first, by c ascending; then the others by p
-    descending. Ties by task index, so the order is deterministic.
+    descending. Ties by task index, so the order is deterministic (stable
+    sorts of the index order; the times are integers below 2^53, exact in int64).
     """
-    tasks = instance.tasks
-    first = sorted((i for i, t in enumerate(tasks) if t.transfer <= t.compute), key=lambda i: (tasks[i].transfer, i))
-    last = sorted((i for i, t in enumerate(tasks) if t.transfer > t.compute), key=lambda i: (-tasks[i].compute, i))
-    return first + last
+    transfer, compute = _times(instance)
+    first = np.flatnonzero(transfer <= compute)
+    last = np.flatnonzero(transfer > compute)
+    first = first[np.argsort(transfer[first], kind="stable")]
+    last = last[np.argsort(-compute[last], kind="stable")]
+    return np.concatenate([first, last]).tolist()
+
+
+def _times(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+    """c and p as int64 arrays (task order)."""
+    return np.array(instance.transfer, dtype=np.int64), np.array(instance.compute, dtype=np.int64)
+
+
+def flow_shop_makespan(instance: Instance, order: Sequence[int]) -> int:
+    """Makespan of `flow_shop_starts`'s schedule, max_k (c_1 + ... + c_k + p_k + ... + p_n) along ``order``.
+
+    The recurrence's last completion in closed form: the device's last busy
+    stretch starts at the end of some transfer k and runs p_k .. p_n without a gap.
+    """
+    transfer, compute = _times(instance)
+    index = np.asarray(order, dtype=np.int64)
+    return int(np.max(np.cumsum(transfer[index]) + np.cumsum(compute[index][::-1])[::-1]))
 
 
 def flow_shop_starts(instance: Instance, order: Sequence[int]) -> tuple[list[int], list[int]]:

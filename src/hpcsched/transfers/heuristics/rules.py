@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import math
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Sequence
+from typing import NamedTuple
 
-from ...core.deadline import Deadline
+import numpy as np
+
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.result import Result, Status
 from .. import bounds
 from ..model import Instance, Solution, makespan_of, require_fits
@@ -68,31 +69,39 @@ def order_result(instance: Instance, order: Sequence[int], notes: Sequence[str] 
 
 
 # -- static orders ----------------------------------------------------------------
-def _ratio(instance: Instance, i: int) -> float:
-    task = instance.tasks[i]
-    return task.transfer / task.compute if task.compute else math.inf
+def _keys(instance: Instance) -> dict[str, np.ndarray]:
+    """The sort key of every static rule (ascending; ties by task index: the sorts are stable).
 
-
-STATIC_KEYS: dict[str, Callable[[Instance, int], Any]] = {
-    "fifo": lambda inst, i: i,
-    "sort-transfer-asc": lambda inst, i: (inst.tasks[i].transfer, i),
-    "sort-compute-desc": lambda inst, i: (-inst.tasks[i].compute, i),
-    "sort-ratio-asc": lambda inst, i: (_ratio(inst, i), i),
-    "sort-gain-desc": lambda inst, i: (inst.tasks[i].transfer - inst.tasks[i].compute, i),
-}
+    Times are integers below 2^53, exact in int64 and in float64, so c / p is
+    the same correctly rounded quotient as Python's.
+    """
+    transfer = np.array(instance.transfer, dtype=np.int64)
+    compute = np.array(instance.compute, dtype=np.int64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(compute > 0, transfer / np.maximum(compute, 1), np.inf)
+    return {
+        "sort-transfer-asc": transfer,
+        "sort-compute-desc": -compute,
+        "sort-ratio-asc": ratio,
+        "sort-gain-desc": transfer - compute,
+    }
 
 
 def static_order(instance: Instance, rule: str) -> list[int]:
-    """The transfer order of a static rule (a key of `STATIC_KEYS` or ``"johnson"``)."""
+    """The transfer order of a static rule (``fifo``, ``johnson``, or a sort of `STATIC_METHODS`)."""
+    if rule == "fifo":
+        return list(range(instance.n))
     if rule == "johnson":
         return johnson_order(instance)
-    key = STATIC_KEYS[rule]
-    return sorted(range(instance.n), key=lambda i: key(instance, i))
+    return np.argsort(_keys(instance)[rule], kind="stable").tolist()
 
 
-def _static(instance: Instance, rule: str) -> Result:
+def _static(instance: Instance, rule: str, time_limit: float) -> Result:
     require_fits(instance)
-    return order_result(instance, static_order(instance, rule))
+    deadline = Deadline.after(time_limit)
+    order = static_order(instance, rule)
+    deadline.check("sorting the tasks")
+    return order_result(instance, order)
 
 
 # The registered rules share one docstring body: they have no options and ignore the time
@@ -114,48 +123,45 @@ _RULE_DOC = """
 
 
 def fifo(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    return _static(instance, "fifo")
+    return _static(instance, "fifo", time_limit)
 
 
 def johnson_blocking(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    return _static(instance, "johnson")
+    return _static(instance, "johnson", time_limit)
 
 
 def sort_transfer_asc(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    return _static(instance, "sort-transfer-asc")
+    return _static(instance, "sort-transfer-asc", time_limit)
 
 
 def sort_compute_desc(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    return _static(instance, "sort-compute-desc")
+    return _static(instance, "sort-compute-desc", time_limit)
 
 
 def sort_ratio_asc(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    return _static(instance, "sort-ratio-asc")
+    return _static(instance, "sort-ratio-asc", time_limit)
 
 
 def sort_gain_desc(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    return _static(instance, "sort-gain-desc")
+    return _static(instance, "sort-gain-desc", time_limit)
 
 
 # -- dynamic memory-aware rules ---------------------------------------------------
 class _PrefixBest:
-    """Segment tree over slots 0..n-1: the smallest key among slots < r, with removal."""
+    """Segment tree over slots 0..n-1 of integer keys: the smallest key among slots < r, with removal."""
 
-    def __init__(self, keys: Sequence[tuple]):
-        size = 1
-        while size < len(keys):
-            size *= 2
-        self.size = size
-        self.empty: tuple = (math.inf,)
-        tree = [self.empty] * (2 * size)
+    def __init__(self, keys: np.ndarray, empty: int):
+        size = 1 << max(0, len(keys) - 1).bit_length()
+        tree = np.full(2 * size, empty, dtype=np.int64)
         tree[size : size + len(keys)] = keys
-        for node in range(size - 1, 0, -1):
-            left, right = tree[2 * node], tree[2 * node + 1]
-            tree[node] = left if left <= right else right
-        self.tree = tree
+        start = size
+        while start > 1:  # level by level: nodes [start/2, start) over their children [start, 2 start)
+            tree[start // 2 : start] = np.minimum(tree[start : 2 * start : 2], tree[start + 1 : 2 * start : 2])
+            start //= 2
+        self.size, self.empty, self.tree = size, empty, tree.tolist()
 
-    def best_before(self, r: int) -> tuple:
-        """Smallest key among slots [0, r)."""
+    def best_before(self, r: int) -> int:
+        """Smallest key among slots [0, r) (`empty` when none)."""
         tree, best = self.tree, self.empty
         low, high = self.size, self.size + r
         while low < high:
@@ -178,27 +184,63 @@ class _PrefixBest:
         node //= 2
         while node:
             left, right = tree[2 * node], tree[2 * node + 1]
-            tree[node] = left if left <= right else right
+            best = left if left <= right else right
+            if tree[node] == best:  # nothing above changes either
+                return
+            tree[node] = best
             node //= 2
 
 
-def dynamic_order(
-    instance: Instance, priority: Callable[[int], tuple], deadline: Deadline = NO_DEADLINE
-) -> list[int] | None:
+class _Fitting:
+    """The best task still to send among those that fit in ``free`` bytes.
+
+    A `_PrefixBest` over the tasks sorted by memory, keyed by their rank in
+    priority order. Made at the first choice where the best task overall
+    does not fit; tasks sent since stay in the tree until a query meets
+    them, and are removed then (each once).
+    """
+
+    def __init__(self, instance: Instance, by_priority: list[int], sent: bytearray) -> None:
+        n = instance.n
+        memory = np.array(instance.memory, dtype=np.int64)
+        by_memory = np.argsort(memory, kind="stable")
+        rank = np.empty(n, dtype=np.int64)
+        rank[by_priority] = np.arange(n)
+        rank[np.frombuffer(sent, dtype=np.uint8) > 0] = n  # sent already: no key
+        slot_of = np.empty(n, dtype=np.int64)
+        slot_of[by_memory] = np.arange(n)
+        self.memory_sorted = memory[by_memory].tolist()
+        self.tree = _PrefixBest(rank[by_memory], n)
+        self.slot_of, self.by_priority, self.sent = slot_of.tolist(), by_priority, sent
+
+    def best(self, free: int) -> int | None:
+        """The best unsent task with m <= ``free`` (None when none fits)."""
+        tree = self.tree
+        while True:
+            key = tree.best_before(bisect.bisect_right(self.memory_sorted, free))
+            if key == tree.empty:
+                return None
+            task = self.by_priority[key]
+            if not self.sent[task]:
+                return task
+            tree.remove(self.slot_of[task])
+
+
+def dynamic_order(instance: Instance, priority: np.ndarray, deadline: Deadline = NO_DEADLINE) -> list[int] | None:
     """Transfer order of a dynamic rule: at each idle link instant, the task of
-    smallest ``priority`` among those that fit in free memory.
+    smallest ``priority`` (ties: smallest index) among those that fit in free memory.
 
     The rule's schedule is the simulator's earliest-start schedule of the
     returned order (a chosen task fits when chosen, so it starts at once).
-    None when ``deadline`` passes first (checked every `CHECK_EVERY` choices:
-    at n = 100,000 one rule takes about a second).
+    The best unsent task overall is taken whenever it fits (O(1)); only
+    when it does not is the segment tree of `_Fitting` asked (O(log n)).
+    None when ``deadline`` passes first (checked every `CHECK_EVERY` choices).
     """
-    tasks = instance.tasks
-    by_memory = sorted(range(instance.n), key=lambda i: tasks[i].memory)
-    memory_sorted = [tasks[i].memory for i in by_memory]
-    # Keys end with the task index, which makes them unique and lets the tree return it.
-    tree = _PrefixBest([(*priority(i), i) for i in by_memory])
-    slot_of = {task: slot for slot, task in enumerate(by_memory)}
+    memory, transfer, compute = instance.memory, instance.transfer, instance.compute
+    by_priority = np.lexsort((np.arange(instance.n), priority)).tolist()
+    sent = bytearray(instance.n)
+    fitting: _Fitting | None = None
+    head = 0  # by_priority[:head] are all sent
     free = instance.capacity
     releases: list[tuple[int, int]] = []
     link_free = device_free = 0
@@ -208,57 +250,65 @@ def dynamic_order(
             return None
         while releases and releases[0][0] <= link_free:
             free += heapq.heappop(releases)[1]
-        chosen = tree.best_before(bisect.bisect_right(memory_sorted, free))
-        while chosen is tree.empty:
-            released_at, size = heapq.heappop(releases)  # non-empty: every task fits in M
-            link_free = max(link_free, released_at)
-            free += size
-            while releases and releases[0][0] <= link_free:
-                free += heapq.heappop(releases)[1]
-            chosen = tree.best_before(bisect.bisect_right(memory_sorted, free))
-        task = chosen[-1]
-        tree.remove(slot_of[task])
+        while sent[by_priority[head]]:
+            head += 1
+        task: int | None = by_priority[head]
+        if memory[task] > free:
+            fitting = fitting or _Fitting(instance, by_priority, sent)
+            task = fitting.best(free)
+            while task is None:
+                released_at, size = heapq.heappop(releases)  # non-empty: every task fits in M
+                link_free = max(link_free, released_at)
+                free += size
+                while releases and releases[0][0] <= link_free:
+                    free += heapq.heappop(releases)[1]
+                task = fitting.best(free)
+        sent[task] = 1
         order.append(task)
-        free -= tasks[task].memory
-        link_free += tasks[task].transfer
-        device_free = max(device_free, link_free) + tasks[task].compute
-        heapq.heappush(releases, (device_free, tasks[task].memory))
+        free -= memory[task]
+        link_free += transfer[task]
+        device_free = max(device_free, link_free) + compute[task]
+        heapq.heappush(releases, (device_free, memory[task]))
     return order
 
 
-def dynamic_priorities(instance: Instance) -> dict[str, Callable[[int], tuple]]:
-    """The priority of every dynamic rule, by method name (smaller is chosen first)."""
-    tasks = instance.tasks
-    rank = {task: position for position, task in enumerate(johnson_order(instance))}
+def dynamic_priorities(instance: Instance) -> dict[str, np.ndarray]:
+    """The priority of every dynamic rule, by method name (smaller is chosen first; int64 per task)."""
+    transfer = np.array(instance.transfer, dtype=np.int64)
+    compute = np.array(instance.compute, dtype=np.int64)
+    rank = np.empty(instance.n, dtype=np.int64)
+    rank[johnson_order(instance)] = np.arange(instance.n)
     return {
-        "dynamic-johnson": lambda i: (rank[i],),
-        "dynamic-largest-transfer": lambda i: (-tasks[i].transfer,),
-        "dynamic-smallest-transfer": lambda i: (tasks[i].transfer,),
-        "dynamic-max-gain": lambda i: (tasks[i].transfer - tasks[i].compute,),
+        "dynamic-johnson": rank,
+        "dynamic-largest-transfer": -transfer,
+        "dynamic-smallest-transfer": transfer,
+        "dynamic-max-gain": transfer - compute,
     }
 
 
-def _dynamic(instance: Instance, rule: str) -> Result:
+def _dynamic(instance: Instance, rule: str, time_limit: float) -> Result:
     require_fits(instance)
-    order = dynamic_order(instance, dynamic_priorities(instance)[rule])
-    assert order is not None  # no deadline
+    deadline = Deadline.after(time_limit)
+    order = dynamic_order(instance, dynamic_priorities(instance)[rule], deadline)
+    if order is None:
+        raise TimeLimitReached(f"time limit reached while choosing the tasks of {rule}")
     return order_result(instance, order)
 
 
 def dynamic_johnson(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    return _dynamic(instance, "dynamic-johnson")
+    return _dynamic(instance, "dynamic-johnson", time_limit)
 
 
 def dynamic_largest_transfer(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    return _dynamic(instance, "dynamic-largest-transfer")
+    return _dynamic(instance, "dynamic-largest-transfer", time_limit)
 
 
 def dynamic_smallest_transfer(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    return _dynamic(instance, "dynamic-smallest-transfer")
+    return _dynamic(instance, "dynamic-smallest-transfer", time_limit)
 
 
 def dynamic_max_gain(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    return _dynamic(instance, "dynamic-max-gain")
+    return _dynamic(instance, "dynamic-max-gain", time_limit)
 
 
 _SUMMARIES = {
