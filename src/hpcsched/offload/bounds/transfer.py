@@ -17,6 +17,11 @@ def earliest(*deadlines: Deadline | None) -> Deadline:
     return Deadline(min(points) if points else None)
 
 
+#: Largest (items x units) of the whole-item estimate (each item added costs O(units) in numpy); past
+#: it only the fluid estimate is used (sizes rounded up make units >= items, so the table grows as L^2).
+WHOLE_ITEM_CELLS = 200_000_000
+
+
 def compute_bound(instance: Instance) -> int:
     """Σ (f_i + b_i)."""
     return instance.compute_time
@@ -57,6 +62,16 @@ class _FluidChannel:
         if self.rate is None:
             return self.begins[item]
         return self.begins[item] + (need - self.before[item]) / self.rate
+
+
+class _NoShipping:
+    """The whole-item estimate when its table would be too large: no constraint (the fluid one stays)."""
+
+    def add(self, release: float, units: int, duration: float) -> None:
+        pass
+
+    def earliest(self, units: int) -> float:
+        return 0.0
 
 
 class _WholeItemShipping:
@@ -117,7 +132,8 @@ def transfer_bound_chains(instance: Instance, *, buckets: int = 2000) -> tuple[l
     leave before F_i ends (>= S_i + f_i); T_k is the larger of a fluid
     estimate (bytes split at will) and a whole-item one (each activation
     leaves in one piece taking tau_out, earliest release first; sizes
-    rounded up to ``Σ s / buckets``).
+    rounded up to ``Σ s / buckets``; skipped when the offloadable items times
+    those units exceed `WHOLE_ITEM_CELLS`, about 10,000 items).
 
     Backward, chained in reversed time: ``Z_k`` bounds the time from the
     start of B_k to the end.  Nothing is allocated for B_k's own data during
@@ -137,6 +153,10 @@ def transfer_bound_chains(instance: Instance, *, buckets: int = 2000) -> tuple[l
         prefix_s[i + 1] = prefix_s[i] + s[i]
     unit = max(1, -(-sum(s[i] for i in offloadable) // buckets))
     total_units = sum(-(-s[i] // unit) for i in offloadable)
+    whole_items = len(offloadable) * (total_units + 1) <= WHOLE_ITEM_CELLS
+
+    def shipping_channel() -> _WholeItemShipping | _NoShipping:
+        return _WholeItemShipping(total_units) if whole_items else _NoShipping()
 
     def units(need: int) -> int:
         return -(-need // unit)
@@ -144,7 +164,7 @@ def transfer_bound_chains(instance: Instance, *, buckets: int = 2000) -> tuple[l
     # Forward phase.
     start = [0.0] * (n + 1)  # start[k]: lower bound on the start of F_k (1-based)
     fluid = _FluidChannel(instance.bandwidth_out)
-    shipping = _WholeItemShipping(total_units)
+    shipping = shipping_channel()
     for k in range(2, n + 1):
         start[k] = start[k - 1] + f[k - 2]
         i = k - 2
@@ -158,7 +178,7 @@ def transfer_bound_chains(instance: Instance, *, buckets: int = 2000) -> tuple[l
     # Backward phase in reversed time.
     to_end = [0.0] * (n + 1)  # to_end[k]: lower bound on (makespan - start of B_k)
     fluid = _FluidChannel(instance.bandwidth_in)
-    shipping = _WholeItemShipping(total_units)
+    shipping = shipping_channel()
     for k in range(1, n + 1):
         after = to_end[k - 1] if k >= 2 else 0.0
         if k >= 2:

@@ -2,7 +2,11 @@
 
 Residency intervals are half-open and the memory sweep applies releases
 before allocations at equal times. The validator shares no code with the
-simulator, the formulations or the heuristics.
+simulator, the formulations or the heuristics. The rules are screened on
+numpy arrays first (`screen.Screen`); the Python rules below run only on a
+schedule that breaks one, to word the violations. `validate` and `evaluate`
+share the last schedule's arrays (the registry calls them in turn on the
+same objects).
 """
 
 from __future__ import annotations
@@ -12,7 +16,22 @@ import itertools
 from ...core.violation import Violation
 from .floors import step_floor
 from .instance import Instance
+from .screen import Screen
 from .solution import Solution
+
+#: The last (instance, solution) screened and its arrays: the registry's validate and evaluate share them.
+_last_screen: tuple[Instance, Solution, Screen | None] | None = None
+
+
+def _screen(instance: Instance, solution: Solution) -> Screen | None:
+    """The arrays of a structurally valid ``solution`` (None: values beyond int64), computed once per pair."""
+    global _last_screen
+    last = _last_screen
+    if last is not None and last[0] is instance and last[1] is solution:
+        return last[2]
+    screen = Screen.of(instance, solution)
+    _last_screen = (instance, solution, screen)
+    return screen
 
 
 def _residency(instance: Instance, solution: Solution) -> list[tuple[int, int, int, str]]:
@@ -60,7 +79,11 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
         [solution.backward_start[k] + instance.backward[k] for k in range(n)]
         + [solution.forward_start[k] + instance.forward[k] for k in range(n)]
     )
-    peak = max((usage for _, usage in memory_profile(instance, solution)), default=0)
+    screen = None if _structure_violations(instance, solution) else _screen(instance, solution)
+    if screen is not None:
+        peak = screen.peak()
+    else:
+        peak = max((usage for _, usage in memory_profile(instance, solution)), default=0)
     offloaded_bytes = sum(instance.activation[i] for i in solution.offloaded)
     return {
         "objective": float(makespan),
@@ -77,6 +100,9 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     structure = _structure_violations(instance, solution)
     if structure:
         return structure
+    screen = _screen(instance, solution)
+    if screen is not None and screen.clean():
+        return []
     return [
         *_order_violations(instance, solution),
         *_transfer_violations(instance, solution),

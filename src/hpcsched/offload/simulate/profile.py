@@ -120,11 +120,19 @@ class Profile:
         highest = max(usage, self._highest_after(t0, index))
         if highest <= room:
             return t0
-        fit = self._first_for_good((t0, index, usage) if usage <= room else None, index, usage, room)
-        if fit is None:
-            return None
-        self._advance(fit[0])
-        return fit[0]
+        if self.total > room:
+            return None  # the last point's usage counts forever
+        # The answer is the first point after the last one above the room. That point is a suffix
+        # maximum (every later point is lower), and the maxima above the room are the queue's head
+        # (usages decrease along it): pop them, as advancing to the answer would, so each costs once.
+        maxima = self.maxima
+        assert maxima is not None
+        last_above = t0
+        while maxima and maxima[0][1] + self.offset > room:
+            last_above = maxima.popleft()[0]
+        fit = self.times[bisect_right(self.times, last_above)]
+        self._advance(fit)
+        return fit
 
     def _highest_after(self, t0: int, index: int) -> int:
         """The highest usage at the points after t0 (the anchor moves to t0)."""
