@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import cast
 
 from ...core.deadline import Deadline
 from ...core.errors import SolverUnavailableError
@@ -32,6 +35,13 @@ class KlParams:
         at_least("max_iterations", self.max_iterations, 1)
 
 
+#: Nodes up to which Kernighan–Lin runs in this process (milliseconds); above, in a child stopped at the deadline.
+IN_PROCESS_KL_NODES = 200
+
+#: The share of the time left that the child running Kernighan–Lin gets.
+KL_SHARE = 0.5
+
+
 def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params: KlParams | None) -> Result:
     """Balanced min-cut partition (Kernighan–Lin recursive bisection, networkx), then repair and scheduling.
 
@@ -42,6 +52,13 @@ def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params:
     sizes), recursively, until each part is one GPU. Balance is by node
     count (networkx's KL does not weigh nodes). Then units, overflow repair
     and list scheduling as every heuristic here.
+
+    networkx's Kernighan–Lin cannot be interrupted, so above
+    `IN_PROCESS_KL_NODES` nodes it runs in a forked child that is stopped
+    after half the time limit (`KL_SHARE`; the rest is for the repair and the
+    list schedule); then the split KL starts from (each GPU a run of ⌊n/K⌋
+    or ⌈n/K⌉ consecutive nodes in topological order) stands in, and the notes
+    say so.
 
     Parameters
     ----------
@@ -60,11 +77,90 @@ def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params:
         FEASIBLE with the schedule; NOT_APPLICABLE when the overflow repair finds no assignment within
         memory (proves nothing).
     """
-    import networkx as nx
-
     params = params or KlParams()
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
+    note = "Kernighan–Lin recursive bisection (networkx), balance by node count"
+    remaining = deadline.remaining()
+    gpu_of: list[int] | None
+    if remaining is None or instance.n <= IN_PROCESS_KL_NODES:
+        gpu_of = kl_parts(instance, seed, params.max_iterations)
+    else:
+        # half the time for KL, half for the repair and the list schedule that follow it
+        gpu_of = _kl_parts_within(instance, seed, params.max_iterations, remaining * KL_SHARE)
+    if gpu_of is None:
+        gpu_of = topological_split(instance)
+        note = "Kernighan–Lin stopped at half the time limit: the topological-prefix split it starts from"
+    deadline.check("bisecting (Kernighan–Lin)")
+    return finish(instance, gpu_of, deadline, note)
+
+
+def topological_split(instance: Instance) -> list[int]:
+    """Each GPU a run of consecutive nodes in topological order, the first ``n mod K`` runs one longer.
+
+    The parts are those the recursive bisection starts from (a bisection of m nodes over c GPUs
+    cuts at ⌊m ⌊c/2⌋ / c⌋), when no swap is made.
+    """
+    gpu_of = [0] * instance.n
+
+    def split(nodes: list[int], first_gpu: int, count: int) -> None:
+        if count == 1 or len(nodes) <= 1:
+            for v in nodes:
+                gpu_of[v] = first_gpu
+            return
+        left_count = count // 2
+        cut = len(nodes) * left_count // count
+        split(nodes[:cut], first_gpu, left_count)
+        split(nodes[cut:], first_gpu + left_count, count - left_count)
+
+    split(topological_order(instance.n, instance.edges), 0, instance.gpus)
+    return gpu_of
+
+
+def _kl_parts_within(instance: Instance, seed: int, max_iterations: int, seconds: float) -> list[int] | None:
+    """`kl_parts` in a forked child, or None when it has not answered within ``seconds``.
+
+    The child inherits the instance (fork: nothing is pickled on the way in) and sends back the
+    parts; it is killed when the time is up.
+    """
+    if seconds <= 0:
+        return None
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_send_kl_parts, args=(sender, instance, seed, max_iterations), daemon=True)
+    child.start()
+    sender.close()
+    try:
+        if not receiver.poll(seconds):
+            return None
+        try:
+            done, answer = receiver.recv()
+        except EOFError:
+            done, answer = False, "the child process ended without an answer"
+        if not done:
+            raise RuntimeError(f"Kernighan–Lin failed: {answer}")
+        return cast(list[int], answer)
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        receiver.close()
+
+
+def _send_kl_parts(sender: Connection, instance: Instance, seed: int, max_iterations: int) -> None:
+    """The child's work: `kl_parts`, sent as (True, parts), or (False, the error)."""
+    try:
+        message: tuple[bool, object] = (True, kl_parts(instance, seed, max_iterations))
+    except Exception as error:  # reported to the parent, which raises it
+        message = (False, f"{type(error).__name__}: {error}")
+    sender.send(message)
+    sender.close()
+
+
+def kl_parts(instance: Instance, seed: int, max_iterations: int) -> list[int]:
+    """The GPU of every node after the Kernighan–Lin recursive bisection (see `kl_partition`)."""
+    import networkx as nx
+
     graph = nx.Graph()
     graph.add_nodes_from(range(instance.n))
     for edge in instance.edges:
@@ -73,7 +169,6 @@ def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params:
     gpu_of = [0] * instance.n
 
     def split(nodes: list[int], first_gpu: int, count: int) -> None:
-        deadline.check("bisecting (Kernighan–Lin)")
         if count == 1 or len(nodes) <= 1:
             for v in nodes:
                 gpu_of[v] = first_gpu
@@ -86,7 +181,7 @@ def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params:
             left, right = nx.algorithms.community.kernighan_lin_bisection(
                 graph.subgraph(nodes),
                 partition=(left, right),
-                max_iter=params.max_iterations,
+                max_iter=max_iterations,
                 weight="weight",
                 seed=seed,
             )
@@ -94,7 +189,7 @@ def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params:
         split(sorted(right), first_gpu + left_count, count - left_count)
 
     split(list(range(instance.n)), 0, instance.gpus)
-    return finish(instance, gpu_of, deadline, "Kernighan–Lin recursive bisection (networkx), balance by node count")
+    return gpu_of
 
 
 # --- METIS (pymetis, optional) ---------------------------------------------------------------------------
