@@ -192,6 +192,11 @@ def test_an_empty_method_family_or_problem_is_refused_not_replaced_by_the_defaul
     assert not (tmp_path / "x.json").exists()
 
 
+@pytest.mark.parametrize("methods", ["johnson,", ",johnson", "johnson,,fifo", " , "])
+def test_compare_refuses_an_empty_name_in_its_method_list(methods):
+    one_line(invoke("compare", TRANSFERS, "-m", methods, "-t", "1"), "--methods")
+
+
 # --- 7. non-finite time limits --------------------------------------------------------------------
 
 

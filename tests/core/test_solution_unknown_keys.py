@@ -108,3 +108,20 @@ def test_validate_names_the_unknown_key_in_one_line(tmp_path):
 
 
 runner = CliRunner()
+
+
+@pytest.mark.parametrize("key", ["objectve", "kpis", "soluton"])
+def test_an_unknown_top_level_key_of_a_solution_file_is_refused(tmp_path, key):
+    """A misspelt top-level key (its claim would be ignored) gives one line naming it, exit 1."""
+    instance = REPO / "instances" / "transfers" / "uniform-n5-m1-s1.json"
+    solution = tmp_path / "sol.json"
+    assert runner.invoke(app, ["solve", str(instance), "-m", "johnson", "--out", str(solution)]).exit_code == 0
+    assert runner.invoke(app, ["validate", str(instance), str(solution)]).exit_code == 0  # as written: accepted
+    document = json.loads(solution.read_text())
+    document[key] = 1
+    solution.write_text(json.dumps(document))
+    result = runner.invoke(app, ["validate", str(instance), str(solution)])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output
+    assert f"{solution}: {key}: is not a field of a solution file" in lines[0]

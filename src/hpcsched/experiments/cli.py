@@ -146,9 +146,11 @@ def compare(
         raise _fail(f"--grace: must be a finite number >= 0 seconds, got {grace}")
     plugins = load_plugins(plugin)
     instances = _read_instance_files(files)
-    requested = [name.strip() for name in methods.split(",") if name.strip()]
-    if not requested:
+    requested = [name.strip() for name in methods.split(",")]
+    if not any(requested):
         raise _fail("--methods is empty")
+    if not all(requested):  # "johnson," or "a,,b": a name left out by mistake, not a request for fewer runs
+        raise _fail(f"--methods: an empty method name in '{methods}'")
     if csv is not None:  # before any run: a long comparison must not end in "cannot write"
         check_output_path(csv, "--csv")
     tasks = [

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InvalidInstanceError, InvalidSolutionError
+from ..fields import require_known_keys
 from ..registry import _OPTIMALITY_GAP, _TOLERANCE, Problem, problem_of
 from ..result import Result, Status
 from ..violation import Violation
@@ -65,10 +66,28 @@ def read_solution_file(path: str | os.PathLike, instance: Any) -> tuple[Any, dic
     return _decode_solution(document, instance, file), document
 
 
+#: The keys of a solution file (those `solution_document` writes); any other is refused, not ignored.
+DOCUMENT_KEYS = (
+    "problem",
+    "format",
+    "instance",
+    "method",
+    "status",
+    "objective",
+    "bound",
+    "runtime_s",
+    "solver",
+    "notes",
+    "solution",
+)
+
+
 def _decode_solution(document: Any, instance: Any, file: str) -> Any:
     problem: Problem = problem_of(instance)
     try:
         declared = required_field(document, "problem", str, file)
+        # a misspelt "soluton" or "objectve" would otherwise be ignored, and its claim with it
+        require_known_keys(document, DOCUMENT_KEYS, "", "a solution file")
         if declared != problem.name:
             raise InvalidSolutionError("problem", f"is '{declared}' but the instance is '{problem.name}'", file)
         reference = document.get("instance")
