@@ -80,6 +80,8 @@ def _memory_levels_of(columns: _Columns) -> tuple[np.ndarray, np.ndarray]:
     deltas = np.concatenate([columns.memory[held], -columns.memory[held]])
     order = np.argsort(times, kind="stable")
     times, deltas = times[order], deltas[order]
+    if not len(times):  # nothing held at all (every task of zero length, or computed before its transfer)
+        return times, deltas
     last = np.flatnonzero(np.append(times[1:] != times[:-1], True))  # every event at an instant applied together
     return times[last], np.cumsum(deltas)[last]
 
