@@ -2,7 +2,7 @@
  * A compiled anchor for the timing of hpcsched's persistent DP (benchmark only, not part of the package).
  *
  * This is a plain C restatement, written for this repository, of the recurrence that
- * src/hpcsched/checkpoint/formulations/dp_table.py (`PersistentTable`) fills: the table P(s, t)[m],
+ * src/hpcsched/checkpoint/persistent/table.py (`PersistentTable`) fills: the table P(s, t)[m],
  * 0 <= s <= t <= L, 0 <= m <= S, over the same sizes in slots and the same chain, with the same
  * choices (-1: ``Fall s`` first, s' > 0: checkpoint x_{s'}, -2: no sequence) and the same tie rule
  * (``Fall`` wins ties; among checkpoints the smallest s' wins). It is not rotor's code. See

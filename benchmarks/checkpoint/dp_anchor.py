@@ -5,7 +5,7 @@ here from the Python code; it is not rotor's C DP, which cannot be fetched on
 this machine). It is compiled at run time with ``cc -O2`` into a temporary
 directory and called through ctypes; nothing is installed. Both solve the
 identical discrete problem: the slot size and the sizes in slots come from the
-code path `persistent_dp` uses (``dp_slots.slot_size`` and ``slot_sizes``,
+code path `persistent_dp` uses (``persistent.slots.slot_size`` and ``slot_sizes``,
 rounding up), the chain is dp_time.py's.
 
 Prints one line per implementation (wall seconds, user and system CPU seconds
@@ -38,7 +38,7 @@ import numpy as np
 
 from hpcsched.checkpoint import Instance
 from hpcsched.checkpoint.formulations import persistent_dp
-from hpcsched.checkpoint.formulations.dp_slots import SlotSizes, slot_size, slot_sizes
+from hpcsched.checkpoint.persistent.slots import SlotSizes, slot_size, slot_sizes
 from hpcsched.core.deadline import Deadline
 
 SOURCE = Path(__file__).resolve().with_name("dp_anchor.c")

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from hpcsched.core.registration import PROBLEM_PACKAGES
+
 BASE_LAYERS = {
     "model": 0,
     "simulate": 1,
@@ -41,6 +43,43 @@ LAYERS = {
     # stages: the stage-chain structure and order templates that special cases and heuristics share;
     # partition_stages: the stage DP (no package import); importers: layer chains -> stage chains (uses generate).
     "pipeline": {**BASE_LAYERS, "stages": 1, "partition_stages": 1, "importers": 2},
+    # The generators simulate recompute-all's peak (the budget floor). The two-level (chain-offload)
+    # methods build on the remat ones: offload_bridges (copies, gaps, timing) and offload_mapping (to
+    # the offload problem) read the model only; persistent: rotor's persistent DP, shared by
+    # formulations.dp, the offload candidates and offload_dp; profile: chains measured with torch
+    # (uses generate); offload_candidates: the remat sequences (persistent DP) that offload_greedy
+    # starts from; h_revolve: a special case (uses the bounds); offload_greedy: a heuristic, which
+    # gives cpsat-offload its horizon; offload_dp starts from the remat formulations' incumbents.
+    "checkpoint": {
+        **BASE_LAYERS,
+        "generate": 2,
+        "offload_bridges": 1,
+        "offload_mapping": 1,
+        "persistent": 2,
+        "profile": 3,
+        "offload_candidates": 3,
+        "offload_greedy": 4,
+        "h_revolve": 3,
+        "offload_dp": 6,
+        "__init__": 7,
+    },
+    # Liu's algorithms (special_cases) use no bound and are the feasibility test of the out-of-core
+    # bound (io_bounds) that bounds.best answers with, so here they sit below the bounds; plot draws
+    # the MemReq bound; sparse: the assembly trees of sparse matrices (no package import); the
+    # generators size M from Liu's optimum or the best heuristic order.
+    "treemem": {
+        "model": 0,
+        "simulate": 1,
+        "sparse": 1,
+        "special_cases": 2,
+        "io_bounds": 3,
+        "bounds": 4,
+        "plot": 5,
+        "heuristics": 5,
+        "generate": 6,
+        "formulations": 6,
+        "__init__": 7,
+    },
 }
 
 
@@ -66,6 +105,11 @@ def _imported_units(package: Path, path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom) and node.level == depth - 1 and depth == 2:
             found.add(_unit(package, path))  # inside a subpackage: same unit
     return found
+
+
+def test_every_problem_package_is_layered():
+    """A problem package added to the registry gets its layers here (else its imports go unchecked)."""
+    assert sorted(LAYERS) == sorted(PROBLEM_PACKAGES)
 
 
 @pytest.mark.parametrize("name", sorted(LAYERS))

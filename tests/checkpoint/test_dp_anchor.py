@@ -19,14 +19,14 @@ from hypothesis import strategies as st
 
 from hpcsched.checkpoint import Instance, memory_lower_bound, store_all_peak
 from hpcsched.checkpoint.formulations import persistent_dp
-from hpcsched.checkpoint.formulations.dp_slots import slot_size, slot_sizes
-from hpcsched.checkpoint.formulations.dp_table import PersistentTable
+from hpcsched.checkpoint.persistent.slots import slot_size, slot_sizes
+from hpcsched.checkpoint.persistent.table import PersistentTable
 from hpcsched.core.deadline import Deadline
 
 from .checkpoint_strategies import small_chains
 
 # the module of the DP table (its `_MOST_RUNS` is patched below)
-dp_module = importlib.import_module("hpcsched.checkpoint.formulations.dp_table")
+dp_module = importlib.import_module("hpcsched.checkpoint.persistent.table")
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "checkpoint" / "dp_anchor.py"
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc) to build the DP anchor")

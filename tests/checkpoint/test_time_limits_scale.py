@@ -120,7 +120,7 @@ def test_dp_is_not_started_when_its_table_cannot_be_filled_in_time():
 
 def test_dp_refuses_a_table_over_the_memory_cap_before_allocating_it():
     from hpcsched.checkpoint.formulations.dp import DpTableTooLarge, persistent_dp
-    from hpcsched.checkpoint.formulations.dp_table import MAX_TABLE_BYTES
+    from hpcsched.checkpoint.persistent.table import MAX_TABLE_BYTES
 
     instance = _chain(2000)  # (L+1)(L+2)/2 x 501 cells x 10 bytes = 10 GB
     with pytest.raises(DpTableTooLarge, match="GiB"):

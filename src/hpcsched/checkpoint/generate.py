@@ -42,8 +42,8 @@ from ..core.errors import FormatError, InvalidInstanceError
 from ..core.fields import require_int, require_number
 from ..core.generation import checked
 from ..core.io import file_sha256
-from .heuristics import recompute_all_sequence
 from .model import Instance, store_all_peak
+from .model.sequences import recompute_all_sequence
 from .simulate import peak as simulated_peak
 
 #: The longest chain of every family (docs/architecture.md "Generator sizes"): the budget's floor is

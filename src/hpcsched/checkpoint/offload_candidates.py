@@ -50,8 +50,8 @@ def greedy_remat_candidates(instance: Instance, count: int, deadline: Deadline) 
 def dp_candidates(instance: Instance, count: int, slots: int, deadline: Deadline) -> list[tuple[str, tuple]]:
     """(label, sequence) of rotor's persistent DP at ``count`` budgets M' between M and the store-all peak
     (``slots`` slots each; a budget with no persistent sequence is skipped)."""
-    from .formulations.dp import DpTableTooLarge, DpTooSlow, persistent_dp
     from .model import validate as validate_chain
+    from .persistent import DpTableTooLarge, DpTooSlow, persistent_dp
 
     peak, chain = store_all_peak(instance), _roomy_chain(instance)  # the peak of Fall 0..L-1, B L..0
     found = []
@@ -81,7 +81,7 @@ def greedy_candidates(chain: Instance, memory: int, count: int, deadline: Deadli
     activation dropped, the least memory the rule reaches) is taken. Duplicates
     are returned once.
     """
-    from .heuristics import kept_sequence
+    from .model.sequences import kept_sequence
     from .simulate import peak as simulated_peak
 
     L, peak = chain.length, store_all_peak(chain)

@@ -1,10 +1,11 @@
 """Exact methods: `brute_force`, `dp`, `cpsat`; kind chain-offload: `cpsat_offload`, `brute_force_offload`."""
 
+from ..persistent import PersistentPlan, persistent_dp
 from .brute_force import BruteForceParams, brute_force, shortest_sequence
 from .brute_force_offload import BruteForceOffloadParams, brute_force_offload
 from .cpsat import CpsatParams, cpsat, phase_slots
 from .cpsat_offload import CpsatOffloadParams, cpsat_offload, known_horizon
-from .dp import DpParams, PersistentPlan, dp, persistent_dp
+from .dp import DpParams, dp
 from .dp_coarse import CoarseDpParams, dp_coarse
 
 __all__ = [

@@ -13,7 +13,7 @@ from ...core.params import at_least
 from ...core.result import Result, Status
 from ..heuristics import _answer
 from ..model import Instance
-from .dp import DpTableTooLarge, best_persistent
+from ..persistent import DpTableTooLarge, best_persistent
 
 
 @dataclass(frozen=True)

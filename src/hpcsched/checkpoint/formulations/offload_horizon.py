@@ -26,7 +26,7 @@ def known_horizon(instance: Instance, deadline: Deadline | None = None) -> int |
 
     The DP runs under ``deadline`` (None: no limit); `TimeLimitReached` when it passes.
     """
-    from .dp import persistent_dp
+    from ..persistent import persistent_dp
 
     chain = instance.as_chain() if instance.kind == "chain-offload" else instance
     if chain.memory >= store_all_peak(chain):

@@ -3,8 +3,8 @@
 `data` holds the instances, `solution` the solutions; `floors` the memory floors checked
 when an instance is built; `chain` the semantics of kind ``chain`` (held values
 of a sequence, rules 1-5 of the definition); `two_levels` those of kind
-``chain-offload`` (the chain plus a host level, over time). `evaluate` and
-`validate` pick the kind's own.
+``chain-offload`` (the chain plus a host level, over time); `sequences` the recompute-all,
+segment and kept-set sequence families. `evaluate` and `validate` pick the kind's own.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 This is **our own** dynamic program, written in the spirit of POFO (Beaumont,
 Eyraud-Dubois & Shilova, NeurIPS 2021), whose text could not be read here:
 it is not POFO's recurrence. It extends rotor's persistent DP
-(`formulations.dp`) with one choice: the input of a segment may leave the
+(`persistent`) with one choice: the input of a segment may leave the
 GPU while the inner part of the segment runs.
 
 State P(s, t, bar, m), s <= t <= L: the input of stage s is held (x_s, or
@@ -60,10 +60,10 @@ from ...core.errors import InfeasibleError, InvalidInstanceError
 from ...core.params import at_least
 from ...core.result import Result, Status
 from .. import bounds
-from ..formulations.dp_table import DpTableTooLarge
 from ..model import Instance, Solution, too_long_to_check
 from ..model.two_levels import evaluate_two_levels, validate_two_levels
 from ..offload_bridges import Bridge, copy_gaps, timed_schedule, timing_with_waits, value_copies
+from ..persistent import DpTableTooLarge
 from .table import OffloadPlan, offload_plan
 
 
@@ -249,7 +249,8 @@ def _remat_entry(chain: Instance, solution: Solution, label: str) -> list[Candid
 def _remat_searches(chain: Instance, deadline: Deadline, notes: list[str]) -> list[Candidate]:
     """What `dp` adds to the baselines, within ``deadline``: rotor's persistent DP (`dp`'s defaults); cut by the
     deadline, it adds nothing (noted)."""
-    from ..formulations.dp import DpParams, DpTableTooLarge, best_persistent
+    from ..formulations.dp import DpParams
+    from ..persistent import best_persistent
 
     try:
         defaults = DpParams()

@@ -30,7 +30,7 @@ class OffloadPlan:
 def _check_size(length: int, budget: int, deadline: Deadline) -> None:
     """Refuse, before any work, a table over `MAX_TABLE_BYTES` (`DpTableTooLarge`) or one whose fill, ~L³·(W + 1)/3
     elements (two inputs per cell), cannot finish in the time left (`DpTooSlow`): the limits of rotor's DP."""
-    from ..formulations.dp_table import FILL_ELEMENTS_PER_SECOND, MAX_TABLE_BYTES, DpTableTooLarge, DpTooSlow
+    from ..persistent.table import FILL_ELEMENTS_PER_SECOND, MAX_TABLE_BYTES, DpTableTooLarge, DpTooSlow
 
     cells = 2 * (length + 1) * (length + 2) // 2 * (budget + 1)
     if cells * 13 > MAX_TABLE_BYTES:  # int64 value, int32 choice, int8 offload flag per cell
@@ -59,7 +59,7 @@ class _OffloadTable:
     def __init__(
         self, instance: Instance, slots: int, deadline: Deadline, window: str = "forwards", rounding: str = "up"
     ) -> None:
-        from ..formulations.dp_slots import slot_size, slot_sizes
+        from ..persistent.slots import slot_size, slot_sizes
 
         slot, exact = slot_size(instance, slots)
         sizes = slot_sizes(instance, slot, exact, rounding)

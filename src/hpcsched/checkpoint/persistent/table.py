@@ -1,6 +1,6 @@
-"""The table of rotor's persistent DP (`dp`): P(s, t)[m] filled in place, and the sequence it chooses.
+"""The table of rotor's persistent DP: P(s, t)[m] filled in place, and the sequence it chooses.
 
-See `dp` for the recurrence. The table is refused before any work when it
+See the package (`persistent`) for the recurrence. The table is refused before any work when it
 would exceed `MAX_TABLE_BYTES` or ``max_cells`` (`DpTableTooLarge`), or when
 its fill could not finish in the time left (`TimeLimitReached`).
 """
@@ -13,7 +13,7 @@ import numpy as np
 
 from ...core.deadline import Deadline, TimeLimitReached
 from ..model import Instance
-from .dp_slots import SlotSizes
+from .slots import SlotSizes
 
 INFINITY = np.iinfo(np.int64).max // 4
 #: Element operations per second the table's fill is assumed to reach at most (measured 2.6e8 on a 2-core
