@@ -9,9 +9,13 @@ more-itertools and numpy).
     .venv/bin/python benchmarks/pipeline/tessel_peer.py --tessel ~/Tessel --python ~/tessel-venv/bin/python \
         --case vshape --devices 4 --memory 4 --micro-batches 4 [--ours cpsat] [--json out.json]
     ... --case mshape --devices 4 --memory 6 --fast
+    ... --case vshape --devices 2,4,6,8 --memory 2,4,6,8 --micro-batches 2,4,6,8 --cpu-limit 300 --ours cpsat
 
 What it does: tessel_driver.py runs Tessel's ``Composer.compose_n`` (or
-``compose_fast`` with ``--fast``) in a child process under ``--timeout``; the
+``compose_fast`` with ``--fast``) in a child process under ``--timeout``
+(wall) and ``--cpu-limit`` (CPU seconds, the fair cap on a shared machine);
+a list of D runs one comparison per D (``--memory`` and ``--micro-batches``
+give one value or one per D); the
 block graph Tessel built must equal our instance of the case
 (instances/pipeline/make_tessel.py); Tessel's repetend becomes a periodic
 solution (period P = Tessel's shift between repetitions, one micro-batch per
@@ -31,7 +35,9 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -57,6 +63,18 @@ def _maker() -> Any:
     return module
 
 
+def _cpu_cap(seconds: float | None) -> Any:
+    """A pre-exec hook that caps the child's CPU time (SIGXCPU at ``seconds``): fair on a loaded machine."""
+    if not seconds:
+        return None
+    soft = max(1, math.ceil(seconds))
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+
+    return cap
+
+
 def run_tessel(args: argparse.Namespace) -> tuple[dict[str, Any] | None, str, float, float]:
     """Run the driver; (its record or None, the reason when None, child wall s, child CPU s)."""
     with tempfile.TemporaryDirectory() as folder:
@@ -73,12 +91,15 @@ def run_tessel(args: argparse.Namespace) -> tuple[dict[str, Any] | None, str, fl
                 text=True,
                 timeout=args.timeout,
                 check=False,
+                preexec_fn=_cpu_cap(args.cpu_limit),
             )
         except subprocess.TimeoutExpired:
-            return None, f"timeout after {args.timeout:g} s", time.perf_counter() - started, float("nan")
+            return None, f"timeout after {args.timeout:g} s wall", time.perf_counter() - started, float("nan")
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL) and args.cpu_limit and cpu >= args.cpu_limit:
+            return None, f"killed at the CPU limit of {args.cpu_limit:g} s", wall, cpu
         if done.returncode != 0:
             lines = done.stderr.strip().splitlines()
             return None, f"Tessel failed: {lines[-1] if lines else f'exit {done.returncode}'}", wall, cpu
@@ -176,6 +197,7 @@ def compare(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "search": "compose_fast" if args.fast else f"compose_n(N={args.micro_batches})",
         "tessel_wall_s": round(wall, 3),
         "tessel_cpu_s": round(cpu, 3),
+        "tessel_caps": {"wall_s": args.timeout, "cpu_s": args.cpu_limit},
     }
     code = 0
     if record is None:
@@ -205,32 +227,55 @@ def compare(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     return summary, code
 
 
+def _counts(text: str) -> list[int]:
+    return [int(part) for part in text.split(",")]
+
+
+def runs(args: argparse.Namespace) -> list[argparse.Namespace]:
+    """One namespace per D of ``--devices``; a list of ``--memory`` or ``--micro-batches`` pairs with it."""
+    devices = _counts(args.devices)
+    paired = {}
+    for name in ("memory", "micro_batches"):
+        given = _counts(getattr(args, name)) if getattr(args, name) is not None else [None]
+        if len(given) not in (1, len(devices)):
+            raise SystemExit(f"--{name.replace('_', '-')}: one value or one per D of --devices ({len(devices)})")
+        paired[name] = given * len(devices) if len(given) == 1 else given
+    return [
+        argparse.Namespace(**{**vars(args), "devices": d, "memory": m, "micro_batches": n})
+        for d, m, n in zip(devices, paired["memory"], paired["micro_batches"], strict=True)
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tessel", type=Path, required=True, help="a checkout of github zhiqi-0/Tessel")
     parser.add_argument("--python", default=sys.executable, help="a Python with z3-solver and more-itertools")
     parser.add_argument("--case", required=True, help="a placement of cases_tessel.py (vshape, mshape, ...)")
-    parser.add_argument("--devices", type=int, required=True)
-    parser.add_argument("--memory", type=int, required=True, help="Tessel's --memory: the limit of every device")
+    parser.add_argument("--devices", required=True, help="D, or a comma-separated list of D (one run each)")
+    parser.add_argument("--memory", required=True, help="Tessel's --memory, the limit of every device (one or per D)")
     mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--micro-batches", type=int, help="Tessel's --nmicros (compose_n)")
+    mode.add_argument("--micro-batches", help="Tessel's --nmicros (compose_n): one, or one per D")
     mode.add_argument("--fast", action="store_true", help="Tessel's --fast-search (compose_fast)")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds for Tessel's child process")
+    parser.add_argument("--timeout", type=float, default=600.0, help="wall seconds for Tessel's child process")
+    parser.add_argument("--cpu-limit", type=float, help="CPU seconds for Tessel's child process (RLIMIT_CPU)")
     parser.add_argument("--ours", default="", help="comma-separated pipeline methods to run on the period instance")
     parser.add_argument("--time-limit", type=float, default=60.0, help="seconds for each of our methods")
-    parser.add_argument("--json", type=Path, help="write the record here")
+    parser.add_argument("--json", type=Path, help="write the record here (a list of records for several D)")
     parser.add_argument("--solutions", type=Path, help="write the instances and Tessel's schedules into this folder")
     args = parser.parse_args()
     if not (args.tessel / "tessel" / "schedule" / "composer.py").is_file():
         parser.exit(1, f"{args.tessel}: no tessel/schedule/composer.py: not a Tessel checkout (--tessel)\n")
-    try:
-        summary, code = compare(args)
-    except ValueError as error:  # an unknown case or a D the case does not take
-        parser.exit(1, f"--case {args.case} --devices {args.devices}: {error}\n")
-    text = json.dumps(summary, indent=1)
-    print(text)
-    if args.json is not None:
-        args.json.write_text(text + "\n")
+    plan, records, code = runs(args), [], 0
+    for one in plan:
+        try:
+            summary, status = compare(one)
+        except ValueError as error:  # an unknown case or a D the case does not take
+            parser.exit(1, f"--case {one.case} --devices {one.devices}: {error}\n")
+        records.append(summary)
+        code = max(code, status)
+        print(json.dumps(summary, indent=1), flush=True)
+        if args.json is not None:  # rewritten after every run: a killed sweep keeps what it measured
+            args.json.write_text(json.dumps(records if len(plan) > 1 else records[0], indent=1) + "\n")
     sys.exit(code)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -117,3 +118,50 @@ def test_written_files_read_back_as_a_valid_solution(tmp_path):
     solution = read_solution(tmp_path / "mshape-d4-m6.tessel.json", again)
     assert solution.period == 6
     assert not validate(again, solution)
+
+
+def _args(**given):
+    import argparse
+
+    base = {"devices": "4", "memory": "4", "micro_batches": None, "fast": True, "case": "vshape"}
+    return argparse.Namespace(**{**base, **given})
+
+
+def test_a_list_of_devices_pairs_with_lists_or_single_values():
+    plan = peer.runs(_args(devices="2,4,6", memory="2,4,6", micro_batches="3", fast=False))
+    assert [(one.devices, one.memory, one.micro_batches) for one in plan] == [(2, 2, 3), (4, 4, 3), (6, 6, 3)]
+    assert [(one.devices, one.memory, one.micro_batches) for one in peer.runs(_args())] == [(4, 4, None)]
+
+
+def test_a_list_of_another_length_than_devices_is_refused():
+    with pytest.raises(SystemExit, match="one per D"):
+        peer.runs(_args(devices="2,4,6", memory="2,4"))
+
+
+def test_the_cpu_cap_stops_a_busy_child():
+    import signal
+    import subprocess
+
+    busy = [sys.executable, "-c", "while True: pass"]
+    done = subprocess.run(busy, preexec_fn=peer._cpu_cap(1), timeout=300, check=False)
+    assert done.returncode == -signal.SIGXCPU
+    assert peer._cpu_cap(None) is None
+
+
+TESSEL = Path(os.environ.get("TESSEL_DIR", "/nonexistent"))
+
+
+@pytest.mark.skipif(
+    not (TESSEL / "tessel" / "schedule" / "composer.py").is_file(),
+    reason="needs a Tessel checkout in TESSEL_DIR (and its Python in TESSEL_PYTHON); Tessel is not a dependency",
+)
+def test_tessel_on_vshape_d2_is_valid_under_our_validator(tmp_path):
+    import subprocess
+
+    command = [sys.executable, str(ROOT / "benchmarks" / "pipeline" / "tessel_peer.py"), "--tessel", str(TESSEL)]
+    command += ["--python", os.environ.get("TESSEL_PYTHON", sys.executable), "--case", "vshape", "--devices", "2"]
+    command += ["--memory", "2", "--micro-batches", "2", "--json", str(tmp_path / "out.json")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    record = json.loads((tmp_path / "out.json").read_text())
+    assert record["same_graph"] == "yes" and record["period"]["valid"] and record["makespan"]["valid"]
