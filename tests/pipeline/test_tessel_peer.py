@@ -165,3 +165,10 @@ def test_tessel_on_vshape_d2_is_valid_under_our_validator(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     record = json.loads((tmp_path / "out.json").read_text())
     assert record["same_graph"] == "yes" and record["period"]["valid"] and record["makespan"]["valid"]
+
+
+def test_ours_only_runs_our_methods_without_tessel():
+    args = _args(ours_only=True, ours="brute-force", time_limit=30.0, solutions=None, timeout=1.0, cpu_limit=None)
+    summary, code = peer.compare(peer.runs(args)[0])
+    assert code == 0 and summary["tessel"].startswith("not run")
+    assert [(row["method"], row["objective"]) for row in summary["ours"]] == [("brute-force", 4.0)]
