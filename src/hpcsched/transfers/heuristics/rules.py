@@ -252,17 +252,18 @@ def dynamic_order(instance: Instance, priority: np.ndarray, deadline: Deadline =
             free += heapq.heappop(releases)[1]
         while sent[by_priority[head]]:
             head += 1
-        task: int | None = by_priority[head]
+        task = by_priority[head]
         if memory[task] > free:
             fitting = fitting or _Fitting(instance, by_priority, sent)
-            task = fitting.best(free)
-            while task is None:
+            fits = fitting.best(free)
+            while fits is None:
                 released_at, size = heapq.heappop(releases)  # non-empty: every task fits in M
                 link_free = max(link_free, released_at)
                 free += size
                 while releases and releases[0][0] <= link_free:
                     free += heapq.heappop(releases)[1]
-                task = fitting.best(free)
+                fits = fitting.best(free)
+            task = fits
         sent[task] = 1
         order.append(task)
         free -= memory[task]
