@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from ..core.result import Result, Status
 from .model import Instance, check_feasible
-from .simulate import makespan_of, simulate
+from .simulate import bounded_simulations, makespan_of, simulate
 
 
+@bounded_simulations
 def no_offload_suffices(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Memory holds everything: no offload, makespan Σ(f+b), OPTIMAL.
 
@@ -29,8 +30,10 @@ def no_offload_suffices(instance: Instance, /, *, time_limit: float, seed: int, 
     ----------
     instance
         The chain to schedule.
-    time_limit, seed
-        Unused (one simulation).
+    time_limit
+        Seconds for its one simulation (past them, `TimeLimitReached`: no solution).
+    seed
+        Unused (deterministic).
     params
         None (no options).
 
@@ -48,6 +51,7 @@ def no_offload_suffices(instance: Instance, /, *, time_limit: float, seed: int, 
     )
 
 
+@bounded_simulations
 def zero_transfer(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Zero transfer times: offload everything as soon as possible, makespan Σ(f+b), OPTIMAL.
 
@@ -55,8 +59,10 @@ def zero_transfer(instance: Instance, /, *, time_limit: float, seed: int, params
     ----------
     instance
         The chain to schedule.
-    time_limit, seed
-        Unused (one simulation).
+    time_limit
+        Seconds for its one simulation (past them, `TimeLimitReached`: no solution).
+    seed
+        Unused (deterministic).
     params
         None (no options).
 

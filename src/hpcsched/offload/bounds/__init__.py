@@ -21,7 +21,7 @@ from .instant import (
     relaxation_outcome_bound,
     relaxed_solution,
 )
-from .lp import compute_chain, lp_bound, lp_relaxation
+from .lp import compute_chain, lp_bound, lp_relaxation, lp_variables
 from .probes import instant_relaxation_bound, instant_relaxation_search
 from .transfer import (
     best,
@@ -43,6 +43,7 @@ __all__ = [
     "instant_relaxation_search",
     "lp_bound",
     "lp_relaxation",
+    "lp_variables",
     "missing_rows",
     "relaxation_outcome_bound",
     "relaxed_solution",

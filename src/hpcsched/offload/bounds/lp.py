@@ -8,6 +8,7 @@ optimum is a lower bound): docs/offload.md, "The LP relaxation".
 
 from __future__ import annotations
 
+import bisect
 import math
 from typing import Any
 
@@ -16,24 +17,49 @@ from ...core.result import Status
 from ..model import Instance
 from .transfer import earliest
 
+#: Rows added between two readings of the deadline while building (PuLP adds ~60,000 rows per second).
+CHECK_EVERY = 1024
 
-def compute_chain(lp: Any, forward, backward, upper: float | None = None) -> tuple[list, list]:
+
+def lp_variables(
+    keys: Any, prefix: str, low: float | None, up: float | None, deadline: Deadline, cat: str = "Continuous"
+) -> list:
+    """PuLP variables named ``prefix + key`` for ``keys``; ``deadline`` read every `CHECK_EVERY` (~3,500 per second)."""
+    import pulp
+
+    made = []
+    for count, key in enumerate(keys, 1):
+        if count % CHECK_EVERY == 0:
+            deadline.check(f"creating the {prefix} variables")
+        made.append(pulp.LpVariable(f"{prefix}{key}", low, up, cat=cat))
+    return made
+
+
+def compute_chain(
+    lp: Any, forward, backward, upper: float | None = None, deadline: Deadline | None = None
+) -> tuple[list, list]:
     """Start variables of F_1..F_L and B_1..B_L in the serial order F_1..F_L, B_L..B_1.
 
     Adds the precedence rows of the compute stream and the objective "end of
     B_1" to the PuLP model ``lp``; shared by the LP relaxation and the
-    fixed-order MILP, whose compute stream is the same.
+    fixed-order MILP, whose compute stream is the same. ``deadline`` is
+    checked every `CHECK_EVERY` rows (2L rows: seconds at 10^5 layers);
+    `TimeLimitReached` when it passes.
     """
-    import pulp
 
+    deadline = deadline or Deadline(None)
     n = len(forward)
-    SF = [pulp.LpVariable(f"SF{k}", 0, upper) for k in range(1, n + 1)]
-    SB = [pulp.LpVariable(f"SB{k}", 0, upper) for k in range(1, n + 1)]
+    SF = lp_variables(range(1, n + 1), "SF", 0, upper, deadline)
+    SB = lp_variables(range(1, n + 1), "SB", 0, upper, deadline)
     lp += SB[0] + backward[0]
     for k in range(1, n):
+        if k % CHECK_EVERY == 0:
+            deadline.check("building the compute chain's rows")
         lp += SF[k] >= SF[k - 1] + forward[k - 1]
     lp += SB[n - 1] >= SF[n - 1] + forward[n - 1]
     for k in range(1, n):
+        if k % CHECK_EVERY == 0:
+            deadline.check("building the compute chain's rows")
         lp += SB[k - 1] >= SB[k] + backward[k]
     return SF, SB
 
@@ -57,7 +83,7 @@ def lp_relaxation(
     from ...solvers.milp import solve_pulp
 
     clock = earliest(Deadline.after(time_limit), deadline)
-    builder = _LpRelaxation(instance)
+    builder = _LpRelaxation(instance, clock)
     for k in range(2, instance.n_layers + 1):
         clock.check("building the LP relaxation")
         builder.add_step(k)
@@ -75,19 +101,20 @@ def lp_relaxation(
 class _LpRelaxation:
     """The PuLP model of `lp_relaxation`, built one row family at a time (in the order the rows are written)."""
 
-    def __init__(self, instance: Instance):
+    def __init__(self, instance: Instance, deadline: Deadline | None = None):
         import pulp
 
         self.pulp = pulp
         self.instance = instance
         n = instance.n_layers
         self.n, self.s = n, instance.activation
-        self.offloadable = list(instance.offloadable)
+        self.offloadable = sorted(instance.offloadable)
         self.tau_out = {i: instance.offload_time(i) for i in self.offloadable}
         self.tau_in = {i: instance.prefetch_time(i) for i in self.offloadable}
         self.lp = pulp.LpProblem("offload_lp", pulp.LpMinimize)
-        self.SF, self.SB = compute_chain(self.lp, instance.forward, instance.backward)
-        self.o = {i: pulp.LpVariable(f"o{i}", 0, 1, cat=pulp.LpContinuous) for i in self.offloadable}
+        self.SF, self.SB = compute_chain(self.lp, instance.forward, instance.backward, deadline=deadline)
+        deadline = deadline or Deadline(None)
+        self.o = dict(zip(self.offloadable, lp_variables(self.offloadable, "o", 0, 1, deadline), strict=True))
         self.q: dict[tuple[int, int], Any] = {}
         self.r: dict[tuple[int, int], Any] = {}
         # Activations older than the window count as gone as soon as they are offloaded
@@ -107,7 +134,10 @@ class _LpRelaxation:
 
     def add_step(self, k: int) -> None:
         """The q, r variables of step k, its two memory rows and its channel rows."""
-        early = [i for i in self.offloadable if k - 2 - self.window < i <= k - 2]
+        # the offloadable layers in (k - 2 - window, k - 2], by bisection (a scan is O(L) per step)
+        offloadable = self.offloadable
+        low = bisect.bisect_right(offloadable, k - 2 - self.window)
+        early = offloadable[low : bisect.bisect_right(offloadable, k - 2)]
         self.add_part_variables(k, early)
         self.add_memory_rows(k, early)
         self.add_channel_rows(k, early)

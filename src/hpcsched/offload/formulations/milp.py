@@ -24,7 +24,7 @@ from ...core.result import Result, Status
 from .. import bounds
 from ..heuristics import best_heuristic_solution
 from ..model import Instance, Solution, check_feasible, validate
-from ..simulate import simulate
+from ..simulate import simulate, simulation_deadline
 from .cpsat_model import exact_timing, makespan
 from .milp_model import FixedOrderMilp, build_milp_fixed_order, follows_fixed_orders
 
@@ -96,17 +96,21 @@ def _fixed_order_horizon(instance: Instance, time_limit: float, seed: int, deadl
     Past ``deadline`` the first valid candidate is taken (each further one is a simulation, ~0.6 s
     on 2,000 layers).
     """
-    heuristic = best_heuristic_solution(instance, time_limit=time_limit, seed=seed)
+    with simulation_deadline(deadline):  # every simulation of the heuristics stops at the method's deadline
+        heuristic = best_heuristic_solution(instance, time_limit=time_limit, seed=seed)
     candidates = (
         lambda: heuristic,
-        lambda: simulate(instance, heuristic.offloaded),
-        lambda: simulate(instance, instance.offloadable),
+        lambda: simulate(instance, heuristic.offloaded, deadline=deadline),
+        lambda: simulate(instance, instance.offloadable, deadline=deadline),
     )
     valid: list[Solution] = []
     for candidate in candidates:
         if valid and deadline.expired():
             break
-        schedule = candidate()
+        try:
+            schedule = candidate()
+        except TimeLimitReached:  # a simulation at the method's deadline: the first valid candidate stands
+            break
         if schedule is not None and follows_fixed_orders(instance, schedule) and not validate(instance, schedule):
             valid.append(schedule)
     return min(valid, key=lambda c: makespan(instance, c))

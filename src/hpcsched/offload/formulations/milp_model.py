@@ -87,7 +87,7 @@ def build_milp_fixed_order(instance: Instance, *, horizon: int, deadline: Deadli
     """
     deadline = deadline if deadline is not None else Deadline(None)
     deadline.check("building the fixed-order MILP")  # the builder's variables and chains are O(L) PuLP work
-    builder = _FixedOrderBuilder(instance, int(horizon))
+    builder = _FixedOrderBuilder(instance, int(horizon), deadline)
     builder.add_transfer_chains(deadline)
     builder.add_compute_instant_rows(deadline)
     builder.add_prefetch_instant_rows(deadline)
@@ -99,7 +99,7 @@ def build_milp_fixed_order(instance: Instance, *, horizon: int, deadline: Deadli
 class _FixedOrderBuilder:
     """The rows of the fixed-order MILP, one family per method; order and joint variables created on demand."""
 
-    def __init__(self, instance: Instance, horizon: int):
+    def __init__(self, instance: Instance, horizon: int, deadline: Deadline):
         import pulp
 
         self.pulp, self.instance = pulp, instance
@@ -113,11 +113,12 @@ class _FixedOrderBuilder:
         # [0, H], an offload end (phantom or not) in [0, H + tau].
         self.big = H + 1 + max([0, *self.tau_out.values(), *self.tau_in.values()])
         self.lp = lp = pulp.LpProblem("offload_fixed_order", pulp.LpMinimize)
-        self.SF, self.SB = bounds.compute_chain(lp, self.f, self.b, upper=H)
+        self.SF, self.SB = bounds.compute_chain(lp, self.f, self.b, upper=H, deadline=deadline)
         lp.setObjective(self.SB[0] + self.b[0])  # the end of B_1
-        self.o = {i: pulp.LpVariable(f"o{i}", cat="Binary") for i in self.offloadable}
-        self.X = {i: pulp.LpVariable(f"X{i}", 0, H) for i in self.offloadable}
-        self.P = {i: pulp.LpVariable(f"P{i}", 0, H) for i in self.offloadable}
+        chosen = self.offloadable
+        self.o = dict(zip(chosen, bounds.lp_variables(chosen, "o", None, None, deadline, cat="Binary"), strict=True))
+        self.X = dict(zip(chosen, bounds.lp_variables(chosen, "X", 0, H, deadline), strict=True))
+        self.P = dict(zip(chosen, bounds.lp_variables(chosen, "P", 0, H, deadline), strict=True))
         self.binaries = list(self.o.values())
         self.u: dict[tuple[int, Point], Any] = {}
         self.extra: dict[Any, Any] = {}

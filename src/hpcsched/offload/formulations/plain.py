@@ -91,16 +91,19 @@ def cpsat_plain(instance: Instance, /, *, time_limit: float, seed: int, params: 
     check_feasible(instance)
     chosen = instance.offloadable if offloaded is None else offloaded
     notes = [f"resolution {resolution} {instance.time_unit or ''}".strip()]
+    horizon, reference = _horizon(instance, chosen, resolution, deadline)
+    # The offload-all schedule that gives the horizon is the fallback of a free offload set: not timed twice.
+    known = reference if offloaded is None else None
     try:
         model, handles = build_cpsat(
             instance,
-            horizon=_horizon(instance, chosen, resolution),
+            horizon=horizon,
             scale=resolution,
             fixed=None if offloaded is None else set(offloaded),
             deadline=deadline,
         )
     except TimeLimitReached as reached:
-        return _fallback(instance, chosen, [*notes, str(reached)], None)
+        return _fallback(instance, chosen, [*notes, str(reached)], None, deadline, known)
     outcome = solve_cpsat(
         model,
         time_limit=deadline.remaining(),
@@ -115,7 +118,7 @@ def cpsat_plain(instance: Instance, /, *, time_limit: float, seed: int, params: 
             f"the model coarsened to resolution {resolution} has no solution: a "
             "restriction, so this says nothing about the instance"
         )
-        return _fallback(instance, chosen, [*notes, why], outcome.backend)
+        return _fallback(instance, chosen, [*notes, why], outcome.backend, deadline, known)
     if outcome.status is Status.INFEASIBLE:
         if offloaded is None:
             raise InfeasibleError("CP-SAT proved the instance infeasible")
@@ -127,16 +130,19 @@ def cpsat_plain(instance: Instance, /, *, time_limit: float, seed: int, params: 
     )
 
 
-def _horizon(instance: Instance, chosen: Sequence[int], resolution: int) -> int:
-    """The offload-all schedule's makespan, or (coarse) the set's schedule on the grid plus one step if later."""
-    reference = simulate(instance, instance.offloadable)
+def _horizon(instance: Instance, chosen: Sequence[int], resolution: int, deadline: Deadline) -> tuple[int, Solution]:
+    """(horizon, offload-all schedule): its makespan, or (coarse) the set's schedule on the grid plus one step if later.
+
+    Both simulations stop at ``deadline`` (`TimeLimitReached`: no schedule yet, no model either).
+    """
+    reference = simulate(instance, instance.offloadable, deadline=deadline)
     assert reference is not None, "offload-all fits on a feasible instance (model.memory_floors)"
     horizon = makespan(instance, reference)
     if resolution > 1:
-        on_grid = simulate(instance, chosen, scale=resolution)
+        on_grid = simulate(instance, chosen, scale=resolution, deadline=deadline)
         if on_grid is not None:  # its makespan on the grid is below its original makespan + one step
             horizon = max(horizon, makespan(instance, on_grid) + resolution)
-    return horizon
+    return horizon, reference
 
 
 def _solved(
@@ -161,9 +167,21 @@ def _solved(
     )
 
 
-def _fallback(instance: Instance, chosen: Sequence[int], notes: list[str], backend: str | None) -> Result:
-    """cpsat-plain without a CP-SAT answer: the simulator's schedule of the offload set (FEASIBLE), or none."""
-    schedule = simulate(instance, chosen)
+def _fallback(
+    instance: Instance,
+    chosen: Sequence[int],
+    notes: list[str],
+    backend: str | None,
+    deadline: Deadline,
+    schedule: Solution | None = None,
+) -> Result:
+    """cpsat-plain without a CP-SAT answer: the simulator's schedule of the offload set (FEASIBLE), or none.
+
+    ``schedule``: that schedule when it is already known (a free set: the horizon's offload-all
+    schedule); otherwise it is simulated, up to ``deadline`` (past it, `TimeLimitReached`).
+    """
+    if schedule is None:
+        schedule = simulate(instance, chosen, deadline=deadline)
     if schedule is None:
         # Only a fixed set can fail here (offload-all fits on a feasible instance); at resolution 1 the
         # build ran out of time, at a coarser one the coarse model proved nothing: no verdict either way.

@@ -23,7 +23,7 @@ from ...solvers.cpsat import solve_cpsat, version
 from .. import bounds
 from ..heuristics import best_heuristic_solution, channel_orders, ordered_local_search
 from ..model import Instance, Solution, canonical_set_count, check_feasible, validate
-from ..simulate import simulate
+from ..simulate import simulate, simulation_deadline
 from .cpsat_model import build_cpsat, extract, makespan
 from .search import BRANCH_DETERMINISTIC_TIME, offload_set_search
 
@@ -127,7 +127,10 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     """
     params = params or CpSatParams()
     check_feasible(instance)
-    return _Portfolio(instance, time_limit, seed, params).run()
+    portfolio = _Portfolio(instance, time_limit, seed, params)
+    # Every simulation of every phase stops at the method's deadline (a phase's own share is soft).
+    with simulation_deadline(portfolio.deadline):
+        return portfolio.run()
 
 
 @dataclass
@@ -238,17 +241,21 @@ class _Portfolio:
     def search_phase(self) -> None:
         self.backend = version()
         params = self.params
-        search = offload_set_search(
-            self.instance,
-            upper=self.best_value,
-            time_limit=self.branch_fraction * self.remaining(),
-            node_limit=params.branch_node_limit,
-            seed=self.seed,
-            workers=params.workers,
-            lower=self.lower,
-            cuts=params.branch_cuts,
-            exchange=params.exchange,
-        )
+        try:
+            search = offload_set_search(
+                self.instance,
+                upper=self.best_value,
+                time_limit=self.branch_fraction * self.remaining(),
+                node_limit=params.branch_node_limit,
+                seed=self.seed,
+                workers=params.workers,
+                lower=self.lower,
+                cuts=params.branch_cuts,
+                exchange=params.exchange,
+            )
+        except TimeLimitReached as reached:  # a simulation of the search, at the method's deadline
+            self.notes.append(f"offload-set search: {reached}")
+            return
         if search.schedule is not None:
             self.best, self.best_value = search.schedule, makespan(self.instance, search.schedule)
         self.lower = max(self.lower, search.bound)
@@ -263,7 +270,11 @@ class _Portfolio:
         """CP-SAT at a resolution that gives the horizon ~2,000 steps, hinted with the incumbent."""
         instance = self.instance
         scale = max(1, self.best_value // 2000)
-        coarse_hint = simulate(instance, self.best.offloaded, scale=scale) if scale > 1 else None
+        try:
+            coarse_hint = simulate(instance, self.best.offloaded, scale=scale) if scale > 1 else None
+        except TimeLimitReached as reached:
+            self.notes.append(f"coarse CP-SAT at resolution {scale}: {reached} (timing its hint)")
+            return
         share = Deadline.after(self.params.coarse_fraction * self.remaining())
         if coarse_hint is None:
             return

@@ -43,6 +43,7 @@ All heuristics report ``bounds.best`` as their bound (valid, cheap).
 
 from __future__ import annotations
 
+from .dp import dp, dp_offload_set
 from .search import (
     best_heuristic_solution,
     channel_orders,
@@ -54,8 +55,6 @@ from .search import (
     ordered_local_search,
 )
 from .sets import (
-    dp,
-    dp_offload_set,
     greedy_hideability,
     greedy_size,
     hideability_priority,

@@ -7,12 +7,12 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ...core.deadline import TimeLimitReached
+from ...core.deadline import Deadline, TimeLimitReached
 from ...core.deadline import now as deadline_clock
 from ...core.result import Result, Status
 from .. import bounds
 from ..model import Instance, Solution, check_feasible
-from ..simulate import makespan_of, simulate
+from ..simulate import bounded_simulations, makespan_of, simulate
 
 
 def _value(instance: Instance, solution: Solution | None) -> float:
@@ -22,7 +22,11 @@ def _value(instance: Instance, solution: Solution | None) -> float:
 def shortest_feasible_prefix(
     instance: Instance, base: Iterable[int], priority: Sequence[int], deadline: float | None = None
 ) -> tuple[set[int], Solution]:
-    """Smallest p such that base + priority[:p] fits (bisection; past ``deadline`` the shortest fitting so far)."""
+    """Smallest p such that base + priority[:p] fits (bisection; past ``deadline`` the shortest fitting so far).
+
+    A simulation that the method's hard deadline stops (`simulate.simulation_deadline`) ends the
+    bisection too; before one set fits, `TimeLimitReached` goes to the caller.
+    """
     base = set(base)
     order = [i for i in priority if i not in base]
     solution = simulate(instance, base)
@@ -37,7 +41,10 @@ def shortest_feasible_prefix(
     best = full
     while high - low > 1 and (deadline is None or deadline_clock() <= deadline):
         middle = (low + high) // 2
-        candidate = simulate(instance, base | set(order[:middle]))
+        try:
+            candidate = simulate(instance, base | set(order[:middle]))
+        except TimeLimitReached:
+            break
         if candidate is None:
             low = middle
         else:
@@ -55,7 +62,10 @@ def improve_by_adding(
             break
         if i in chosen:
             continue
-        candidate = simulate(instance, chosen | {i})
+        try:
+            candidate = simulate(instance, chosen | {i})
+        except TimeLimitReached:  # the method's hard deadline, inside the simulation
+            break
         if candidate is not None and _value(instance, candidate) < value:
             chosen, solution, value = chosen | {i}, candidate, _value(instance, candidate)
     return chosen, solution
@@ -91,6 +101,7 @@ def hideability_priority(instance: Instance) -> list[int]:
 
 
 # ---------------------------------------------------------------- baselines
+@bounded_simulations
 def no_offload(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Keep every activation (framework default).
 
@@ -98,8 +109,10 @@ def no_offload(instance: Instance, /, *, time_limit: float, seed: int, params: N
     ----------
     instance
         The chain to schedule.
-    time_limit, seed
-        Unused (one simulation).
+    time_limit
+        Seconds for its one simulation (past them, `TimeLimitReached`: no solution).
+    seed
+        Unused (deterministic).
     params
         None (no options).
 
@@ -113,6 +126,7 @@ def no_offload(instance: Instance, /, *, time_limit: float, seed: int, params: N
     return _result(instance, solution, () if solution else ("the budget is too small to keep every activation",))
 
 
+@bounded_simulations
 def offload_all(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Offload every offloadable activation (vDNN-all).
 
@@ -120,8 +134,10 @@ def offload_all(instance: Instance, /, *, time_limit: float, seed: int, params: 
     ----------
     instance
         The chain to schedule.
-    time_limit, seed
-        Unused (one simulation).
+    time_limit
+        Seconds for its one simulation (past them, `TimeLimitReached`: no solution).
+    seed
+        Unused (deterministic).
     params
         None (no options).
 
@@ -134,6 +150,7 @@ def offload_all(instance: Instance, /, *, time_limit: float, seed: int, params: 
     return _result(instance, simulate(instance, instance.offloadable))
 
 
+@bounded_simulations
 def vdnn_conv(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Offload the inputs of convolution layers (vDNN-conv), repaired by size if needed.
 
@@ -180,6 +197,7 @@ def _greedy(instance: Instance, priority: list[int], time_limit: float | None, d
     return _result(instance, solution)
 
 
+@bounded_simulations
 def greedy_size(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Largest activations first, then additions that shorten the makespan.
 
@@ -202,6 +220,7 @@ def greedy_size(instance: Instance, /, *, time_limit: float, seed: int, params: 
     return _greedy(instance, size_priority(instance), time_limit, 2.0)
 
 
+@bounded_simulations
 def greedy_hideability(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """Best compute-to-copy ratio first, then additions that shorten the makespan.
 
@@ -236,13 +255,19 @@ def round_fractions(
         if best is not None and deadline is not None and deadline_clock() > deadline:
             break
         chosen = {i for i in instance.offloadable if fractions.get(i, 0.0) >= theta}
-        _, solution = shortest_feasible_prefix(instance, chosen, priority, deadline)
+        try:
+            _, solution = shortest_feasible_prefix(instance, chosen, priority, deadline)
+        except TimeLimitReached:
+            if best is None:
+                raise
+            break
         if best is None or _value(instance, solution) < _value(instance, best):
             best = solution
     assert best is not None  # the first threshold is always tried
     return best
 
 
+@bounded_simulations
 def lp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
     """LP relaxation (fractional offloading), rounded by priority, repaired by the simulator.
 
@@ -274,7 +299,9 @@ def lp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: 
     bound = bounds.best(instance)
     solver = None
     try:
-        value, fractions, outcome = bounds.lp_relaxation(instance, time_limit=0.7 * limit)
+        value, fractions, outcome = bounds.lp_relaxation(
+            instance, time_limit=0.7 * limit, deadline=Deadline.after(limit)
+        )
         solver, stopped = outcome.backend, outcome.message
     except TimeLimitReached as reached:
         value, fractions, stopped = None, {}, str(reached)
@@ -302,96 +329,3 @@ def lp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: 
         notes=tuple(notes),
         solver=solver,
     )
-
-
-# ---------------------------------------------------------------- dynamic program
-def dp_offload_set(instance: Instance, buckets: int, alpha: float) -> set[int] | None:
-    """One POFO-style DP pass (see module docstring); None if no set satisfies the rounded floors."""
-    n, s, M = instance.n_layers, instance.activation, instance.memory
-    unit = max(1, -(-M // buckets))
-    size_units = [-(-x // unit) for x in s]  # rounded up: conservative
-    cap = M // unit
-    offloadable = set(instance.offloadable)
-    inf = float("inf")
-    cost = np.full(cap + 1, inf)
-    cost[0] = 0.0
-    choices = []  # per item: boolean array "offloaded" per resulting state
-    for i in range(n):
-        keep = np.full(cap + 1, inf)
-        w = size_units[i]
-        if w <= cap:
-            keep[w:] = cost[: cap + 1 - w]
-        if i in offloadable:
-            penalty = (
-                max(0, instance.offload_time(i) - instance.forward[i])
-                + max(0, instance.prefetch_time(i) - instance.backward[i])
-                + alpha * (instance.offload_time(i) + instance.prefetch_time(i))
-            )
-            off = cost + penalty
-            take_off = off < keep
-            new = np.where(take_off, off, keep)
-        else:
-            take_off = np.zeros(cap + 1, dtype=bool)
-            new = keep
-        # Floors of F_{i+2} and B_{i+2} with the kept prefix a_0..a_i.
-        k = i + 2
-        if k <= n:
-            forward_need = s[k - 1] + s[k] + instance.workspace_forward[k - 1]
-            gradient_in = s[n] if k == n else s[k]
-            backward_need = 2 * s[k - 1] + gradient_in + instance.workspace_backward[k - 1]
-            room = (M - max(forward_need, backward_need)) // unit
-            if room < 0:
-                return None
-            new[room + 1 :] = inf
-        choices.append(take_off)
-        cost = new
-    if not np.isfinite(cost).any():
-        return None
-    state = int(np.argmin(cost))
-    chosen = set()
-    for i in range(n - 1, -1, -1):
-        if choices[i][state]:
-            chosen.add(i)
-        else:
-            state -= size_units[i]
-    return chosen
-
-
-def dp(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:
-    """POFO-style DP over discretized memory (anytime: finer grids while time remains).
-
-    Parameters
-    ----------
-    instance
-        The chain to schedule.
-    time_limit
-        Seconds; a grid is started only while time remains (the first always is).
-    seed
-        Unused (deterministic).
-    params
-        None (no options).
-
-    Returns
-    -------
-    Result
-        FEASIBLE with the best simulated DP set, bound `bounds.best`.
-    """
-    check_feasible(instance)
-    deadline = _deadline(time_limit, 5.0)
-    best, best_value, tried = None, float("inf"), []
-    for buckets in (64, 256, 1024, 4096):
-        for alpha in (0.0, 0.05, 0.2, 1.0):
-            if best is not None and deadline_clock() > deadline:
-                break
-            chosen = dp_offload_set(instance, buckets, alpha)
-            if chosen is None:
-                continue
-            solution = simulate(instance, chosen)
-            if solution is None:
-                chosen, solution = shortest_feasible_prefix(instance, chosen, hideability_priority(instance), deadline)
-            tried.append(buckets)
-            if _value(instance, solution) < best_value:
-                best, best_value = solution, _value(instance, solution)
-    if best is None:
-        best = simulate(instance, instance.offloadable)
-    return _result(instance, best, (f"{len(tried)} DP passes, finest grid {max(tried, default=0)} buckets",))

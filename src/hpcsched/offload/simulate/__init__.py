@@ -27,10 +27,52 @@ counterexample (half duplex) where the exact timing of the same set, by
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any, TypeVar
 
+from ...core.deadline import Deadline
 from ..model import Instance, Solution, kept_prefix_fits
 from .profile import Profile
+
+#: Steps placed between two readings of the deadline: every ~20 ms at 10^5 layers (one simulation there
+#: is ~2 s of Python); a chain below this many layers (< 25 ms) is always simulated to the end, so a
+#: method on it has its first schedule even when its limit passed before.
+CHECK_EVERY = 1024
+
+# The hard deadline of the method that is running: every simulation it starts reads it, however deep in
+# its phases (their own deadlines are soft: they stop starting simulations, not one that is under way).
+_METHOD_DEADLINE: ContextVar[Deadline | None] = ContextVar("offload_simulation_deadline", default=None)
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+@contextmanager
+def simulation_deadline(deadline: Deadline) -> Iterator[None]:
+    """Within the block, every `simulate` without its own ``deadline`` stops when ``deadline`` passes."""
+    token = _METHOD_DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _METHOD_DEADLINE.reset(token)
+
+
+def bounded_simulations(method: _Method) -> _Method:
+    """Run an offload method with its time limit as the hard deadline of its simulations (`simulation_deadline`).
+
+    A simulation that the limit overtakes raises `TimeLimitReached`: a method without
+    a schedule yet then ends as TIME_LIMIT_NO_SOLUTION (the registry), one with an
+    incumbent catches it and returns that.
+    """
+
+    @functools.wraps(method)
+    def wrapper(instance: Instance, /, *, time_limit: float, **options: Any) -> Any:
+        with simulation_deadline(Deadline.after(time_limit)):
+            return method(instance, time_limit=time_limit, **options)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def simulate(
@@ -40,8 +82,13 @@ def simulate(
     scale: int = 1,
     out_order: Sequence[int] | None = None,
     in_order: Sequence[int] | None = None,
+    deadline: Deadline | None = None,
 ) -> Solution | None:
     """The ASAP schedule of offload set ``offloaded``, or None if it cannot fit.
+
+    ``deadline`` (default: the running method's, `simulation_deadline`) is read every
+    `CHECK_EVERY` steps; `TimeLimitReached` when it has passed. The schedule does not
+    depend on it.
 
     ``scale`` > 1 rounds every duration up to a multiple of ``scale`` (all times are then
     multiples of it): the schedule of the time-scaled CP-SAT model, still valid here.
@@ -62,14 +109,25 @@ def simulate(
         raise ValueError("out_order and in_order must be permutations of the offloaded set")
     if not kept_prefix_fits(instance, chosen):
         return None  # the definition's row for steps of zero duration, which the sweep below cannot see
-    return _AsapSimulator(instance, chosen, scale, list(out_order), list(in_order)).run()
+    if deadline is None:
+        deadline = _METHOD_DEADLINE.get() or Deadline(None)
+    return _AsapSimulator(instance, chosen, scale, list(out_order), list(in_order), deadline).run()
 
 
 class _AsapSimulator:
     """One run of `simulate`: the forward phase, then the backward phase, on one memory profile."""
 
-    def __init__(self, instance: Instance, chosen: list[int], scale: int, out_order: list[int], in_order: list[int]):
+    def __init__(
+        self,
+        instance: Instance,
+        chosen: list[int],
+        scale: int,
+        out_order: list[int],
+        in_order: list[int],
+        deadline: Deadline,
+    ):
         n = instance.n_layers
+        self.deadline = deadline
         self.instance, self.chosen, self.n, self.s = instance, chosen, n, instance.activation
         self.out_order, self.in_order = out_order, in_order
         self.f = [_up(x, scale) for x in instance.forward]
@@ -134,6 +192,8 @@ class _AsapSimulator:
         self.start_offloads()
         forward_start = [0] * self.n
         for k in range(1, self.n + 1):
+            if k % CHECK_EVERY == 0:
+                self.deadline.check("simulating the forward phase")
             start = profile.earliest_fit(self.clock, s[k], wf[k - 1], self.f[k - 1])
             if start is None:
                 return None
@@ -171,6 +231,8 @@ class _AsapSimulator:
         n, s, wb, profile = self.n, self.s, self.instance.workspace_backward, self.profile
         backward_start = [0] * n
         for k in range(n, 0, -1):
+            if k % CHECK_EVERY == 0:
+                self.deadline.check("simulating the backward phase")
             ready = self.clock
             if self.is_offloaded[k - 1]:
                 if not self.prefetch_until(k - 1):
