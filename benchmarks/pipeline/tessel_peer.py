@@ -180,6 +180,7 @@ def ours(instance: Instance, methods: list[str], time_limit: float) -> list[dict
                 "bound": result.bound,
                 "runtime_s": round(result.runtime_s, 3),
                 "cpu_s": round(time.process_time() - cpu, 3),
+                "notes": list(result.notes),
             }
         )
     return rows

@@ -172,3 +172,26 @@ def test_ours_only_runs_our_methods_without_tessel():
     summary, code = peer.compare(peer.runs(args)[0])
     assert code == 0 and summary["tessel"].startswith("not run")
     assert [(row["method"], row["objective"]) for row in summary["ours"]] == [("brute-force", 4.0)]
+
+
+def test_the_table_puts_tessel_and_ours_side_by_side():
+    table = _load("tessel_table", ROOT / "benchmarks" / "pipeline" / "tessel_table.py")
+    ours = [{"method": "cpsat", "status": "OPTIMAL", "objective": 4.0, "cpu_s": 0.5, "runtime_s": 1.0}]
+    found = {
+        "case": "vshape", "devices": 4, "memory": 4, "search": "compose_n(N=4)", "tessel_caps": {"cpu_s": 150.0},
+        "tessel_search_cpu_s": 2.0, "tessel_search_wall_s": 3.0, "tessel_wall_s": 3.5, "tessel_cpu_s": 2.2,
+        "period": {"valid": True, "objective": 4.0}, "makespan": {"valid": False, "violations": ["x"], "micro_batches": 4},
+        "ours": ours,
+    }  # fmt: skip
+    killed = {**found, "tessel": "killed at the CPU limit of 150 s", "tessel_wall_s": 900.0}
+    for key in ("tessel_search_cpu_s", "period", "makespan"):
+        del killed[key]
+    rows = table.table([found, killed]).splitlines()[2:]
+    assert rows[0].split(" | ")[4:] == [
+        "2.00 (3.00)",
+        "4",
+        "valid / INVALID: ['x'] (N=4)",
+        "cpsat 0.50 (1.00): 4",
+        "4× |",
+    ]
+    assert rows[1].split(" | ")[4:6] == ["> 150 (killed; 900)", "–"] and rows[1].endswith("> 300× |")
