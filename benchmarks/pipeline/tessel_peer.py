@@ -98,7 +98,7 @@ def run_tessel(args: argparse.Namespace) -> tuple[dict[str, Any] | None, str, fl
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL) and args.cpu_limit and cpu >= args.cpu_limit:
+        if done.returncode == -signal.SIGXCPU and args.cpu_limit:  # only RLIMIT_CPU sends it (rusage may read less)
             return None, f"killed at the CPU limit of {args.cpu_limit:g} s", wall, cpu
         if done.returncode != 0:
             lines = done.stderr.strip().splitlines()

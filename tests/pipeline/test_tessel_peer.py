@@ -195,3 +195,12 @@ def test_the_table_puts_tessel_and_ours_side_by_side():
         "4× |",
     ]
     assert rows[1].split(" | ")[4:6] == ["> 150 (killed; 900)", "–"] and rows[1].endswith("> 300× |")
+
+
+def test_a_tessel_child_past_the_cpu_cap_is_reported_as_killed(tmp_path, monkeypatch):
+    busy = tmp_path / "busy.py"
+    busy.write_text("while True: pass\n")
+    monkeypatch.setattr(peer, "DRIVER", busy)
+    args = _args(python=sys.executable, tessel=tmp_path, timeout=300.0, cpu_limit=1.0)
+    record, reason, _, _ = peer.run_tessel(peer.runs(args)[0])
+    assert record is None and reason == "killed at the CPU limit of 1 s"
