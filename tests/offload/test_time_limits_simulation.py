@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import itertools
 
 import pytest
 from hypothesis import given, settings
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from workclock import assert_stops_promptly, count_lines, deadline_after, solve_past_deadline
 
 from hpcsched import solve
+from hpcsched.core import deadline as deadline_module
 from hpcsched.core.deadline import Deadline, TimeLimitReached
 from hpcsched.core.result import Status
 from hpcsched.offload import Instance, bounds, validate
@@ -137,3 +139,20 @@ def test_lp_variables_stop_at_the_deadline():
         with pytest.raises(TimeLimitReached, match="creating the SF variables"):
             bounds.lp_relaxation(instance, time_limit=60.0)
     assert clock.lines_after < 100_000
+
+
+@pytest.mark.parametrize("method", ["cpsat", "lp-rounding"])
+def test_an_lp_that_cannot_be_built_in_its_share_is_not_started(monkeypatch, method):
+    """At 3,000 layers the LP's build takes ~28 s: in a 1 s limit it was started, stopped, and gave nothing."""
+    instance = _chain()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the LP relaxation was started")
+
+    monkeypatch.setattr(bounds, "lp_relaxation", refuse)
+    readings = itertools.count()
+    # a deterministic clock: 1 ms per reading, so the method's phases end after the same work on any machine
+    monkeypatch.setattr(deadline_module, "clock", lambda: next(readings) * 1e-3)
+    result = solve(instance, method, time_limit=1.0, **({"use_lp": True} if method == "cpsat" else {}))
+    assert result.status is Status.FEASIBLE, result.notes
+    assert any("not built: at 3000 layers its build takes more than 3 s" in note for note in result.notes), result.notes

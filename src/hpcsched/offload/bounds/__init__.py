@@ -21,7 +21,7 @@ from .instant import (
     relaxation_outcome_bound,
     relaxed_solution,
 )
-from .lp import compute_chain, lp_bound, lp_relaxation, lp_variables
+from .lp import build_cannot_fit, compute_chain, lp_bound, lp_relaxation, lp_variables
 from .probes import instant_relaxation_bound, instant_relaxation_search
 from .transfer import (
     best,
@@ -35,6 +35,7 @@ from .transfer import (
 __all__ = [
     "RelaxationVars",
     "best",
+    "build_cannot_fit",
     "compute_bound",
     "compute_chain",
     "earliest",

@@ -192,6 +192,10 @@ class _Portfolio:
 
     def lp_phase(self) -> dict[int, float] | None:
         """The LP relaxation: a bound, and fractions whose roundings are starting sets."""
+        skipped = bounds.build_cannot_fit(self.instance, 0.35 * self.limit)
+        if skipped:  # a build stopped by its share gives nothing: the heuristics get the time
+            self.notes.append(f"LP relaxation {skipped} (its share: {0.35 * self.limit:.3g} s)")
+            return None
         try:
             value, fractions, lp_outcome = bounds.lp_relaxation(
                 self.instance, time_limit=0.35 * self.limit, deadline=self.deadline

@@ -298,7 +298,11 @@ def lp_rounding(instance: Instance, /, *, time_limit: float, seed: int, params: 
     notes = []
     bound = bounds.best(instance)
     solver = None
+    # An LP that cannot be built in its share gives nothing: its time goes to the roundings.
+    skipped = bounds.build_cannot_fit(instance, 0.7 * limit)
     try:
+        if skipped:
+            raise TimeLimitReached(skipped)
         value, fractions, outcome = bounds.lp_relaxation(
             instance, time_limit=0.7 * limit, deadline=Deadline.after(limit)
         )
