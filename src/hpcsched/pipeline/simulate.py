@@ -16,9 +16,13 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 
+from ..core.deadline import Deadline
 from .model import Instance, Solution
 
 Job = tuple[int, int]
+
+#: Jobs `semi_active` times between two readings of its deadline.
+CHECK_EVERY = 1 << 12
 Orders = Sequence[Sequence[Job]]
 
 
@@ -47,13 +51,15 @@ def order_peaks(instance: Instance, orders: Orders) -> list[int]:
     The level before a job is the sum of the deltas of the jobs before it; the
     peak is the largest ``level before j + max(delta_j, 0)`` (memory-order lemma).
     """
+    memory = [block.memory for block in instance.blocks]
     peaks = []
     for order in orders:
         level = peak = 0
         for _, b in order:
-            delta = instance.blocks[b].memory
-            peak = max(peak, level + max(delta, 0))
-            level += delta
+            level += memory[b]
+            # the level never exceeds the peak so far, so only an allocation can raise it
+            if level > peak:
+                peak = level
         peaks.append(peak)
     return peaks
 
@@ -64,43 +70,56 @@ def orders_fit(instance: Instance, orders: Orders) -> bool:
     return all(limit is None or peak <= limit for peak, limit in zip(peaks, instance.memory_limit, strict=True))
 
 
-def semi_active(instance: Instance, orders: Orders) -> list[list[int]] | None:
+def semi_active(instance: Instance, orders: Orders, deadline: Deadline | None = None) -> list[list[int]] | None:
     """``start[m][b]`` of the semi-active schedule of ``orders``, or None when they contradict the edges (a cycle).
 
     Each job starts at the latest of the ends (plus delay) of its
     predecessors in its micro-batch and the ends of the jobs before it on its
     devices: a longest-path computation in topological order (Kahn), O(N (B + E)).
-    Memory is not looked at (`order_peaks`).
+    Memory is not looked at (`order_peaks`). Jobs are numbered ``m B + b`` in
+    flat lists (at 10^5 micro-batches, tuples as keys cost most of the pass).
+    ``deadline``, when given, is checked every `CHECK_EVERY` jobs.
     """
-    n, blocks = instance.micro_batches, instance.blocks
+    n, width = instance.micro_batches, len(instance.blocks)
+    duration = [block.duration for block in instance.blocks]
     successors = instance.successors()
-    pending = [[0] * len(blocks) for _ in range(n)]
+    indegree = [0] * width
     for edge in instance.edges:
-        for m in range(n):
-            pending[m][edge.target] += 1
-    next_on: dict[Job, list[Job]] = {}
+        indegree[edge.target] += 1
+    pending = indegree * n
+    next_on: list[tuple[int, ...]] = [()] * (n * width)
     for order in orders:
-        for job, after in itertools.pairwise(order):
-            next_on.setdefault(job, []).append(after)
-            pending[after[0]][after[1]] += 1
-    start = [[0] * len(blocks) for _ in range(n)]
-    ready = [(m, b) for m in range(n) for b in range(len(blocks)) if pending[m][b] == 0]
+        flat = [m * width + b for m, b in order]
+        for job, after in itertools.pairwise(flat):
+            next_on[job] += (after,)
+            pending[after] += 1
+    start = [0] * (n * width)
+    ready = [j for j in range(n * width) if pending[j] == 0]
     done = 0
     while ready:
-        m, b = ready.pop()
+        j = ready.pop()
         done += 1
-        end = start[m][b] + blocks[b].duration
-        followers = [(m, c, end + delay) for c, delay in successors[b]]
-        followers += [(p, c, end) for p, c in next_on.get((m, b), ())]
-        for p, c, time in followers:
-            if time > start[p][c]:
-                start[p][c] = time
-            pending[p][c] -= 1
-            if pending[p][c] == 0:
-                ready.append((p, c))
-    if done != n * len(blocks):
+        if deadline is not None and not done % CHECK_EVERY:
+            deadline.check("timing the orders")
+        b = j % width
+        end = start[j] + duration[b]
+        first = j - b
+        for c, delay in successors[b]:
+            k, time = first + c, end + delay
+            if time > start[k]:
+                start[k] = time
+            pending[k] -= 1
+            if pending[k] == 0:
+                ready.append(k)
+        for k in next_on[j]:
+            if end > start[k]:
+                start[k] = end
+            pending[k] -= 1
+            if pending[k] == 0:
+                ready.append(k)
+    if done != n * width:
         return None
-    return start
+    return [start[m * width : (m + 1) * width] for m in range(n)]
 
 
 def timing(instance: Instance, orders: Orders) -> Solution | None:

@@ -187,9 +187,10 @@ def uniform_1f1b(instance: Instance, /, *, time_limit: float, seed: int, params:
         )
         if limit is not None and need > limit:
             return _not_applicable(f"1F1B needs {need} on device {chain.device[s]}, whose limit is {limit}")
-    Deadline.after(time_limit).check("starting uniform-1f1b")
+    deadline = Deadline.after(time_limit)
+    deadline.check("starting uniform-1f1b")
     orders = one_f_one_b_orders(instance, chain, one_f_one_b_warmups(chain, n))
-    start = semi_active(instance, orders)
+    start = semi_active(instance, orders, deadline)
     assert start is not None and _fits(instance, order_peaks(instance, orders))
     bound = device_bound(instance)
     solution = Solution.makespan(start)

@@ -87,4 +87,4 @@ def one_gpu(instance: Instance, /, *, time_limit: float, seed: int, params: None
             notes=(f"all nodes on one GPU need Σ(persistent + output) = {level} bytes > M = {instance.memory}",),
         )
     deadline.check("checking memory")
-    return Result(status=Status.FEASIBLE, solution=schedule_assignment(instance, gpu_of))
+    return Result(status=Status.FEASIBLE, solution=schedule_assignment(instance, gpu_of, deadline=deadline))

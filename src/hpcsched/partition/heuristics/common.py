@@ -41,5 +41,5 @@ def finish(
         gpu_of, moves = repaired
         notes = (*notes, f"overflow repair moved {moves} colocation units")
     deadline.check("repairing memory")
-    solution = schedule_assignment(instance, gpu_of, priority)
+    solution = schedule_assignment(instance, gpu_of, priority, deadline)
     return Result(status=Status.FEASIBLE, solution=solution, notes=tuple(notes))

@@ -8,6 +8,7 @@ from ...taskgraph import ListScheduler, NoPlacementError, Placement, list_schedu
 from .. import bounds
 from ..model import Instance, Solution
 from ..simulate import (
+    checking,
     own_memory,
     ranks,
     unit_index,
@@ -62,7 +63,7 @@ def heft(instance: Instance, /, *, time_limit: float, seed: int, params: None) -
             [-r for r in rank],
             rule="machine",
             fits=fits,
-            on_place=on_place,
+            on_place=checking(deadline, "list scheduling (HEFT)", on_place),
             names=[node.name for node in instance.nodes],
         )
     except NoPlacementError as error:

@@ -8,6 +8,23 @@ from typing import Any
 from ...core.violation import Violation
 from ...taskgraph import Placement, validate_machine_schedule
 from .data import MACHINE_CLASS, Instance, Solution
+from .screen import Screen
+
+#: The last (instance, solution) screened and its verdicts: the registry's validate and evaluate share them.
+_last_screen: tuple[Instance, Solution, Screen | None] | None = None
+
+
+def _screen(instance: Instance, solution: Solution) -> Screen | None:
+    """The screen of a ``solution`` of the right size (None: the Python rules decide), computed once per pair."""
+    global _last_screen
+    last = _last_screen
+    if last is not None and last[0] is instance and last[1] is solution:
+        return last[2]
+    right_size = len(solution.gpu) == instance.n and len(solution.start) == instance.n
+    screen = Screen.of(instance, solution) if right_size else None
+    _last_screen = (instance, solution, screen)
+    return screen
+
 
 # --- memory per the definition (the validator's, shared with nothing) ---------------------------------
 
@@ -78,11 +95,15 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     ``overlap``; ``precedence``: S_v >= C_u + c_uv when apart); ``pin`` (a
     pinned node elsewhere); ``colocation`` (two nodes of one group on two
     GPUs); ``memory`` (static: Σ (w + s) per GPU > M; dynamic: the level of
-    the sweep in the module docstring exceeds M at some instant).
+    the sweep in the module docstring exceeds M at some instant). A numpy
+    screen (`screen.Screen`) answers [] first when no rule is broken.
     """
     n = instance.n
     if len(solution.gpu) != n or len(solution.start) != n:
         return [Violation("size", f"expected {n} GPUs and starts, got {len(solution.gpu)} and {len(solution.start)}")]
+    screen = _screen(instance, solution)
+    if screen is not None and screen.clean():
+        return []
     names = [node.name for node in instance.nodes]
     placements = [
         Placement(MACHINE_CLASS, g, s, node.time)
@@ -148,7 +169,8 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     for g, node in zip(solution.gpu, nodes, strict=False):
         if 0 <= g < instance.gpus:
             load[g] += node.time
-    peaks = peak_memory(instance, solution)
+    screen = _screen(instance, solution)
+    peaks = list(screen.peaks) if screen is not None else peak_memory(instance, solution)
     mean = sum(load) / instance.gpus
     kpis = {
         "objective": float(makespan),

@@ -60,14 +60,14 @@ def finished(instance: Instance, solution: Solution, notes: Sequence[str] = ()) 
 def timed(instance: Instance, orders: Orders, what: str, deadline: Deadline, notes: Sequence[str] = ()) -> Result:
     """The semi-active schedule of ``orders`` as a Result; NOT_APPLICABLE when they break memory or the edges.
 
-    The deadline is checked before each O(N (B + E)) pass (peaks, timing).
+    The deadline is checked before each O(N (B + E)) pass (peaks, timing) and inside the timing.
     """
     deadline.check(f"checking {what}'s memory")
     why = overflow(instance, order_peaks(instance, orders))
     if why is not None:
         return not_applicable(f"{what} does not fit in memory: {why} (not a proof of infeasibility)")
     deadline.check(f"timing {what}")
-    start = semi_active(instance, orders)
+    start = semi_active(instance, orders, deadline)
     if start is None:
         return not_applicable(f"{what}'s orders contradict the edges (a deadlock)")
     return finished(instance, Solution.makespan(start), notes)

@@ -66,8 +66,8 @@ def _start(instance: Instance, deadline: Deadline) -> tuple[Result, str] | None:
             continue
         if best is None or _makespan(instance, result.solution) < _makespan(instance, best[0].solution):
             best = (result, name)
-        if deadline.expired():
-            break
+        if best[0].status is Status.OPTIMAL or deadline.expired():
+            break  # OPTIMAL: it meets the bound, so no later schedule is strictly shorter
     return best
 
 

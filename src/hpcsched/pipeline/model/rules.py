@@ -14,7 +14,22 @@ import itertools
 from ...core.errors import InfeasibleError
 from ...core.violation import Violation
 from .instance import Instance
+from .screen import Screen
 from .solution import Solution
+
+#: The last (instance, solution) screened and its arrays: the registry's validate and evaluate share them.
+_last_screen: tuple[Instance, Solution, Screen | None] | None = None
+
+
+def _screen(instance: Instance, solution: Solution) -> Screen | None:
+    """The arrays of a well-shaped ``solution`` (None: ill-shaped, or values beyond int64), computed once per pair."""
+    global _last_screen
+    last = _last_screen
+    if last is not None and last[0] is instance and last[1] is solution:
+        return last[2]
+    screen = None if _shape_violations(instance, solution) else Screen.of(instance, solution)
+    _last_screen = (instance, solution, screen)
+    return screen
 
 
 def require_fits(instance: Instance) -> None:
@@ -105,12 +120,17 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
     ``peak_memory`` (the largest over devices) and ``peak_memory_<d>``.
     """
     work = sum(instance.work())
-    peaks = device_peaks(instance, solution)
+    screen = _screen(instance, solution)
+    peaks = list(screen.peaks) if screen is not None else device_peaks(instance, solution)
     kpis: dict[str, float] = {"peak_memory": float(max(peaks))}
     kpis.update({f"peak_memory_{d}": float(peak) for d, peak in enumerate(peaks)})
-    ends = [[s + block.duration for s, block in zip(row, instance.blocks, strict=True)] for row in solution.start]
     if solution.period is None:
-        makespan = max(max(row) for row in ends)
+        if screen is not None:
+            makespan = int(screen.ends.max())
+        else:
+            makespan = max(
+                s + block.duration for row in solution.start for s, block in zip(row, instance.blocks, strict=True)
+            )
         return {
             "objective": float(makespan),
             "makespan": float(makespan),
@@ -118,7 +138,11 @@ def evaluate(instance: Instance, solution: Solution) -> dict[str, float]:
             **kpis,
         }
     period = solution.period
-    latency = max(max(end) - min(row) for end, row in zip(ends, solution.start, strict=True))
+    if screen is not None:
+        latency = int((screen.ends.max(axis=1) - screen.starts.min(axis=1)).max())
+    else:
+        ends = [[s + block.duration for s, block in zip(row, instance.blocks, strict=True)] for row in solution.start]
+        latency = max(max(end) - min(row) for end, row in zip(ends, solution.start, strict=True))
     return {
         "objective": float(period),
         "period": float(period),
@@ -232,6 +256,9 @@ def validate(instance: Instance, solution: Solution) -> list[Violation]:
     shape = _shape_violations(instance, solution)
     if shape:
         return shape
+    screen = _screen(instance, solution)
+    if screen is not None and screen.clean():
+        return []
     return (
         _precedence_violations(instance, solution)
         + _overlap_violations(instance, solution)

@@ -14,9 +14,18 @@ if TYPE_CHECKING:
 
 
 def _as_int(value: Any, field: str) -> int:
+    if type(value) is int:  # the common case, without the abstract-class check (a bool's type is bool)
+        return value
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return int(value)
     return require_int(value, field)
+
+
+def _as_row(row: Any, m: int) -> tuple[int, ...]:
+    # a tuple of plain ints is kept as it is: one C-level pass over its types instead of a call per entry
+    if type(row) is tuple and set(map(type, row)) <= {int}:
+        return row
+    return tuple(_as_int(x, f"start[{m}][{b}]") for b, x in enumerate(row))
 
 
 @dataclass(frozen=True)
@@ -39,9 +48,7 @@ class Solution:
 
     def __post_init__(self) -> None:
         # Integral floats (a MILP's values) and numpy integers become ints; 1.5 is an error.
-        rows = tuple(
-            tuple(_as_int(x, f"start[{m}][{b}]") for b, x in enumerate(row)) for m, row in enumerate(self.start)
-        )
+        rows = tuple(_as_row(row, m) for m, row in enumerate(self.start))
         object.__setattr__(self, "start", rows)
         if self.period is not None:
             object.__setattr__(self, "period", _as_int(self.period, "period"))
