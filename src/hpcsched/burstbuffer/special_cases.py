@@ -155,7 +155,8 @@ def sizing_static_constant(
     spare = max(0.0, bandwidth - sum(need))
     # Spare bandwidth only lowers contents; give it out in proportion to the I/O rates.
     weights = [app.io_rate for app in instance.applications]
-    rates = [d + spare * w / sum(weights) for d, w in zip(need, weights, strict=True)]
+    total = sum(weights)  # summed once: inside the comprehension it made this O(K^2)
+    rates = [d + spare * w / total for d, w in zip(need, weights, strict=True)]
     lower, _ = dynamic_backlog(instance)
     notes = (
         "optimal among constant reserved drain rates (greedy on convex h_k(g)); "

@@ -16,6 +16,8 @@ from typing import Literal
 
 import numpy as np
 
+from ...core.deadline import Deadline
+from ...core.errors import HpcschedError
 from ...core.result import Status
 
 #: How a bisection step solves its knapsacks.
@@ -45,17 +47,33 @@ class KnapsackAnswer:
     backend: str | None = None
 
 
-def knapsack_dp(costs: np.ndarray, capacity: int) -> tuple[float, list[int]]:
-    """min sum_k costs[k, g_k] s.t. sum_k g_k <= capacity, by dynamic programming over granules."""
+#: Applications the knapsack DP adds between two looks at the deadline (one numpy step each).
+APPS_PER_CHECK = 256
+
+
+def knapsack_dp(costs: np.ndarray, capacity: int, deadline: Deadline | None = None) -> tuple[float, list[int]]:
+    """min sum_k costs[k, g_k] s.t. sum_k g_k <= capacity, by dynamic programming over granules.
+
+    Raises
+    ------
+    TimeLimitReached
+        When ``deadline`` passes before the last application is added (it is
+        read every `APPS_PER_CHECK` applications: 10^5 applications take seconds).
+    """
+    deadline = deadline or Deadline(None)
     count = costs.shape[0]
     best = np.zeros(capacity + 1)  # best[m]: least cost of the apps so far with at most m granules
     choices = []
     m = np.arange(capacity + 1)
+    g = np.arange(capacity + 1)
+    # candidate[m, g] = best[m - g] + costs[k, g] for g <= m, inf above: the index and the mask
+    # (0 or inf, added: x + 0 is x exactly) are the same for every application, so made once
+    previous_index = np.clip(m[:, None] - g[None, :], 0, None)
+    too_many = np.where(g[None, :] <= m[:, None], 0.0, np.inf)
     for k in range(count):
-        # candidate[m, g] = best[m - g] + costs[k, g] for g <= m
-        g = np.arange(capacity + 1)
-        previous = np.where(g[None, :] <= m[:, None], best[np.clip(m[:, None] - g[None, :], 0, None)], np.inf)
-        candidate = previous + costs[k][None, :]
+        if k % APPS_PER_CHECK == 0:
+            deadline.check("solving the knapsack by dynamic programming")
+        candidate = (best[previous_index] + too_many) + costs[k][None, :]
         choice = np.argmin(candidate, axis=1)
         best = candidate[m, choice]
         choices.append(choice)
@@ -73,12 +91,42 @@ KNAPSACK_UNITS = 1e6
 #: `solve_pulp` does not set) and then reports the incumbent as the bound: the true optimum may lie
 #: that much below both. A proof of infeasibility allows for it, with room for the LP tolerances.
 KNAPSACK_ABSOLUTE_SLACK = 1e-5
+#: Largest knapsack MILP (binaries + rows): PuLP passes a model to HiGHS one column and one row
+#: at a time, with no look at the deadline (~35 us each); 50,000 take about 2 s.
+MAX_KNAPSACK_SIZE = 50_000
+
+
+class KnapsackTooLarge(HpcschedError):
+    """The knapsack MILP has more than `MAX_KNAPSACK_SIZE` binaries and rows; the message gives the size."""
+
+
+def _undominated(costs: np.ndarray) -> np.ndarray:
+    """The (k, g) pairs worth a binary, row by row: a larger partition that does not lower the need is dominated."""
+    keep = np.ones(costs.shape, dtype=bool)
+    keep[:, 1:] = costs[:, 1:] < costs[:, :-1]
+    return np.argwhere(keep)
 
 
 def knapsack_milp(
-    costs: np.ndarray, capacity: int, *, time_limit: float | None = None, seed: int = 0
+    costs: np.ndarray,
+    capacity: int,
+    *,
+    time_limit: float | None = None,
+    seed: int = 0,
+    deadline: Deadline | None = None,
 ) -> KnapsackAnswer:
     """The same knapsack as a MILP (PuLP on HiGHS), one binary per undominated (k, g).
+
+    Parameters
+    ----------
+    costs, capacity
+        The knapsack (see the module docstring).
+    time_limit
+        Seconds for HiGHS; with a ``deadline``, what is left of it once the model is built.
+    seed
+        Passed to HiGHS.
+    deadline
+        Read every `APPS_PER_CHECK` applications while the model is built.
 
     Returns
     -------
@@ -86,26 +134,46 @@ def knapsack_milp(
         The exact cost of the granule vector found, and ``lower``, a proven
         lower bound on the optimum (-inf when none): the solver's dual bound
         less its absolute gap.
+
+    Raises
+    ------
+    KnapsackTooLarge
+        Before any model is built, when binaries + rows exceed `MAX_KNAPSACK_SIZE`.
+    TimeLimitReached
+        When ``deadline`` passes while the model is built.
     """
     import pulp
 
     from ...solvers.milp import solve_pulp
 
     count = costs.shape[0]
+    pairs = _undominated(costs)
+    if len(pairs) + count + 1 > MAX_KNAPSACK_SIZE:
+        raise KnapsackTooLarge(
+            f"the knapsack MILP would have {len(pairs)} binaries and {count + 1} rows, more than "
+            f"{MAX_KNAPSACK_SIZE} in all (PuLP hands them to HiGHS one by one, unchecked): use sharing-dp"
+        )
+    deadline = deadline or Deadline(None)
     problem = pulp.LpProblem("bb_knapsack", pulp.LpMinimize)
     choose = {}
-    for k in range(count):
-        for g in range(capacity + 1):
-            # a larger partition that does not lower the drain need is dominated
-            if g == 0 or costs[k, g] < costs[k, g - 1]:
-                choose[k, g] = problem.add_variable(f"x_{k}_{g}", cat="Binary")
+    per_app: list[list] = [[] for _ in range(count)]  # row k's variables (a scan of all per row was O(K^2 N))
+    for k, g in pairs.tolist():
+        if g == 0 and k % APPS_PER_CHECK == 0:
+            deadline.check("building the knapsack MILP")
+        choose[k, g] = problem.add_variable(f"x_{k}_{g}", cat="Binary")
+        per_app[k].append(choose[k, g])
     # The largest cost becomes KNAPSACK_UNITS: HiGHS' absolute gap of 1e-6 is then 1e-12 of it,
     # where costs scaled to O(1) let an "optimal" answer sit 1e-7 of the scale above the optimum.
     scale = max(float(np.max(costs[:, 0])), 1e-300) / KNAPSACK_UNITS
     problem += pulp.lpSum(costs[k, g] / scale * x for (k, g), x in choose.items())
     for k in range(count):
-        problem += pulp.lpSum(x for (kk, _), x in choose.items() if kk == k) == 1
+        if k % APPS_PER_CHECK == 0:
+            deadline.check("building the knapsack MILP")
+        problem += pulp.lpSum(per_app[k]) == 1
     problem += pulp.lpSum(g * x for (_, g), x in choose.items()) <= capacity
+    deadline.check("building the knapsack MILP")
+    if deadline.at is not None:
+        time_limit = deadline.remaining(floor=0.01)  # what the build left (HiGHS decides nothing without time)
     outcome = solve_pulp(problem, time_limit=time_limit, seed=seed)
     lower = -math.inf
     if outcome.status is Status.INFEASIBLE:
@@ -135,10 +203,22 @@ def knapsack_enumerate(costs: np.ndarray, capacity: int) -> tuple[float, list[in
 
 
 def solve_knapsack(
-    kind: KnapsackKind, costs: np.ndarray, capacity: int, time_limit: float | None, seed: int
+    kind: KnapsackKind,
+    costs: np.ndarray,
+    capacity: int,
+    time_limit: float | None,
+    seed: int,
+    deadline: Deadline | None = None,
 ) -> KnapsackAnswer:
-    """The knapsack by ``kind``; the DP and the enumeration are exact, so their value is their lower bound."""
+    """The knapsack by ``kind``; the DP and the enumeration are exact, so their value is their lower bound.
+
+    ``deadline`` is read while the DP adds applications and while the MILP is built (HiGHS then
+    gets what is left of it); the enumeration is for tiny knapsacks only.
+    """
     if kind == "milp":
-        return knapsack_milp(costs, capacity, time_limit=time_limit, seed=seed)
-    value, granules = knapsack_dp(costs, capacity) if kind == "dp" else knapsack_enumerate(costs, capacity)
+        return knapsack_milp(costs, capacity, time_limit=time_limit, seed=seed, deadline=deadline)
+    if kind == "dp":
+        value, granules = knapsack_dp(costs, capacity, deadline)
+    else:
+        value, granules = knapsack_enumerate(costs, capacity)
     return KnapsackAnswer(value, granules, value)

@@ -42,8 +42,8 @@ from ...core.result import Result, Status
 from ...solvers.outcome import Outcome
 from ..bounds import check_load, dynamic_backlog_floor
 from ..model import DrainSchedule, Instance, Solution
-from ..simulate import nominal_bursts
 from ..special_cases import SizingParams
+from .intervals import NominalIntervals, too_large
 
 #: Rows, index pairs (~0.5 us each in Pyomo's Set) and variables (~3 us each) between two looks at the clock.
 ROWS_PER_CHECK, PAIRS_PER_CHECK, VARIABLES_PER_CHECK = 256, 1 << 10, 1 << 10
@@ -89,31 +89,6 @@ def _checked(
         return rule(*index)
 
     return wrapped
-
-
-@dataclass(frozen=True)
-class NominalIntervals:
-    """The elementary intervals of the nominal timeline and each application's inflow on them."""
-
-    times: np.ndarray
-    lengths: np.ndarray
-    inflow: np.ndarray  # (K, intervals), bytes/s
-    first_interval: list[int]  # the interval of each application's first burst
-    unit: float  # bytes per solver unit (the largest burst)
-
-    @classmethod
-    def of(cls, instance: Instance) -> NominalIntervals:
-        owners, starts, ends, _ = nominal_bursts(instance)
-        times = np.unique(np.concatenate([starts, ends]))
-        lengths = np.diff(times)
-        count = instance.num_applications
-        inflow = np.zeros((count, len(lengths)))
-        for k, s, e in zip(owners, starts, ends, strict=True):
-            first, last = np.searchsorted(times, s), np.searchsorted(times, e)
-            inflow[k, first:last] = instance.applications[k].rate
-        first_interval = [int(np.searchsorted(times, starts[owners == k].min())) for k in range(count)]
-        unit = max(app.volume for app in instance.applications)  # solver scaling
-        return cls(times, lengths, inflow, first_interval, unit)
 
 
 @dataclass(frozen=True)
@@ -382,7 +357,8 @@ def lp(instance: Instance, /, *, time_limit: float, seed: int, params: SizingPar
         OPTIMAL when proven, else FEASIBLE with the rounded LP partitions and
         the bound max(ceil(LP / G) G, S*_dyn); TIME_LIMIT_NO_SOLUTION when the
         LP did not finish; NOT_APPLICABLE, with a note naming the field, when
-        the smallest burst is below `VOLUME_RANGE` of the largest.
+        the smallest burst is below `VOLUME_RANGE` of the largest, or with the
+        model's size above `intervals.MAX_MODEL_PAIRS`.
     """
     params = params or SizingParams()
     if instance.objective != "sizing-static":
@@ -394,7 +370,7 @@ def lp(instance: Instance, /, *, time_limit: float, seed: int, params: SizingPar
         )
     if not params.allow_overload:
         check_load(instance)
-    unresolved = unresolved_volume_range(instance)
+    unresolved = unresolved_volume_range(instance) or too_large(instance)
     if unresolved is not None:
         return Result(status=Status.NOT_APPLICABLE, notes=(unresolved,))
     return StaticSizing(instance, Deadline.after(time_limit), seed).run()
