@@ -119,3 +119,13 @@ def test_the_generators_largest_sizing_instances_are_refused():
     assert intervals.model_pairs(instance) > intervals.MAX_MODEL_PAIRS
     result = hpcsched.solve(instance, "exact", time_limit=1.0)
     assert result.status is Status.NOT_APPLICABLE and "sizing-static-constant" in result.notes[0]
+
+
+def test_sizing_static_constant_stops_its_greedy_at_the_deadline():
+    # 10^5 periodic applications take ~450,000 granules (2.8 s CPU at -t 1); the greedy never looked
+    instance = generate_periodic(seed=0, n=3000, objective="sizing-static")
+    result, clock = solve_past_deadline(instance, "sizing-static-constant", reads=2)
+    assert result.status is Status.FEASIBLE and "time limit reached in the greedy" in result.notes[0]
+    assert validate(instance, result.solution) == []
+    assert result.objective >= result.bound
+    assert_stops_promptly(instance, result, clock, plus=_fresh_check(instance, result.solution))
