@@ -129,3 +129,20 @@ def test_sizing_static_constant_stops_its_greedy_at_the_deadline():
     assert validate(instance, result.solution) == []
     assert result.objective >= result.bound
     assert_stops_promptly(instance, result, clock, plus=_fresh_check(instance, result.solution))
+
+
+def test_a_drain_table_pass_reads_the_deadline_per_chunk_with_the_same_brackets(monkeypatch):
+    # one pass over 10^5 mix applications x 33 sizes took seconds between two looks at the clock
+    from hpcsched.burstbuffer import simulate
+
+    instance = generate_periodic(seed=1, n=40, granules=30)
+    sizes = np.arange(31) * instance.platform.granule
+    whole = simulate.drain_table_brackets(instance.applications, sizes, 1.3)
+    monkeypatch.setattr(simulate, "CELLS_PER_CHECK", 97)
+    chunked = simulate.drain_table_brackets(instance.applications, sizes, 1.3)
+    assert all(np.array_equal(a, b) for a, b in zip(whole, chunked, strict=True))
+    sizes_seen, original = [], simulate._elapsed
+    monkeypatch.setattr(simulate, "_elapsed", lambda *columns: sizes_seen.append(columns[0].size) or original(*columns))
+    with deadline_after(reads=10**9) as clock:
+        simulate.drain_table_brackets(instance.applications, sizes, 1.3, deadline=Deadline.after(1.0))
+    assert max(sizes_seen) <= 97 and clock.readings >= len(sizes_seen), (max(sizes_seen), clock.readings)
