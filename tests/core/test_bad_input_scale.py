@@ -45,6 +45,19 @@ SHIPPED = (
 )
 
 
+@pytest.fixture(autouse=True)
+def _wide_tables(monkeypatch):
+    # The CLI's consoles take their width from COLUMNS when the CLI is imported, and xdist workers set
+    # a narrow one: rich would wrap the tables and cut the labels looked for.
+    import importlib
+
+    cli_app = importlib.import_module("hpcsched.cli.app")
+
+    for console in (cli_app.console, cli_app.error_console):
+        monkeypatch.setattr(console, "width", 400)
+    monkeypatch.setenv("COLUMNS", "400")  # the consoles made per command (compare's table)
+
+
 def invoke(*args):
     return runner.invoke(app, [str(a) for a in args])
 
