@@ -28,6 +28,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -46,7 +47,8 @@ FAMILIES: dict[tuple[str, str], Callable[[int], dict[str, Any]]] = {
     ("transfers", "hf-like"): lambda n: {"n": n},
     ("offload", "random"): lambda n: {"n": n},
     ("offload", "transformer"): lambda n: {"n": n},
-    ("coschedule", "uniform"): lambda n: {"n": n},
+    # the densest instance the family makes at that size (its cap: 2,000,000 co-run pairs)
+    ("coschedule", "uniform"): lambda n: {"n": n, "density": min(1.0, 1_900_000 / (n * (n - 1) / 2))},
     ("coschedule", "sm-model"): lambda n: {"n": n},
     ("burstbuffer", "periodic"): lambda n: {"n": n},
     ("burstbuffer", "mix"): lambda n: {"n": n},
@@ -57,7 +59,12 @@ FAMILIES: dict[tuple[str, str], Callable[[int], dict[str, Any]]] = {
     ("treemem", "random-tree"): lambda n: {"n": n},
     ("treemem", "parallel-tree"): lambda n: {"n": n},
     ("treemem", "random-dag"): lambda n: {"n": n},
-    ("hetero", "layered"): lambda n: {"n": n, "layers": max(2, round(n**0.5))},
+    # edges drawn between consecutive layers: at most ~900,000 (the family's cap is 10^6 edges)
+    ("hetero", "layered"): lambda n: {
+        "n": n,
+        "layers": max(2, round(n**0.5)),
+        "edge_probability": min(0.3, 900_000 / ((max(2, round(n**0.5)) - 1) * (n / max(2, round(n**0.5))) ** 2)),
+    },
     ("hetero", "fork-join"): lambda n: {"phases": max(1, n // 100), "width": min(n, 100)},
     ("partition", "training"): lambda n: {"nodes": n},
     ("partition", "chain"): lambda n: {"nodes": n},
@@ -245,6 +252,12 @@ def report(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _documented_maximum(refusal: str) -> int | None:
+    """The size in a generator's "at most N ..." refusal (its documented maximum), or None."""
+    match = re.search(r"at most ([0-9,]+) ", refusal)
+    return int(match.group(1).replace(",", "")) if match else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--problems", default=",".join(DEFAULT_FAMILY), help="comma-separated problems")
@@ -268,9 +281,17 @@ def main(argv: list[str] | None = None) -> int:
         writer.writeheader()
         for problem, family in _families(problems, args.families):
             methods = [m for m in args.methods.split(",") if m] or _methods_of(problem)
-            for size in sizes:
+            done: set[int] = set()
+            for wanted in sizes:
+                size = wanted
                 started = time.perf_counter()
                 case = generate(problem, family, size, scratch, args.generate_timeout)
+                cap = _documented_maximum(case.refused) if case.path is None else None
+                if cap is not None and cap < size and cap not in done and cap > max(done, default=0):
+                    # "at most N": run the family's largest instance instead, once
+                    print(f"{problem} {family} n={size}: refused, running its largest size {cap}", flush=True)
+                    size = cap
+                    case = generate(problem, family, size, scratch, args.generate_timeout)
                 made = time.perf_counter() - started
                 if case.path is None:
                     row = _row(case, "-", 1.0, "REFUSED", 0.0, 0.0, case.refused)
@@ -278,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
                     writer.writerow(row)
                     print(f"{problem} {family} n={size}: generator refused ({case.refused})", flush=True)
                     continue
+                done.add(size)
                 megabytes = os.path.getsize(case.path) / 1e6
                 print(f"{problem} {family} n={size}: generated in {made:.1f} s, {megabytes:.1f} MB", flush=True)
                 for limit in limits:
