@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import cast
@@ -34,6 +35,9 @@ class KlParams:
     def __post_init__(self):
         at_least("max_iterations", self.max_iterations, 1)
 
+
+#: Two halves of a node set.
+Bisection = tuple[set[int], set[int]]
 
 #: Nodes up to which Kernighan–Lin runs in this process (milliseconds); above, in a child stopped at the deadline.
 IN_PROCESS_KL_NODES = 200
@@ -96,25 +100,12 @@ def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params:
 
 
 def topological_split(instance: Instance) -> list[int]:
-    """Each GPU a run of consecutive nodes in topological order, the first ``n mod K`` runs one longer.
+    """Each GPU a run of consecutive nodes in topological order: the parts `kl_parts` starts from.
 
-    The parts are those the recursive bisection starts from (a bisection of m nodes over c GPUs
-    cuts at ⌊m ⌊c/2⌋ / c⌋), when no swap is made.
+    A bisection of m nodes over c GPUs cuts at ⌊m ⌊c/2⌋ / c⌋; this is `recursive_bisection` with no
+    swap made.
     """
-    gpu_of = [0] * instance.n
-
-    def split(nodes: list[int], first_gpu: int, count: int) -> None:
-        if count == 1 or len(nodes) <= 1:
-            for v in nodes:
-                gpu_of[v] = first_gpu
-            return
-        left_count = count // 2
-        cut = len(nodes) * left_count // count
-        split(nodes[:cut], first_gpu, left_count)
-        split(nodes[cut:], first_gpu + left_count, count - left_count)
-
-    split(topological_order(instance.n, instance.edges), 0, instance.gpus)
-    return gpu_of
+    return recursive_bisection(instance, lambda nodes, left, right: (left, right))
 
 
 def _kl_parts_within(instance: Instance, seed: int, max_iterations: int, seconds: float) -> list[int] | None:
@@ -165,6 +156,21 @@ def kl_parts(instance: Instance, seed: int, max_iterations: int) -> list[int]:
     graph.add_nodes_from(range(instance.n))
     for edge in instance.edges:
         graph.add_edge(edge.u, edge.v, weight=edge.delay + 1)
+
+    def swap(nodes: list[int], left: set[int], right: set[int]) -> tuple[set[int], set[int]]:
+        return nx.algorithms.community.kernighan_lin_bisection(
+            graph.subgraph(nodes), partition=(left, right), max_iter=max_iterations, weight="weight", seed=seed
+        )
+
+    return recursive_bisection(instance, swap)
+
+
+def recursive_bisection(instance: Instance, refine: Callable[[list[int], set[int], set[int]], Bisection]) -> list[int]:
+    """The GPU of every node: halve the GPUs and the nodes (in topological order) recursively.
+
+    At each level the nodes are cut at ⌊m ⌊c/2⌋ / c⌋ in topological order and ``refine(nodes, left,
+    right)`` may move nodes between the two halves (Kernighan–Lin swaps them).
+    """
     position = {v: i for i, v in enumerate(topological_order(instance.n, instance.edges))}
     gpu_of = [0] * instance.n
 
@@ -178,13 +184,7 @@ def kl_parts(instance: Instance, seed: int, max_iterations: int) -> list[int]:
         cut = len(nodes) * left_count // count
         left, right = set(nodes[:cut]), set(nodes[cut:])
         if left and right:
-            left, right = nx.algorithms.community.kernighan_lin_bisection(
-                graph.subgraph(nodes),
-                partition=(left, right),
-                max_iter=max_iterations,
-                weight="weight",
-                seed=seed,
-            )
+            left, right = refine(nodes, left, right)
         split(sorted(left), first_gpu, left_count)
         split(sorted(right), first_gpu + left_count, count - left_count)
 
