@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 
+from ...core.memo import LastOf
 from ...core.violation import Violation
 from .floors import step_floor
 from .instance import Instance
@@ -20,18 +21,12 @@ from .screen import Screen
 from .solution import Solution
 
 #: The last (instance, solution) screened and its arrays: the registry's validate and evaluate share them.
-_last_screen: tuple[Instance, Solution, Screen | None] | None = None
+_last_screen: LastOf[Screen | None] = LastOf()
 
 
 def _screen(instance: Instance, solution: Solution) -> Screen | None:
     """The arrays of a structurally valid ``solution`` (None: values beyond int64), computed once per pair."""
-    global _last_screen
-    last = _last_screen
-    if last is not None and last[0] is instance and last[1] is solution:
-        return last[2]
-    screen = Screen.of(instance, solution)
-    _last_screen = (instance, solution, screen)
-    return screen
+    return _last_screen.get((instance, solution), lambda: Screen.of(instance, solution))
 
 
 def _residency(instance: Instance, solution: Solution) -> list[tuple[int, int, int, str]]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...core.memo import LastOf
 from .data import Instance, Solution
 
 #: Largest magnitude (times, byte sums) the screens handle in int64.
@@ -71,14 +72,11 @@ class _Arrays:
 
 
 #: The arrays of the last instance screened (the registry checks many answers on one instance).
-_last_arrays: tuple[Instance, _Arrays] | None = None
+_last_arrays: LastOf[_Arrays] = LastOf()
 
 
 def _arrays(instance: Instance) -> _Arrays:
-    global _last_arrays
-    if _last_arrays is None or _last_arrays[0] is not instance:
-        _last_arrays = (instance, _Arrays.of(instance))
-    return _last_arrays[1]
+    return _last_arrays.get((instance,), lambda: _Arrays.of(instance))
 
 
 @dataclass(frozen=True)

@@ -5,25 +5,20 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from ...core.memo import LastOf
 from ...core.violation import Violation
 from ...taskgraph import Placement, validate_machine_schedule
 from .data import MACHINE_CLASS, Instance, Solution
 from .screen import Screen
 
 #: The last (instance, solution) screened and its verdicts: the registry's validate and evaluate share them.
-_last_screen: tuple[Instance, Solution, Screen | None] | None = None
+_last_screen: LastOf[Screen | None] = LastOf()
 
 
 def _screen(instance: Instance, solution: Solution) -> Screen | None:
     """The screen of a ``solution`` of the right size (None: the Python rules decide), computed once per pair."""
-    global _last_screen
-    last = _last_screen
-    if last is not None and last[0] is instance and last[1] is solution:
-        return last[2]
     right_size = len(solution.gpu) == instance.n and len(solution.start) == instance.n
-    screen = Screen.of(instance, solution) if right_size else None
-    _last_screen = (instance, solution, screen)
-    return screen
+    return _last_screen.get((instance, solution), lambda: Screen.of(instance, solution) if right_size else None)
 
 
 # --- memory per the definition (the validator's, shared with nothing) ---------------------------------

@@ -12,24 +12,22 @@ from __future__ import annotations
 import itertools
 
 from ...core.errors import InfeasibleError
+from ...core.memo import LastOf
 from ...core.violation import Violation
 from .instance import Instance
 from .screen import Screen
 from .solution import Solution
 
 #: The last (instance, solution) screened and its arrays: the registry's validate and evaluate share them.
-_last_screen: tuple[Instance, Solution, Screen | None] | None = None
+_last_screen: LastOf[Screen | None] = LastOf()
 
 
 def _screen(instance: Instance, solution: Solution) -> Screen | None:
     """The arrays of a well-shaped ``solution`` (None: ill-shaped, or values beyond int64), computed once per pair."""
-    global _last_screen
-    last = _last_screen
-    if last is not None and last[0] is instance and last[1] is solution:
-        return last[2]
-    screen = None if _shape_violations(instance, solution) else Screen.of(instance, solution)
-    _last_screen = (instance, solution, screen)
-    return screen
+    return _last_screen.get(
+        (instance, solution),
+        lambda: None if _shape_violations(instance, solution) else Screen.of(instance, solution),
+    )
 
 
 def require_fits(instance: Instance) -> None:
