@@ -152,3 +152,13 @@ def test_a_hard_makespan_keeps_its_proofs_apart():
     assert result.status in (Status.FEASIBLE, Status.OPTIMAL)
     assert result.bound <= result.objective
     assert evaluate(instance, result.solution)["objective"] == result.objective
+
+
+def test_an_exact_integer_bound_is_kept_above_a_million():
+    from hpcsched.pipeline.formulations.common import integer_bound
+
+    assert integer_bound(1_902_715.0, 0) == 1_902_715  # CP-SAT's exact bound (was 1,902,714)
+    assert integer_bound(1_902_714.999999, 0) == 1_902_715  # within the tolerance
+    assert integer_bound(1_902_714.5, 0) == 1_902_715
+    assert integer_bound(1_902_714.0, 0) == 1_902_714
+    assert integer_bound(None, 7) == 7 and integer_bound(3.0, 7) == 7

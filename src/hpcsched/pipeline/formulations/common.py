@@ -195,7 +195,11 @@ def _cut(incumbent: Incumbent, bound: int, note: str) -> Result:
 
 
 def integer_bound(value: float | None, lower: int) -> int:
-    """A backend's dual bound as a proven integer bound (rounded down past its tolerance), at least ``lower``."""
+    """A backend's dual bound as a proven integer bound (rounded down past its tolerance), at least ``lower``.
+
+    The tolerance is 1e-6 plus 1e-9 relative: a relative 1e-6 alone took one unit off CP-SAT's exact
+    integer bounds above 10^6 (1,902,715 became 1,902,714 beside an optimum of 1,902,715).
+    """
     if value is None or not math.isfinite(value):
         return lower
-    return max(lower, math.ceil(value - 1e-6 * max(1.0, abs(value))))
+    return max(lower, math.ceil(value * (1 - 1e-9) - 1e-6))
