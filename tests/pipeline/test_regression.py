@@ -38,6 +38,10 @@ SLOW_RUN_S = 5.0
 DETERMINISTIC = ("deterministic_time", "warm_start_seconds")
 #: Brute force re-proves an entry up to its default size limits (jobs of a makespan, of a period pattern).
 BRUTE_FORCE_JOBS = {"makespan": 24, "period": 8}
+#: Brute force tries every period from the lower bound up to the optimum, one search each: it re-proves
+#: a period entry only when that is a short walk (transformer12-h100-d4-n1-f1.5-period's optimum is
+#: 74,275 periods above its bound: an hour of searches on CI).
+BRUTE_FORCE_PERIODS = 64
 
 
 def _label(folder: Path, name: str) -> str:
@@ -92,11 +96,14 @@ def test_method_reproduces_solved(folder, name):
     assert bounds.best(instance) <= entry.objective
 
 
-SMALL = [
-    (folder, name)
-    for folder, name in ENTRIES
-    if _jobs(instance := read_instance(folder / name)) <= BRUTE_FORCE_JOBS[instance.objective]
-]
+def _brute_force_can_prove(folder: Path, name: str) -> bool:
+    instance = read_instance(folder / name)
+    if _jobs(instance) > BRUTE_FORCE_JOBS[instance.objective]:
+        return False
+    return instance.objective != "period" or SOLVED[folder][name].objective - bounds.best(instance) <= BRUTE_FORCE_PERIODS
+
+
+SMALL = [(folder, name) for folder, name in ENTRIES if _brute_force_can_prove(folder, name)]
 
 
 @pytest.mark.parametrize(("folder", "name"), SMALL, ids=[_label(folder, name) for folder, name in SMALL])
