@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import time
+import os
+import signal
+from types import SimpleNamespace
 
 import pytest
 
@@ -33,14 +35,54 @@ def test_a_child_solve_reads_the_same_values_as_an_in_process_one():
         assert there.value(expression) == here.value(expression)
 
 
-def test_a_child_that_outlives_the_deadline_is_killed():
+class _Clock:
+    """`_solve_in_child`'s clock and waits, faked: a wait that times out moves the clock by its timeout."""
+
+    def __init__(self):
+        self.now = 100.0
+        self.waits = []  # the timeout of every wait for the child's reply
+        self.kills = []  # (pid, signal, clock reading) of every kill
+
+    def monotonic(self):
+        return self.now
+
+    def select(self, readable, writable, errors, timeout):
+        self.waits.append(timeout)
+        self.now += timeout  # the child sent nothing within the timeout
+        return [], [], []
+
+
+def test_a_child_that_outlives_the_deadline_is_killed_at_it(monkeypatch):
+    # No wall clock: every wait times out at once on a fake clock, and the kill is spied on (and issued).
     model, _ = golomb_cpsat()  # proving its optimum takes far longer than the deadline
     solver = cpsat._cp_model().CpSolver()
     solver.parameters.max_time_in_seconds = 60.0  # CP-SAT's own limit far away: only the kill stops it
     solver.parameters.num_workers = 1
-    started = time.perf_counter()
+    clock = _Clock()
+    real_kill, real_waitpid = os.kill, os.waitpid
+    statuses = []
+
+    def kill(pid, sig):
+        clock.kills.append((pid, sig, clock.now))
+        real_kill(pid, sig)
+
+    def waitpid(pid, options):
+        if not clock.kills:  # a parent that does not kill would wait for CP-SAT's 60 s: stop the child here
+            real_kill(pid, signal.SIGKILL)
+        reaped = real_waitpid(pid, options)
+        statuses.append(reaped)
+        return reaped
+
+    monkeypatch.setattr(cpsat, "time", SimpleNamespace(monotonic=clock.monotonic))
+    monkeypatch.setattr(cpsat, "select", SimpleNamespace(select=clock.select))
+    monkeypatch.setattr(os, "kill", kill)
+    monkeypatch.setattr(os, "waitpid", waitpid)
     assert cpsat._solve_in_child(solver, model, deadline_s=0.5) is None
-    assert time.perf_counter() - started < 5.0
+    assert clock.waits == [0.5]  # the reply is awaited exactly until the deadline
+    [(pid, sig, at)] = clock.kills
+    assert sig == signal.SIGKILL and at == 100.5  # killed at the deadline, not before, not after
+    [(reaped, status)] = statuses  # the child is reaped (no zombie), and it was the kill that ended it
+    assert reaped == pid and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
 
 
 def test_large_models_under_a_wall_clock_limit_are_isolated(monkeypatch):
