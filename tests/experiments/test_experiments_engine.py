@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
-import time
+import os
+import select
+import signal
 import warnings
+from types import SimpleNamespace
 
 import pytest
 
@@ -18,6 +21,7 @@ from hpcsched.experiments import (
     read_rows,
     run_tasks,
 )
+from hpcsched.experiments.runner import process
 from hpcsched.experiments.runs import canonical_options, run_key
 
 from .experiments_helpers import TOY, stable, toy_instance
@@ -88,18 +92,89 @@ def test_seeds_and_options_are_separate_runs(instances, tmp_path):
     assert sleep_row["objective"] == min(instances[0].values)
 
 
-def test_a_hanging_method_is_killed_at_its_limit_and_the_study_goes_on(instances):
-    tasks = tasks_for(instances[:1], ["hang", "exact"], time_limit=0.3, grace=0.3)
-    started = time.monotonic()
+class RunnerClock:
+    """The runner's clock and waits, faked: the test reads no wall clock.
+
+    Every wait is a real ``poll`` (the child's messages really arrive), but the clock moves only by
+    rule: by `ANSWER_S` when a message arrived, by the whole timeout when the wait timed out. So the
+    deadline counts from the moment the method starts (`ANSWER_S` after the task went out), the
+    hung run is killed exactly ``time_limit + grace`` later, and its runtime is that, on any machine.
+    """
+
+    ANSWER_S = 0.25
+    #: A real wait is cut here (broken code waiting for a day fails the test instead of hanging it).
+    LONGEST_WAIT_MS = 60_000
+
+    def __init__(self):
+        self.now = 1000.0
+        self.timed_out = []  # (requested timeout in ms, clock reading at its end) of each wait that timed out
+        self.group_kills = []  # (process group, signal, clock reading)
+
+    def monotonic(self):
+        return self.now
+
+    def poll(self):
+        return _Poll(self)
+
+
+class _Poll:
+    """A real `select.poll` whose waits move the `RunnerClock`."""
+
+    def __init__(self, clock):
+        self.clock = clock
+        self.real = select.poll()
+
+    def register(self, fd, events):
+        self.real.register(fd, events)
+
+    def poll(self, timeout_ms=None):
+        clock = self.clock
+        timeout_ms = clock.LONGEST_WAIT_MS if timeout_ms is None else timeout_ms
+        ready = self.real.poll(min(timeout_ms, clock.LONGEST_WAIT_MS))
+        if ready:
+            clock.now += clock.ANSWER_S
+        else:
+            clock.now += timeout_ms / 1000
+            clock.timed_out.append((timeout_ms, clock.now))
+        return ready
+
+
+def test_a_hanging_method_is_killed_at_its_limit_and_the_study_goes_on(instances, monkeypatch):
+    clock = RunnerClock()
+    monkeypatch.setattr(process, "time", SimpleNamespace(monotonic=clock.monotonic))
+    monkeypatch.setattr(
+        process,
+        "select",
+        SimpleNamespace(poll=clock.poll, POLLIN=select.POLLIN, POLLHUP=select.POLLHUP, POLLERR=select.POLLERR),
+    )
+    real_killpg = os.killpg
+
+    def killpg(group, sig):
+        clock.group_kills.append((group, sig, clock.now))
+        real_killpg(group, sig)
+
+    monkeypatch.setattr(os, "killpg", killpg)
+    runners = []
+    real_start = process.Runner._start
+
+    def start(runner):
+        real_start(runner)
+        runners.append(runner._process.pid)
+
+    monkeypatch.setattr(process.Runner, "_start", start)
+    tasks = tasks_for(instances[:1], ["hang", "exact"], time_limit=0.1, grace=0.1)
     summary = run_tasks(tasks, progress=False)  # one job: "exact" runs after the kill
-    elapsed = time.monotonic() - started
     rows = {row["method"]: row for row in summary.rows}
     assert rows["hang"]["status"] == "TIME_LIMIT_NO_SOLUTION"
     assert rows["hang"]["objective"] is None
-    assert "time limit 0.3 s + grace 0.3 s" in rows["hang"]["error"]
-    assert 0.55 <= rows["hang"]["runtime_s"] < 3.0
-    assert rows["exact"]["status"] == "OPTIMAL"  # on a fresh runner
-    assert elapsed < 15
+    assert "time limit 0.1 s + grace 0.1 s" in rows["hang"]["error"]
+    # One wait timed out: the one for the hung method's answer, of time limit + grace from its start.
+    assert [waited_ms for waited_ms, _ in clock.timed_out] == [200]
+    assert rows["hang"]["runtime_s"] == pytest.approx(0.2)
+    # Its runner's whole process group was killed when that wait ended, and "exact" ran on a fresh runner.
+    assert len(runners) == 2 and runners[1] != runners[0]
+    assert clock.group_kills[:1] == [(runners[0], signal.SIGKILL, clock.timed_out[0][1])]
+    assert rows["exact"]["status"] == "OPTIMAL"
 
 
 def test_a_raising_method_is_recorded_as_error_with_its_message(instances, tmp_path):

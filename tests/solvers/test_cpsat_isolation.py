@@ -79,10 +79,11 @@ def test_a_child_that_outlives_the_deadline_is_killed_at_it(monkeypatch):
     monkeypatch.setattr(os, "waitpid", waitpid)
     assert cpsat._solve_in_child(solver, model, deadline_s=0.5) is None
     assert clock.waits == [0.5]  # the reply is awaited exactly until the deadline
-    [(pid, sig, at)] = clock.kills
-    assert sig == signal.SIGKILL and at == 100.5  # killed at the deadline, not before, not after
-    [(reaped, status)] = statuses  # the child is reaped (no zombie), and it was the kill that ended it
-    assert reaped == pid and os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    # Killed at the deadline, not before, not after.
+    assert [(sig, at) for _, sig, at in clock.kills] == [(signal.SIGKILL, 100.5)]
+    # The child is reaped (no zombie left), and it was the kill that ended it.
+    assert [reaped for reaped, _ in statuses] == [clock.kills[0][0]]
+    assert os.WIFSIGNALED(statuses[0][1]) and os.WTERMSIG(statuses[0][1]) == signal.SIGKILL
 
 
 def test_large_models_under_a_wall_clock_limit_are_isolated(monkeypatch):
