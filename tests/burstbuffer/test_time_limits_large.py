@@ -104,7 +104,7 @@ def test_sharing_milp_stops_at_a_knapsack_too_large_to_hand_to_highs(monkeypatch
 
 
 def test_sizing_static_lp_refuses_a_model_above_the_cap_before_any_work(monkeypatch):
-    instance = generate_periodic(seed=0, n=128, objective="sizing-static")
+    instance = generate_periodic(seed=0, n=16, objective="sizing-static")
     pairs = intervals.model_pairs(instance)
     monkeypatch.setattr(intervals, "MAX_MODEL_PAIRS", pairs - 1)
     result = hpcsched.solve(instance, "sizing-static-lp", time_limit=1.0)
@@ -112,6 +112,23 @@ def test_sizing_static_lp_refuses_a_model_above_the_cap_before_any_work(monkeypa
     assert f"{pairs} (application, interval) pairs, more than {pairs - 1}" in result.notes[0]
     monkeypatch.setattr(intervals, "MAX_MODEL_PAIRS", pairs)
     assert hpcsched.solve(instance, "sizing-static-lp", time_limit=30).status is not Status.NOT_APPLICABLE
+
+
+def test_sizing_static_lp_does_not_start_a_solve_it_cannot_hand_over_in_time(monkeypatch):
+    # 99,800 pairs: built in 6 s, handed to HiGHS in 29.5 s more, so a 30 s limit ended at 46 s
+    from hpcsched.burstbuffer.formulations import sizing
+    from hpcsched.solvers import pyomo
+
+    instance = generate_periodic(seed=0, n=16, objective="sizing-static")
+    monkeypatch.setattr(sizing, "HANDOVER_PER_BUILD", 1e12)  # any build, however fast, predicts too long a hand-over
+
+    def never(*args, **kwargs):
+        raise AssertionError("the solver was started")
+
+    monkeypatch.setattr(pyomo, "solve_pyomo", never)
+    result = hpcsched.solve(instance, "sizing-static-lp", time_limit=30)
+    assert result.status is Status.TIME_LIMIT_NO_SOLUTION
+    assert "LP not solved: handing the model to HiGHS takes" in result.notes[-1], result.notes
 
 
 def test_the_generators_largest_sizing_instances_are_refused():
