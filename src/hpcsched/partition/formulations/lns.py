@@ -54,8 +54,10 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
     groups), keeps every other node on its GPU, and re-solves the full
     `cpsat` model (all starts free) under a deterministic budget, hinted
     with the incumbent and limited to its makespan; a better schedule
-    replaces it. A heuristic: FEASIBLE, OPTIMAL only when the incumbent
-    meets `bounds.best`; the bound reported is `bounds.best`.
+    replaces it. The search stops early when a window frees every node
+    and CP-SAT closes that sub-solve (nothing is left to improve). A
+    heuristic: FEASIBLE, OPTIMAL only when the incumbent meets
+    `bounds.best`; the bound reported is `bounds.best`.
 
     Parameters
     ----------
@@ -90,6 +92,7 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
     owner = unit_index(instance, unit_list)
     size = min(params.neighbourhood, instance.n)
     iterations = improvements = 0
+    closed = False
     solver = cpsat_backend.version()
     while iterations < params.max_iterations and best_value > lower and not deadline.expired():
         first = int(rng.integers(0, instance.n - size + 1))
@@ -113,11 +116,17 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
             value = int(evaluate(instance, candidate)["objective"])
             if value < best_value:
                 best, best_value, improvements = candidate, value, improvements + 1
+        if not fixed and outcome.status in (Status.OPTIMAL, Status.INFEASIBLE):
+            # Every node was free: CP-SAT closed the whole model, so no later sub-solve (the same model under
+            # another seed) can do better; without this a small instance repeats it until the time limit.
+            closed = True
+            break
     status = Status.OPTIMAL if best_value <= lower else Status.FEASIBLE
     return Result(
         status=status,
         solution=best,
         bound=lower,
         solver=solver,
-        notes=(f"{iterations} sub-solves of {size} free nodes, {improvements} improvements",),
+        notes=(f"{iterations} sub-solves of {size} free nodes, {improvements} improvements",)
+        + (("stopped: the whole instance was free and CP-SAT closed it",) if closed else ()),
     )
