@@ -107,6 +107,19 @@ def test_sequential_is_valid_and_never_below_the_bounds(instance):
     assert result.objective >= bounds.best(instance)
 
 
+def _overlaps_modulo(instance, period, rows):
+    """True when two executions on a device share a unit slot modulo ``period`` (the definition, slot by slot)."""
+    busy = set()
+    for row in rows:
+        for b, block in enumerate(instance.blocks):
+            for t in range(row[b], row[b] + block.duration):
+                for device in block.devices:
+                    if (device, t % period) in busy:
+                        return True
+                    busy.add((device, t % period))
+    return False
+
+
 def _period_by_enumeration(instance, upper):
     """The least period <= upper with a schedule whose offsets lie in [0, P + horizon): plain enumeration."""
     count = instance.n_blocks
@@ -115,8 +128,11 @@ def _period_by_enumeration(instance, upper):
     for period in range(1, upper + 1):
         for flat in itertools.product(range(period + horizon_span(instance, period)), repeat=jobs):
             rows = [flat[r * count : (r + 1) * count] for r in range(instance.micro_batches)]
-            if any(row[v] < row[u] + gap for row in rows for u, v, gap in edges):
-                continue  # quick filter; validate decides
+            # quick filters (precedence, then overlap modulo P: validate costs ~0.3 ms, 95% of the run); validate decides
+            if any(row[v] < row[u] + gap for row in rows for u, v, gap in edges) or _overlaps_modulo(
+                instance, period, rows
+            ):
+                continue
             if validate(instance, Solution.periodic(period, rows)) == []:
                 return period
     return None

@@ -146,9 +146,13 @@ def test_milp_refuses_models_above_its_size_limits(objective, option):
 
 
 def test_a_hard_makespan_keeps_its_proofs_apart():
-    """Tessel's mshape with 6 micro-batches under a small deterministic limit: FEASIBLE, bound <= objective."""
+    """Tessel's mshape with 6 micro-batches under a small deterministic limit: FEASIBLE, bound <= objective.
+
+    No heuristic warm start (its share of the safety limit is 5 s of local search, wall-clock bound) and a
+    deterministic time of 0.1 (1.0 took 6 s): CP-SAT still ends FEASIBLE at 48 above its bound of 36.
+    """
     instance = read_instance(TESSEL / "mshape-d4-m6-n6.json")
-    result = solve(instance, "cpsat", time_limit=SAFETY_S, workers=1, deterministic_time=1.0)
+    result = solve(instance, "cpsat", time_limit=SAFETY_S, workers=1, deterministic_time=0.1, warm_start_seconds=0)
     assert result.status in (Status.FEASIBLE, Status.OPTIMAL)
     assert result.bound <= result.objective
     assert evaluate(instance, result.solution)["objective"] == result.objective
