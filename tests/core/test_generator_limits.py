@@ -18,7 +18,7 @@ import typing
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from hpcsched.cli import app
 from hpcsched.core.errors import InvalidInstanceError
