@@ -21,9 +21,7 @@ from .test_two_levels import small_offload_instance
 TRANSFERS = ("Off", "Pre", "Offall", "Preall")
 
 
-@settings(max_examples=40, deadline=None)
-@given(small_two_level_chains(max_length=3, max_time=3, max_size=3))
-def test_never_below_the_brute_force_offload_optimum(instance):
+def _never_below_the_brute_force_offload_optimum(instance):
     heuristic = hpcsched.solve(instance, "offload-dp", time_limit=60)
     assert heuristic.status is not Status.ERROR, heuristic.notes  # the registry validated the schedule
     exhaustive = hpcsched.solve(instance, "brute-force-offload", time_limit=600, max_states=500_000)
@@ -31,6 +29,24 @@ def test_never_below_the_brute_force_offload_optimum(instance):
         assert heuristic.objective >= exhaustive.objective
     if exhaustive.status is Status.INFEASIBLE:
         assert heuristic.solution is None
+
+
+@settings(max_examples=15, deadline=None)
+@given(small_two_level_chains(max_length=2, max_time=3, max_size=3))
+def test_never_below_the_brute_force_offload_optimum(instance):
+    """Up to two stages, where the exhaustive search takes under 0.5 s.
+
+    Three stages: the seeded chains below, test_offload_wait.py (times up to 2) and the slow variant.
+    """
+    _never_below_the_brute_force_offload_optimum(instance)
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None)
+@given(small_two_level_chains(max_length=3, max_time=3, max_size=3))
+def test_never_below_the_brute_force_offload_optimum_on_three_stages(instance):
+    """Three stages at times up to 3: the exhaustive search takes up to 20 s on one example."""
+    _never_below_the_brute_force_offload_optimum(instance)
 
 
 @pytest.mark.parametrize("seed", [*range(5), pytest.param(5, marks=pytest.mark.slow), *range(6, 12)])
