@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from hpcsched.cli import app
 from hpcsched.core.deadline import TimeLimitReached

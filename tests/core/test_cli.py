@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from hpcsched.cli import app
 

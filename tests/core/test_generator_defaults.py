@@ -5,7 +5,7 @@ solution the validator accepts (``generate`` -> ``solve --out`` -> ``validate``)
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from hpcsched.cli import app
 from hpcsched.core.registration import _is_shipped

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from hpcsched.cli import app
 from hpcsched.core.solved import read_solved

@@ -11,9 +11,9 @@ import random
 from pathlib import Path
 
 import pytest
+from clirunner import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from hpcsched.cli import app
 from hpcsched.core.errors import HpcschedError, InvalidInstanceError

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 import hpcsched
 from hpcsched.cli import app

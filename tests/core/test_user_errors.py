@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from hpcsched.cli import app
 from hpcsched.core.errors import NotAnInstanceError, OutputPathError

@@ -6,7 +6,7 @@ import csv
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from hpcsched.core.io import write_instance
 from hpcsched.experiments.cli import register

@@ -12,7 +12,7 @@ import math
 
 import pytest
 import typer
-from typer.testing import CliRunner
+from clirunner import CliRunner
 
 from hpcsched.core.io import write_instance
 from hpcsched.experiments import StudyFileError, load_study, run_study
