@@ -13,19 +13,32 @@ from hpcsched.transfers import Instance, bounds, generate_correlated, generate_u
 from .transfers_strategies import small_instances
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(small_instances(min_n=3, max_n=5))
-# Found by a random search against a dominance test that ignored the bytes held by finished
-# computations (it pruned the only partial schedule that leads to the optimum, 15).
-@example(Instance.create([5, 0, 1, 2], [6, 5, 3, 1], [6, 5, 1, 9], 14, name="held-bytes"))
-def test_dp_without_warm_start_finds_the_brute_force_optimum(instance):
-    """No incumbent and zero-length operations allowed: the search alone must reach the optimum."""
+def _search_alone_reaches_the_optimum(instance):
     optimum = proven_optimum(instance, "brute-force", stop_at_bound=False)
     # Deterministic: no time-boxed warm start, and a label budget 25 times what these chains need (at most
     # 3,904 labels kept over 1,500 drawn instances); the wall clock is only the safety stop.
     searched = solve(instance, "dp", warm_start=False, max_labels=100_000, time_limit=SAFETY_LIMIT)
     assert searched.status is Status.OPTIMAL, searched.notes
     assert searched.objective == searched.bound == optimum
+
+
+# 100 examples by default (each costs a brute force and a search of ~30 ms; 300 took 9-16 s), 600 in the slow suite
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances(min_n=3, max_n=5))
+# Found by a random search against a dominance test that ignored the bytes held by finished
+# computations (it pruned the only partial schedule that leads to the optimum, 15).
+@example(Instance.create([5, 0, 1, 2], [6, 5, 3, 1], [6, 5, 1, 9], 14, name="held-bytes"))
+def test_dp_without_warm_start_finds_the_brute_force_optimum(instance):
+    """No incumbent and zero-length operations allowed: the search alone must reach the optimum."""
+    _search_alone_reaches_the_optimum(instance)
+
+
+@pytest.mark.slow
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_instances(min_n=3, max_n=5))
+def test_dp_without_warm_start_finds_the_brute_force_optimum_on_many_instances(instance):
+    """The same on more instances."""
+    _search_alone_reaches_the_optimum(instance)
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -38,7 +51,15 @@ def test_dp_with_warm_start_agrees_with_brute_force(instance):
 
 @pytest.mark.parametrize(
     ("family", "seed", "n", "factor"),
-    [("uniform", 1, 10, 1.5), ("uniform", 3, 10, 1.5), ("correlated", 7, 8, 1), ("uniform", 5, 9, 1)],
+    [
+        # one instance of each family by default (CP-SAT and dp prove each within ~1 s)
+        ("uniform", 3, 10, 1.5),
+        ("correlated", 8, 8, 1),
+        # CP-SAT or dp take 3-12 s on these
+        pytest.param("uniform", 1, 10, 1.5, marks=pytest.mark.slow),
+        pytest.param("correlated", 7, 8, 1, marks=pytest.mark.slow),
+        pytest.param("uniform", 5, 9, 1, marks=pytest.mark.slow),
+    ],
 )
 def test_dp_agrees_with_cpsat_above_the_lower_bound(family, seed, n, factor):
     """Instances beyond brute force whose optimum lies above `bounds.best`, so that
