@@ -50,7 +50,7 @@ def busy_and_queries(draw):
     return intervals, queries, block
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(busy_and_queries())
 def test_blocked_search_answers_the_linear_scan(case):
     intervals, queries, block = case
@@ -121,7 +121,7 @@ def dags(draw):
     return n, edges, machines, durations, priority, rule
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(dags())
 def test_old_and_new_engine_place_every_task_identically(monkeypatch_case):
     n, edges, machines, durations, priority, rule = monkeypatch_case
