@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from reference import proven
 
@@ -46,8 +46,11 @@ def test_dp_agrees_with_brute_force_and_heuristics_do_not_beat_it(seed, n, granu
             assert result.bound <= dp.objective * (1 + 1e-9)
 
 
-@settings(max_examples=4, deadline=None)
+# sharing-milp bisects with one HiGHS run a step (0.4-2 s an instance); the knapsack MILP alone is compared
+# with the DP on many more knapsacks in test_three_knapsack_solvers_agree and the near-tie tests
+@settings(max_examples=2, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.integers(2, 3), granules=st.integers(1, 6))
+@example(seed=4490, n=3, granules=6)
 def test_milp_agrees_with_dp(seed, n, granules):
     instance = small_instance(seed, n, granules)
     dp = proven(instance, "sharing-dp")
@@ -145,17 +148,28 @@ def near_tie_knapsacks(seed, count):
         yield -np.sort(-costs, axis=1), capacity
 
 
-def test_knapsack_milp_is_exact_on_near_ties():
-    # With costs scaled to O(1), HiGHS' absolute gap (1e-6) let such knapsacks come back OPTIMAL up
-    # to 1.4e-7 of the scale above the optimum (1 of these 150; 20 of 1,717 in the review), with the
-    # "dual bound" equal to that value: a bisection step that just fits in B was declared infeasible.
-    for costs, capacity in near_tie_knapsacks(0, 150):
+def _milp_is_exact_on_near_ties(seed, count):
+    for costs, capacity in near_tie_knapsacks(seed, count):
         optimum, _ = knapsack_dp(costs, capacity)
         answer = knapsack_milp(costs, capacity)
         assert answer.status is Status.OPTIMAL
         assert sum(answer.granules) <= capacity
         assert answer.value <= optimum + 1e-12 * costs.max()
         assert answer.lower <= optimum  # a proof of infeasibility never exceeds the true optimum
+
+
+def test_knapsack_milp_is_exact_on_near_ties():
+    # With costs scaled to O(1), HiGHS' absolute gap (1e-6) let such knapsacks come back OPTIMAL up
+    # to 1.4e-7 of the scale above the optimum (20 of 1,717 in the review), with the "dual bound" equal
+    # to that value: a bisection step that just fits in B was declared infeasible. With that scaling
+    # (KNAPSACK_UNITS = 1), 2 of these 20 fail (the 4th and the 17th); each knapsack costs a HiGHS run.
+    _milp_is_exact_on_near_ties(2, 20)
+
+
+@pytest.mark.slow
+def test_knapsack_milp_is_exact_on_more_near_ties():
+    # 1 of these 150 (the 71st) fails with costs scaled to O(1)
+    _milp_is_exact_on_near_ties(0, 150)
 
 
 def test_epsilon_must_be_positive():
