@@ -50,14 +50,18 @@ def test_exact_reproduces_solved_json(name):
 
 
 SHARING = sorted(name for name in SOLVED if read_instance(FOLDER / name).objective == "sharing")
+#: Confirmed by the slow suite only: sharing-milp takes 3-5 s on these (a HiGHS run per bisection step, ~30
+#: steps); the replay above still reproduces them by default, and the default confirmation covers the others.
+SLOW_CONFIRMATIONS = {"intrepid-4profiles-sharing.json", "periodic-k6-load0.8-sharing.json"}
 
 
-@pytest.mark.parametrize("name", SHARING)
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_CONFIRMATIONS else []) for name in SHARING]
+)
 def test_a_second_exact_method_confirms_solved_json(name):
     # solved.json was written by sharing-dp, which the replay above re-runs: that only detects change.
     # sharing-milp solves the knapsacks of the bisection independently (HiGHS, not the DP), and brute
     # force enumerates every granule vector where K <= 4 and N <= 8; both must prove the same optimum.
-    # (about 5 s in all for sharing-milp on 2 cores, 0.1 s for brute force)
     instance = read_instance(FOLDER / name)
     entry = SOLVED[name]
     methods = ["sharing-milp"]
