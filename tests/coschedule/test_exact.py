@@ -10,7 +10,8 @@ from hpcsched import solve
 from hpcsched.core.result import Status
 from hpcsched.coschedule import Instance, generate_uniform
 from hpcsched.coschedule.bounds import solve_preemptive_lp
-from hpcsched.coschedule.special_cases import order_phases, pair_block
+from hpcsched.coschedule.phases import order_phases
+from hpcsched.coschedule.special_cases import pair_block
 
 from .strategies import instances
 

@@ -3,7 +3,7 @@
 ``lp-preemptive`` solves the preemptive LP (`bounds.solve_preemptive_lp`),
 whose value is the optimal preemptive makespan, and orders its phases so
 that each kernel's phases are as consecutive as possible
-(`special_cases.order_phases`). ``milp-min-preemptions`` then minimizes
+(`phases.order_phases`). ``milp-min-preemptions`` then minimizes
 the preemptions among all schedules of that makespan, exactly, for small n.
 
 Notes
@@ -27,8 +27,8 @@ from .. import bounds
 from ..bounds import LpBackend
 from ..heuristics import list_schedule
 from ..model import Instance, evaluate
+from ..phases import order_phases
 from ..simulate import solution_from_slabs, time_slab_sequence
-from ..special_cases import order_phases
 
 STREAMS_NOTE = (
     "the instance has streams (data.streams): the preemptive LP and its phase order ignore the stream order, "
