@@ -34,10 +34,7 @@ def _never_below_the_brute_force_offload_optimum(instance):
 @settings(max_examples=15, deadline=None)
 @given(small_two_level_chains(max_length=2, max_time=3, max_size=3))
 def test_never_below_the_brute_force_offload_optimum(instance):
-    """Up to two stages, where the exhaustive search takes under 0.5 s.
-
-    Three stages: the seeded chains below, test_offload_wait.py (times up to 2) and the slow variant.
-    """
+    """Up to two stages, where the exhaustive search takes under 0.5 s; three: the seeded chains below, and slow."""
     _never_below_the_brute_force_offload_optimum(instance)
 
 
