@@ -74,7 +74,13 @@ def test_the_method_returns_the_fastest_slot_count_that_fits(seed):
         assert result.objective == min(fitting)
 
 
-@pytest.mark.parametrize("seed", range(16))
+#: Seeds whose exhaustive search takes 1.5 s and 4.6 s, where h-revolve answers NOT_APPLICABLE (as on seeds 0, 13).
+SLOW_SEEDS = (5, 10)
+
+
+@pytest.mark.parametrize(
+    "seed", [pytest.param(s, marks=[pytest.mark.slow] if s in SLOW_SEEDS else []) for s in range(16)]
+)
 def test_never_below_the_exhaustive_optimum(seed):
     instance = homogeneous_two_level(seed, max_length=3)
     result = hpcsched.solve(instance, "h-revolve", time_limit=60)
