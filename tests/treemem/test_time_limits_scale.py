@@ -48,6 +48,15 @@ def _tree(n: int) -> Instance:
     return generate_random_tree(seed=0, n=n)
 
 
+@functools.cache
+def _sparse_dag() -> Instance:
+    """The 3,000-node sparse DAG of the list-schedule and eviction tests, made once (2 s: every node pair is drawn).
+
+    Instances are frozen and hold no cache, so sharing it changes no method's work.
+    """
+    return generate_random_dag(seed=0, n=3000, edge_probability=4 / 3000)
+
+
 def _answered(instance: Instance, result) -> None:
     """A valid answer (the registry validated it: an invalid one is ERROR) with a bound at most its value."""
     assert result.status in (Status.FEASIBLE, Status.OPTIMAL), result.notes
@@ -128,7 +137,7 @@ def test_list_schedule_cut_on_a_dag_returns_a_sequential_order_that_fits(method,
     # a sparse DAG, M = the larger peak of its DFS and spanning-forest orders; the deadline passes while
     # the spanning forest (the priorities' ranks) is made, or while list-scheduling: the order at hand
     # runs on one processor (was TIME_LIMIT_NO_SOLUTION)
-    dag = generate_random_dag(seed=0, n=3000, edge_probability=4 / 3000)
+    dag = _sparse_dag()
     memory = max(
         hpcsched.solve(dag, sequential, problem="treemem", time_limit=60).objective
         for sequential in ("dfs-postorder", "forest-postorder")
@@ -165,7 +174,7 @@ def test_cpsat_parallel_cut_while_building_returns_the_list_schedule():
 def test_eviction_rules_cut_mid_sweep_stay_valid(method):
     # a sparse out-of-core DAG (no bound is computed on DAGs): the traversal's orders read the clock
     # ~18 times, then the sweep every 256 steps; the deadline passes at its second check
-    dag = generate_random_dag(seed=0, n=3000, edge_probability=4 / 3000)
+    dag = _sparse_dag()
     instance = as_out_of_core(dag, fraction=0.7)
     result, clock = solve_past_deadline(instance, method, reads=19, problem="treemem")
     _answered(instance, result)
