@@ -66,7 +66,9 @@ def test_mcnaughton_not_applicable_elsewhere():
     assert solve(instance, "mcnaughton").status is Status.NOT_APPLICABLE
 
 
-@settings(max_examples=10, deadline=None)
+# 6 examples (was 10): brute force solves an LP per order, ~0.5 s on 4 kernels; the 6 hold two 4-kernel and
+# three 3-kernel instances with co-run pairs
+@settings(max_examples=6, deadline=None)
 @given(instances(max_n=4))
 def test_nonpreemptive_exact_methods_agree_with_brute_force(instance):
     brute = proven(instance, "brute-force")
