@@ -42,10 +42,6 @@ BRUTE_FORCE_JOBS = {"makespan": 24, "period": 8}
 #: a period entry only when that is a short walk (transformer12-h100-d4-n1-f1.5-period's optimum is
 #: 74,275 periods above its bound: an hour of searches on CI).
 BRUTE_FORCE_PERIODS = 64
-#: The period search tests each offset slot by slot (an offset of a block of duration d costs up to d): a
-#: period on a real time scale (resnet50-h100-d2-n2-unl-period: 52,102 units, 33,910 offsets, 25-50 s) is
-#: re-proved by the slow suite only; every entry is still reproduced by `test_method_reproduces_solved`.
-BRUTE_FORCE_SLOW_PERIOD = 1_000
 
 
 def _label(folder: Path, name: str) -> str:
@@ -112,20 +108,7 @@ def _brute_force_can_prove(folder: Path, name: str) -> bool:
 SMALL = [(folder, name) for folder, name in ENTRIES if _brute_force_can_prove(folder, name)]
 
 
-def _slow_brute_force(folder: Path, name: str) -> bool:
-    return (
-        read_instance(folder / name).objective == "period" and SOLVED[folder][name].objective > BRUTE_FORCE_SLOW_PERIOD
-    )
-
-
-@pytest.mark.parametrize(
-    ("folder", "name"),
-    [
-        pytest.param(folder, name, marks=[pytest.mark.slow] if _slow_brute_force(folder, name) else [])
-        for folder, name in SMALL
-    ],
-    ids=[_label(folder, name) for folder, name in SMALL],
-)
+@pytest.mark.parametrize(("folder", "name"), SMALL, ids=[_label(folder, name) for folder, name in SMALL])
 def test_brute_force_proves_the_small_entries(folder, name):
     entry = SOLVED[folder][name]
     result = hpcsched.solve(read_instance(folder / name), "brute-force", time_limit=SAFETY_LIMIT)

@@ -81,8 +81,14 @@ class PeriodSearch:
         return [(offset + k) % self.period for k in range(self.instance.blocks[b].duration)]
 
     def _free(self, b: int, offset: int) -> bool:
-        slots = self._slots(b, offset)
-        return all(not self._busy[d][t] for d in self.instance.blocks[b].devices for t in slots)
+        # slot by slot, stopping at the first busy one: most offsets tried are refused by their first slots
+        period, duration = self.period, self.instance.blocks[b].duration
+        for d in self.instance.blocks[b].devices:
+            busy = self._busy[d]
+            for k in range(duration):
+                if busy[(offset + k) % period]:
+                    return False
+        return True
 
     def _mark(self, b: int, offset: int, value: bool) -> None:
         for d in self.instance.blocks[b].devices:
