@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from reference import SAFETY_LIMIT, proven, proven_optimum
 from workclock import assert_stops_promptly, count_lines, solve_past_deadline
@@ -18,9 +19,21 @@ HEURISTICS = [m.name for m in methods("offload") if m.kind in ("heuristic", "bas
 assert "milp-fixed-order" in HEURISTICS
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# The two agreement properties run on 10-12 chains by default (a chain costs ~1 s: brute force, both
+# exact methods and every heuristic, local-search and milp-fixed-order for their 0.3 s); their `slow`
+# twins draw 25-30 other chains (-m slow).
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(chains())
 def test_exact_methods_agree_with_brute_force(instance):
+    check_exact_methods_agree_with_brute_force(instance)
+
+
+@pytest.mark.slow
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(chains())
+def test_exact_methods_agree_with_brute_force_on_more_chains(instance):
     check_exact_methods_agree_with_brute_force(instance)
 
 
@@ -44,9 +57,20 @@ def check_exact_methods_agree_with_brute_force(instance):
             assert result.bound is None or result.bound <= optimum, name
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rough_chains())
 def test_exact_methods_agree_with_brute_force_with_zero_durations(instance):
+    check_zero_durations(instance)
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rough_chains())
+def test_exact_methods_agree_with_brute_force_with_zero_durations_on_more_chains(instance):
+    check_zero_durations(instance)
+
+
+def check_zero_durations(instance):
     # Steps of zero duration (real traces have them) are where the half-open sweep sees nothing:
     # the validator, the simulator, the LP and CP-SAT must still agree on one definition.
     brute = solve(instance, "brute-force", time_limit=SAFETY_LIMIT)  # INFEASIBLE only when proven
@@ -154,9 +178,20 @@ def test_dp_sets_respect_the_memory_floors_they_check():
         assert kept + s[k - 1] + s[k] <= instance.memory
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(chains(max_layers=6))
 def test_transfer_and_lp_bounds_never_exceed_the_optimum(instance):
+    check_bounds_never_exceed_the_optimum(instance)
+
+
+@pytest.mark.slow
+@settings(max_examples=80, deadline=None)
+@given(chains(max_layers=6))
+def test_transfer_and_lp_bounds_never_exceed_the_optimum_on_more_chains(instance):
+    check_bounds_never_exceed_the_optimum(instance)
+
+
+def check_bounds_never_exceed_the_optimum(instance):
     exact = proven(instance, "cpsat-plain", workers=1, deterministic_time=20)
     assert bounds.transfer_bound(instance) <= exact.objective
     assert bounds.lp_bound(instance) <= exact.objective

@@ -119,9 +119,22 @@ def test_instant_relaxation_with_every_optional_row_keeps_the_optimum(instance):
             assert bounds.missing_rows(instance, schedule) == (False, [])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 12 chains by default (brute force, four searches and two cpsat runs: ~0.3 s each); the `slow` twin
+# draws 25 others (-m slow).
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(chains(max_layers=5), rough_chains()))
 def test_offload_set_search_proves_the_brute_force_optimum(instance):
+    check_offload_set_search_proves_the_brute_force_optimum(instance)
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(chains(max_layers=5), rough_chains()))
+def test_offload_set_search_proves_the_brute_force_optimum_on_more_chains(instance):
+    check_offload_set_search_proves_the_brute_force_optimum(instance)
+
+
+def check_offload_set_search_proves_the_brute_force_optimum(instance):
     # Started above the optimum (offload everything, as early as possible), the search must find a
     # schedule of the optimal makespan on its way and then rule out everything below it.
     brute = proven_or_infeasible(instance, "brute-force")

@@ -156,8 +156,9 @@ def test_an_lp_that_cannot_be_built_in_its_share_is_not_started(monkeypatch, met
 
     monkeypatch.setattr(bounds, "lp_relaxation", refuse)
     readings = itertools.count()
-    # a deterministic clock: 1 ms per reading, so the method's phases end after the same work on any machine
-    monkeypatch.setattr(deadline_module, "clock", lambda: next(readings) * 1e-3)
+    # a deterministic clock: 10 ms per reading (50 readings in the limit), so the method's phases end after
+    # the same work on any machine; the LP's share is decided from the limit before any reading
+    monkeypatch.setattr(deadline_module, "clock", lambda: next(readings) * 1e-2)
     result = solve(instance, method, time_limit=0.5, **({"use_lp": True} if method == "cpsat" else {}))
     assert result.status is Status.FEASIBLE, result.notes
     assert any("not built: at 3000 layers its build takes more than 3 s" in note for note in result.notes), result.notes
