@@ -33,7 +33,8 @@ LAYERS = {
     "transfers": BASE_LAYERS,
     # The generators time a schedule with the simulator.
     "offload": {**BASE_LAYERS, "generate": 2},
-    "coschedule": BASE_LAYERS,
+    # phases: ordering an LP's phases into a schedule (networkx only), shared by special cases, heuristics, formulations.
+    "coschedule": {**BASE_LAYERS, "phases": 1},
     # The generators size the buffers from the bounds.
     "burstbuffer": {**BASE_LAYERS, "generate": 3},
     # flows: the max-flow networks that bounds, special cases and heuristics share.
