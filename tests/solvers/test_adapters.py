@@ -21,7 +21,7 @@ OPTIMUM_9_MARKS, OPTIMUM_11_MARKS = 44, 72
 def _check_time_limited(outcome, limit, optimum):
     assert outcome.status is Status.FEASIBLE, outcome.message
     assert outcome.objective is not None and outcome.objective >= optimum
-    assert outcome.runtime_s >= 0  # how long the stop took is measured in benchmarks/limits.py, not here
+    # how long the stop took is measured in benchmarks/limits.py, not asserted here (wall clock)
     if outcome.bound is not None:
         assert outcome.bound <= optimum
 
