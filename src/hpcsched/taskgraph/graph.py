@@ -6,6 +6,7 @@ import heapq
 from collections.abc import Sequence
 
 from ..core.errors import HpcschedError
+from ..core.memo import LastOf
 from .schedule import Edge
 
 
@@ -29,8 +30,22 @@ def successors(n: int, edges: Sequence[Edge]) -> list[list[Edge]]:
     return outgoing
 
 
+#: ``(n, order)`` of the last tuple of edges ordered: an instance's constructor checks for cycles
+#: with it, and its methods (ranks, levels, bounds, the list engine's own check) ask again
+#: (0.8 s a pass at 5 x 10^5 tasks and 10^6 edges). Tuples only: a list could change in between.
+_LAST_ORDER: LastOf[tuple[int, tuple[int, ...]]] = LastOf()
+
+
 def topological_order(n: int, edges: Sequence[Edge]) -> list[int]:
     """Kahn's order (smallest ready index first); raises `CycleError` on a cycle."""
+    if isinstance(edges, tuple):
+        known_n, order = _LAST_ORDER.get((edges,), lambda: (n, tuple(_kahn(n, edges))))
+        if known_n == n:
+            return list(order)
+    return _kahn(n, edges)
+
+
+def _kahn(n: int, edges: Sequence[Edge]) -> list[int]:
     indegree = [0] * n
     outgoing = successors(n, edges)
     for edge in edges:

@@ -144,12 +144,13 @@ class Instance:
                 raise InvalidInstanceError(path, f"duplicate edge {checked[u].name} -> {checked[v].name}")
             seen.add((u, v))
             edges.append(Edge(u, v, comm))
+        kept = tuple(edges)  # ordered as the tuple the instance keeps: its methods find the order cached
         try:
-            topological_order(len(checked), edges)
+            topological_order(len(checked), kept)
         except CycleError as error:
             raise InvalidInstanceError("data.edges", str(error)) from None
         object.__setattr__(self, "tasks", checked)
-        object.__setattr__(self, "edges", tuple(edges))
+        object.__setattr__(self, "edges", kept)
         object.__setattr__(self, "cpus", cpus)
         object.__setattr__(self, "gpus", gpus)
         object.__setattr__(self, "source", dict(self.source))

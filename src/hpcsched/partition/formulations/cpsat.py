@@ -91,10 +91,12 @@ def cpsat(instance: Instance, /, *, time_limit: float, seed: int, params: CpSatP
     params = params or CpSatParams()
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
+    deadline.check("checking feasibility")
     times = instance.times
-    start_solution = incumbent(instance, deadline.remaining())  # also the horizon, hint or not
     lower = bounds.best(instance)
-    deadline.check("computing the incumbent and bounds")
+    deadline.check("computing the lower bound")
+    start_solution = incumbent(instance, deadline.remaining())  # also the horizon, hint or not
+    deadline.check("computing the incumbent")
     if start_solution is not None:
         horizon = int(evaluate(instance, start_solution)["objective"])
         if params.stop_at_bound and lower >= horizon:

@@ -81,10 +81,12 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
     params = params or LnsParams()
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
+    deadline.check("checking feasibility")
+    lower = bounds.best(instance)
+    deadline.check("computing the lower bound")
     best = incumbent(instance, deadline.remaining())
     if best is None:
         return Result(status=Status.NOT_APPLICABLE, notes=("no heuristic schedule to start from",))
-    lower = bounds.best(instance)
     best_value = int(evaluate(instance, best)["objective"])
     rng = np.random.default_rng(seed)
     order = topological_order(instance.n, instance.edges)

@@ -41,6 +41,7 @@ def round_robin(instance: Instance, /, *, time_limit: float, seed: int, params: 
     """
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
+    deadline.check("checking feasibility")
     unit_list = units(instance)
     owner = unit_index(instance, unit_list)
     next_gpu, assigned = 0, {}

@@ -34,6 +34,7 @@ def finish(
     """Repair memory overflows if any, then list-schedule the assignment (``unit_list``, ``priority``: precomputed)."""
     unit_list = unit_list if unit_list is not None else units(instance)
     gpu_of = enforce_units(instance, gpu_of, unit_list)
+    deadline.check("keeping colocation groups together")
     if not fits_memory(instance, gpu_of):
         repaired = repair_memory(instance, gpu_of, unit_list, deadline)
         if repaired is None:

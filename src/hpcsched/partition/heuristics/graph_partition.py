@@ -84,6 +84,7 @@ def kl_partition(instance: Instance, /, *, time_limit: float, seed: int, params:
     params = params or KlParams()
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
+    deadline.check("checking feasibility")
     note = "Kernighan–Lin recursive bisection (networkx), balance by node count"
     remaining = deadline.remaining()
     gpu_of: list[int] | None
@@ -286,6 +287,7 @@ def metis(instance: Instance, /, *, time_limit: float, seed: int, params: None) 
     deadline = Deadline.after(time_limit)
     _load_pymetis()  # fail before any work when the backend is missing
     bounds.require_feasible(instance)
+    deadline.check("checking feasibility")
     gpu_of = metis_parts(instance, seed)
     deadline.check("partitioning (METIS)")
     return finish(instance, gpu_of, deadline, "METIS K-way partition (pymetis), vertex weight p, edge weight c + 1")

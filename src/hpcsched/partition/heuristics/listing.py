@@ -51,7 +51,9 @@ def heft(instance: Instance, /, *, time_limit: float, seed: int, params: None) -
     """
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
+    deadline.check("checking feasibility")
     fits, on_place = _memory_hooks(instance)
+    deadline.check("setting up memory reservations")
     rank = ranks(instance)
     deadline.check("ranking")
     try:
@@ -134,8 +136,11 @@ def etf(instance: Instance, /, *, time_limit: float, seed: int, params: None) ->
     """
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
+    deadline.check("checking feasibility")
     fits, on_place = _memory_hooks(instance)
+    deadline.check("setting up memory reservations")
     rank = ranks(instance)
+    deadline.check("ranking")
     n = instance.n
     state = ListScheduler(
         n, instance.edges, instance.machines, lambda j, c: instance.nodes[j].time, rule="machine", fits=fits

@@ -73,31 +73,45 @@ class _Fenwick:
         return total
 
 
-def levels(instance: Instance) -> tuple[list[int], list[int]]:
-    """``(top, bottom)``: longest path before v (transfers included, v excluded) and from v to an exit (v included)."""
+#: Nodes handled between two readings of the deadline in the linear passes (levels, slicing).
+CHECK_EVERY = 4096
+
+
+def levels(instance: Instance, deadline: Deadline | None = None) -> tuple[list[int], list[int]]:
+    """``(top, bottom)``: longest path before v (transfers included, v excluded) and from v to an exit (v included).
+
+    ``deadline``, when given, is checked every `CHECK_EVERY` nodes (about 1 s a pass at 5 x 10^5 nodes).
+    """
     order = topological_order(instance.n, instance.edges)
     outgoing: list[list] = [[] for _ in range(instance.n)]
     for edge in instance.edges:
         outgoing[edge.u].append(edge)
     times = instance.times
     top = [0] * instance.n
-    for u in order:
+    for index, u in enumerate(order):
+        if deadline is not None and not index % CHECK_EVERY:
+            deadline.check("computing levels")
         for edge in outgoing[u]:
             top[edge.v] = max(top[edge.v], top[u] + times[u] + edge.delay)
     bottom = [0] * instance.n
-    for u in reversed(order):
+    for index, u in enumerate(reversed(order)):
+        if deadline is not None and not index % CHECK_EVERY:
+            deadline.check("computing levels")
         bottom[u] = times[u] + max((edge.delay + bottom[edge.v] for edge in outgoing[u]), default=0)
     return top, bottom
 
 
-def slice_paths(instance: Instance, top: list[int], bottom: list[int]) -> list[list[int]]:
+def slice_paths(
+    instance: Instance, top: list[int], bottom: list[int], deadline: Deadline | None = None
+) -> list[list[int]]:
     """Critical-path slicing: linear clusters, longest first.
 
     Nodes are taken by decreasing top + bottom (the length of the longest
     path through them); each node not yet sliced grows a path backward
     through its unsliced predecessor of largest top + p + c and forward
     through its unsliced successor of largest c + bottom. The first path is
-    a critical path of the graph. O(n log n + e).
+    a critical path of the graph. O(n log n + e). ``deadline``, when given,
+    is checked every `CHECK_EVERY` seeds and nodes sliced.
     """
     n = instance.n
     times = instance.times
@@ -108,7 +122,11 @@ def slice_paths(instance: Instance, top: list[int], bottom: list[int]) -> list[l
         outgoing[edge.u].append(edge)
     sliced = [False] * n
     paths = []
+    count = 0  # seeds looked at and nodes sliced: the deadline is read every CHECK_EVERY of them
     for v in sorted(range(n), key=lambda x: (-(top[x] + bottom[x]), x)):
+        count += 1
+        if deadline is not None and not count % CHECK_EVERY:
+            deadline.check("slicing critical paths")
         if sliced[v]:
             continue
         sliced[v] = True
@@ -123,6 +141,9 @@ def slice_paths(instance: Instance, top: list[int], bottom: list[int]) -> list[l
             if best is None:
                 break
             sliced[best] = True
+            count += 1
+            if deadline is not None and not count % CHECK_EVERY:
+                deadline.check("slicing critical paths")
             backward.append(best)
             current = best
         forward, current = [], v
@@ -136,6 +157,9 @@ def slice_paths(instance: Instance, top: list[int], bottom: list[int]) -> list[l
             if best is None:
                 break
             sliced[best] = True
+            count += 1
+            if deadline is not None and not count % CHECK_EVERY:
+                deadline.check("slicing critical paths")
             forward.append(best)
             current = best
         paths.append([*backward[::-1], v, *forward])
@@ -192,9 +216,9 @@ def pardnn(instance: Instance, /, *, time_limit: float, seed: int, params: ParDn
     params = params or ParDnnParams()
     deadline = Deadline.after(time_limit)
     bounds.require_feasible(instance)
-    top, bottom = levels(instance)
-    paths = slice_paths(instance, top, bottom)
-    deadline.check("slicing critical paths")
+    deadline.check("checking feasibility")
+    top, bottom = levels(instance, deadline)
+    paths = slice_paths(instance, top, bottom, deadline)
     incident = incident_edges(instance)
     mapping = _map_clusters(instance, paths, top, incident, params, deadline)
     length = max(top[v] + bottom[v] for v in range(instance.n))

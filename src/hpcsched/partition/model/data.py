@@ -159,8 +159,9 @@ class Instance:
                 raise InvalidInstanceError(path, f"duplicate edge {checked[u].name} -> {checked[v].name}")
             seen.add((u, v))
             edges.append(Edge(u, v, transfer))
+        kept = tuple(edges)  # ordered as the tuple the instance keeps: its methods find the order cached
         try:
-            topological_order(len(checked), edges)
+            topological_order(len(checked), kept)
         except CycleError as error:
             raise InvalidInstanceError("data.edges", str(error)) from None
         # Every schedule a method writes ends by Σp + Σc (a serial order waiting for every
@@ -174,7 +175,7 @@ class Instance:
         object.__setattr__(self, "memory", memory)
         object.__setattr__(self, "memory_model", model)
         object.__setattr__(self, "nodes", checked)
-        object.__setattr__(self, "edges", tuple(edges))
+        object.__setattr__(self, "edges", kept)
         object.__setattr__(self, "source", dict(self.source))
 
     # -- construction -------------------------------------------------------
