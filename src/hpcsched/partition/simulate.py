@@ -58,20 +58,15 @@ def _units(instance: Instance) -> tuple[Unit, ...]:
         group = node.group
         if group is None:
             slots.append(([v], None))
-            continue
-        members = grouped.get(group)
-        if members is None:
+        elif (members := grouped.get(group)) is None:
             grouped[group] = members = [v]
             slots.append((members, group))
         else:
             members.append(v)
     if all(node.pin is None for node in nodes):
         return tuple(Unit(tuple(members), group, None) for members, group in slots)
-    result = []
-    for members, group in slots:
-        pin = next((nodes[v].pin for v in members if nodes[v].pin is not None), None)
-        result.append(Unit(tuple(members), group, pin))
-    return tuple(result)
+    pins = (next((nodes[v].pin for v in members if nodes[v].pin is not None), None) for members, _ in slots)
+    return tuple(Unit(tuple(members), group, pin) for (members, group), pin in zip(slots, pins, strict=True))
 
 
 def unit_index(instance: Instance, unit_list: Sequence[Unit]) -> list[int]:
@@ -116,7 +111,7 @@ CHECK_EVERY = 128
 def checking(
     deadline: Deadline | None, phase: str, on_place: Callable[[int, Placement], None] | None = None
 ) -> Callable[[int, Placement], None] | None:
-    """An engine ``on_place`` hook: ``deadline`` checked every `CHECK_EVERY` placements, then ``on_place`` called.
+    """An engine ``on_place`` hook: ``deadline`` read at the first placement and every `CHECK_EVERY`, then ``on_place``.
 
     One list schedule of 10^5 nodes takes seconds: without it, a deadline
     passing at its start would be noticed only at its end.
@@ -128,7 +123,7 @@ def checking(
     def hook(task: int, placement: Placement) -> None:
         nonlocal placed
         placed += 1
-        if not placed % CHECK_EVERY:
+        if placed % CHECK_EVERY == 1:  # the first reading after one placement: the engine's setup is O(n + e)
             deadline.check(phase)
         if on_place is not None:
             on_place(task, placement)
@@ -288,8 +283,7 @@ class _OverflowRepair:
                 return self.gpu_of, self.moves
             moved = False
             for g in over:
-                if self.deadline is not None:
-                    self.deadline.check("repairing memory overflows")
+                self._check_deadline()
                 moved = self._relieve(g) or moved
             if not moved:
                 return None

@@ -298,10 +298,8 @@ def list_schedule(
         The edges contain a cycle.
     """
     state = ListScheduler(n, edges, machines, duration, rule=rule, insertion=insertion, fits=fits)
-    waiting = [0] * n
+    waiting = [len(incoming) for incoming in state.incoming]
     outgoing = successors(n, edges)
-    for edge in edges:
-        waiting[edge.v] += 1
     ready = [(priority[j], j) for j in range(n) if waiting[j] == 0]
     heapq.heapify(ready)
     placed = 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ...core.deadline import Deadline, TimeLimitReached
@@ -54,10 +55,12 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
     groups), keeps every other node on its GPU, and re-solves the full
     `cpsat` model (all starts free) under a deterministic budget, hinted
     with the incumbent and limited to its makespan; a better schedule
-    replaces it. The search stops early when a window frees every node
-    and CP-SAT closes that sub-solve (nothing is left to improve). A
-    heuristic: FEASIBLE, OPTIMAL only when the incumbent meets
-    `bounds.best`; the bound reported is `bounds.best`.
+    replaces it. A window that frees every node is the whole `cpsat` model
+    (its horizon, the incumbent's makespan, is no earlier than the optimum),
+    so CP-SAT's bound from it is a bound of the instance; the search stops
+    when CP-SAT closes such a sub-solve (nothing is left to improve). The
+    bound reported is the larger of `bounds.best` and those; OPTIMAL when
+    the incumbent meets it, FEASIBLE otherwise.
 
     Parameters
     ----------
@@ -73,7 +76,8 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
     Returns
     -------
     Result
-        FEASIBLE with the best schedule found and `bounds.best` as bound (OPTIMAL only when they meet);
+        FEASIBLE with the best schedule found and the bound (OPTIMAL when they meet: the incumbent meets
+        `bounds.best`, or CP-SAT closed a sub-solve with every node free);
         NOT_APPLICABLE when no heuristic gave a schedule to start from.
     """
     import numpy as np
@@ -118,11 +122,16 @@ def cpsat_lns(instance: Instance, /, *, time_limit: float, seed: int, params: Ln
             value = int(evaluate(instance, candidate)["objective"])
             if value < best_value:
                 best, best_value, improvements = candidate, value, improvements + 1
-        if not fixed and outcome.status in (Status.OPTIMAL, Status.INFEASIBLE):
-            # Every node was free: CP-SAT closed the whole model, so no later sub-solve (the same model under
-            # another seed) can do better; without this a small instance repeats it until the time limit.
-            closed = True
-            break
+        if not fixed:
+            # Every node was free: this sub-solve is the whole `cpsat` model with horizon best_value >= the
+            # optimum, so CP-SAT's bound is a bound of the instance. Once CP-SAT closed it no later
+            # sub-solve (the same model under another seed) can do better; without this a small instance
+            # repeats it until the time limit.
+            if outcome.bound is not None:
+                lower = max(lower, math.floor(outcome.bound + 1e-9))
+            if outcome.status in (Status.OPTIMAL, Status.INFEASIBLE):
+                closed = True
+                break
     status = Status.OPTIMAL if best_value <= lower else Status.FEASIBLE
     return Result(
         status=status,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
 from typing import cast
 
 from ...core.deadline import Deadline
 from ...core.errors import SolverUnavailableError
+from ...core.forked import call_within
 from ...core.params import at_least
 from ...core.result import Result
 from ...taskgraph import topological_order
@@ -110,43 +109,9 @@ def topological_split(instance: Instance) -> list[int]:
 
 
 def _kl_parts_within(instance: Instance, seed: int, max_iterations: int, seconds: float) -> list[int] | None:
-    """`kl_parts` in a forked child, or None when it has not answered within ``seconds``.
-
-    The child inherits the instance (fork: nothing is pickled on the way in) and sends back the
-    parts; it is killed when the time is up.
-    """
-    if seconds <= 0:
-        return None
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_send_kl_parts, args=(sender, instance, seed, max_iterations), daemon=True)
-    child.start()
-    sender.close()
-    try:
-        if not receiver.poll(seconds):
-            return None
-        try:
-            done, answer = receiver.recv()
-        except EOFError:
-            done, answer = False, "the child process ended without an answer"
-        if not done:
-            raise RuntimeError(f"Kernighan–Lin failed: {answer}")
-        return cast(list[int], answer)
-    finally:
-        if child.is_alive():
-            child.kill()
-        child.join()
-        receiver.close()
-
-
-def _send_kl_parts(sender: Connection, instance: Instance, seed: int, max_iterations: int) -> None:
-    """The child's work: `kl_parts`, sent as (True, parts), or (False, the error)."""
-    try:
-        message: tuple[bool, object] = (True, kl_parts(instance, seed, max_iterations))
-    except Exception as error:  # reported to the parent, which raises it
-        message = (False, f"{type(error).__name__}: {error}")
-    sender.send(message)
-    sender.close()
+    """`kl_parts` in a forked child (`core.forked.call_within`), or None when it has not answered within ``seconds``."""
+    done, parts = call_within(kl_parts, (instance, seed, max_iterations), seconds)
+    return cast(list[int], parts) if done else None
 
 
 def kl_parts(instance: Instance, seed: int, max_iterations: int) -> list[int]:
