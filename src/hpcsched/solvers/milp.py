@@ -22,9 +22,11 @@ import math
 import time
 from typing import Any
 
+from ..core.deadline import now
 from ..core.errors import SolverUnavailableError
 from ..core.result import Status
 from .outcome import Outcome
+from .pulp_highs import batched_highs_class
 
 BACKENDS = ("highs", "cbc")
 DEFAULT_THREADS = 2
@@ -60,7 +62,8 @@ def _solver(backend: str, time_limit: float | None, threads: int, seed: int, gap
         # HiGHS keeps one thread pool per process, sized by the first solve; a later solve asking
         # for another thread count then returns "no solution" without a word. Reset it first.
         highspy.Highs.resetGlobalScheduler(True)
-        return pulp.HiGHS(
+        return batched_highs_class()(
+            deadline=None if time_limit is None else now() + time_limit,
             msg=False,
             timeLimit=time_limit,
             threads=threads,
@@ -99,7 +102,8 @@ def solve_pulp(
     backend
         ``"highs"`` (default) or ``"cbc"``.
     time_limit
-        Seconds; None means no limit (a negative value counts as 0).
+        Seconds from this call, the hand-over to HiGHS included; None means no
+        limit (a negative value counts as 0).
     threads
         Solver threads; default `DEFAULT_THREADS`.
     seed
@@ -124,6 +128,8 @@ def solve_pulp(
     status = _pulp_status(problem.status, problem.sol_status)
     message = f"{pulp.LpStatus[problem.status]} / {pulp.LpSolution[problem.sol_status]}"
     highs_model = getattr(problem, "solverModel", None) if backend == "highs" else None
+    if getattr(solver, "skipped", ""):
+        return Outcome(Status.TIME_LIMIT_NO_SOLUTION, None, None, runtime, version(backend), message=solver.skipped)
     if highs_model is not None:
         status, message = _highs_verdict(highs_model, status, is_mip)
     objective = pulp.value(problem.objective) if status.has_solution else None
