@@ -54,16 +54,18 @@ def stepping_clock(monkeypatch):
 
 
 def test_lp_not_handed_over_when_the_time_left_cannot_cover_it(linprog_calls, stepping_clock):
-    # build 0.3 s -> hand-over ~1.5 s (HANDOVER_PER_BUILD): 1 s cannot cover it, HiGHS is not started
+    # build 0.3 s -> hand-over ~1.5 s and answer ~2.4 s (HANDOVER_PER_BUILD, ANSWER_PER_BUILD): 1 s cannot
+    # cover them, HiGHS is not started
     solved = bounds.solve_preemptive_lp(_dense(20), time_limit=1.0)
     assert solved.status is Status.TIME_LIMIT_NO_SOLUTION and solved.value is None
     assert linprog_calls == []
 
 
-def test_highs_gets_the_time_left_after_the_hand_over(linprog_calls, stepping_clock):
+def test_highs_gets_the_time_left_after_the_hand_over_and_the_answer(linprog_calls, stepping_clock):
     solved = bounds.solve_preemptive_lp(_dense(20), time_limit=10.0)
     assert solved.status is Status.OPTIMAL
-    assert linprog_calls == [pytest.approx(10.0 - 0.3 - bounds.HANDOVER_PER_BUILD * 0.3)]
+    reserved = (bounds.HANDOVER_PER_BUILD + bounds.ANSWER_PER_BUILD) * 0.3
+    assert linprog_calls == [pytest.approx(10.0 - 0.3 - reserved)]
 
 
 @pytest.mark.parametrize("method", ["auto", "lp-preemptive", "milp-min-preemptions", "lp-merge"])

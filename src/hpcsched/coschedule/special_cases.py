@@ -191,19 +191,13 @@ def _greedy_matching(n: int, low: np.ndarray, high: np.ndarray, saving: np.ndarr
     return matching
 
 
-def matching_within(graph: nx.Graph, deadline: Deadline) -> set | None:
-    """``nx.max_weight_matching`` of ``graph``, or None if the deadline passes first.
-
-    The blossom algorithm (O(n^3)) has no stop hook, so on large graphs it runs
-    in a forked child that inherits the graph and is killed at the deadline
-    (`core.forked.call_within`; a process pool pickled the 1.9 M-edge graph
-    of 10,000 dense kernels on the way in, seconds past the limit).
-    """
-    remaining = deadline.remaining()
-    if remaining is None or graph.number_of_nodes() <= IN_PROCESS_MATCHING_NODES:
-        return nx.max_weight_matching(graph)
-    done, matching = call_within(nx.max_weight_matching, (graph,), remaining)
-    return matching if done else None
+def _maximum_matching(n: int, savings: tuple[np.ndarray, np.ndarray, np.ndarray]) -> set[tuple[int, int]]:
+    """``nx.max_weight_matching`` of the saving graph of ``savings`` (what a forked child computes)."""
+    graph = nx.Graph()
+    graph.add_nodes_from(range(n))
+    low, high, saving = savings
+    graph.add_weighted_edges_from(zip(low.tolist(), high.tolist(), saving.tolist(), strict=True))
+    return nx.max_weight_matching(graph)
 
 
 def paired_matching(instance: Instance, deadline: Deadline | None = None) -> tuple[list[tuple[int, ...]], bool]:
@@ -212,14 +206,28 @@ def paired_matching(instance: Instance, deadline: Deadline | None = None) -> tup
     Returns the blocks and whether they are optimal among paired schedules
     (False when the deadline cut the graph's construction or the matching and
     `greedy_matching` stood in).
+
+    The blossom algorithm (O(n^3)) has no stop hook: above
+    `IN_PROCESS_MATCHING_NODES` kernels, under a deadline, the saving graph is
+    built and matched in a forked child that inherits the savings and is killed
+    at the deadline (`core.forked.call_within`), while the parent has the greedy
+    matching ready. A graph of 1.9 M edges (10,000 dense kernels) takes ~3 s to
+    build and ~1 s to free: in the parent they ran past the limit.
     """
     deadline = deadline or Deadline(None)
     savings = pair_savings(instance)
-    graph = saving_graph(instance, deadline, savings)
-    matching = None if graph is None else matching_within(graph, deadline)
+    matching: set[tuple[int, int]] | None
+    if instance.n <= IN_PROCESS_MATCHING_NODES or deadline.at is None:
+        graph = saving_graph(instance, deadline, savings)
+        matching = None if graph is None else nx.max_weight_matching(graph)
+        greedy = None
+    else:
+        greedy = _greedy_matching(instance.n, *savings)  # the fallback first: after the deadline, only the schedule
+        done, answer = call_within(_maximum_matching, (instance.n, savings), deadline.remaining() or 0.0)
+        matching = answer if done else None
     optimal = matching is not None
     if matching is None:
-        matching = _greedy_matching(instance.n, *savings)
+        matching = greedy if greedy is not None else _greedy_matching(instance.n, *savings)
     matched = {k for edge in matching for k in edge}
     blocks = [tuple(sorted(edge)) for edge in matching]
     blocks += [(k,) for k in range(instance.n) if k not in matched]
