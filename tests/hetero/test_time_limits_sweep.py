@@ -42,3 +42,26 @@ def test_exact_methods_return_the_incumbent_at_the_limit(method, reads):
     assert result.status is Status.FEASIBLE, result.notes
     assert result.bound is not None and result.bound <= result.objective
     assert_stops_promptly(instance, result, clock)
+
+
+@pytest.mark.parametrize(("rows_allowed", "presolved"), [(10**9, True), (10, False)])
+def test_hlp_skips_highs_presolve_above_the_row_limit_under_a_deadline(monkeypatch, rows_allowed, presolved):
+    # HiGHS's presolve does not read its time limit (9.5 s of 3 s on 1.1 M rows): above
+    # PRESOLVE_MAX_ROWS the LP is given to the simplex without it; without a deadline, HiGHS's defaults.
+    from hpcsched.core.deadline import Deadline
+    from hpcsched.hetero import bounds
+
+    given = []
+    original = bounds.linprog
+
+    def spy(*args, **kwargs):
+        given.append(kwargs.get("options"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(bounds, "linprog", spy)
+    monkeypatch.setattr(bounds, "PRESOLVE_MAX_ROWS", rows_allowed)
+    instance = _layered(60)
+    limited, _ = bounds.hlp_solution(instance, Deadline.after(600.0))
+    free, _ = bounds.hlp_solution(instance)
+    assert given[0]["presolve"] is presolved and given[1] == {}
+    assert limited == pytest.approx(free)

@@ -98,6 +98,13 @@ def lp_bound(value: float) -> int:
     return _integer_bound(value)
 
 
+#: Rows of the HLP up to which HiGHS presolves it under a time limit. Its presolve does not read the
+#: limit: on a 10^5-task layered graph (1.1 M rows) it ran 9.5 s of 3 s given, while the simplex
+#: without it stopped 1 s after; at 10^4 tasks (317,000 rows) presolve saves ~13% (26.7 s against
+#: 30.8 s to the optimum) and stays within its limit.
+PRESOLVE_MAX_ROWS = 500_000
+
+
 def hlp_solution(instance: Instance, deadline: Deadline | None = None) -> tuple[float, np.ndarray]:
     """HLP (Kedad-Sidhoum, Monna, Trystram 2015): ``(value, x)`` with x_j the CPU share of task j.
 
@@ -145,7 +152,9 @@ def hlp_solution(instance: Instance, deadline: Deadline | None = None) -> tuple[
     bounds = _cpu_share_bounds(instance) + [(0, None)] * (n + 1)
     deadline.check("solving HLP")  # HiGHS' presolve ignores its time limit: no call once the time is up
     remaining = deadline.remaining()
-    options = {} if remaining is None else {"time_limit": remaining}
+    options: dict[str, float | bool] = {}
+    if remaining is not None:
+        options = {"time_limit": remaining, "presolve": row <= PRESOLVE_MAX_ROWS}
     result = linprog(c, A_ub=matrix, b_ub=np.array(rhs), bounds=bounds, method="highs", options=options)
     if result.status == 1 and remaining is not None:
         # HiGHS stopped at the time it was given, measured on its own clock: the limit is reached
