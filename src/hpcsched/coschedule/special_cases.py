@@ -191,12 +191,10 @@ def _greedy_matching(n: int, low: np.ndarray, high: np.ndarray, saving: np.ndarr
     return matching
 
 
-def _maximum_matching(n: int, savings: tuple[np.ndarray, np.ndarray, np.ndarray]) -> set[tuple[int, int]]:
-    """``nx.max_weight_matching`` of the saving graph of ``savings`` (what a forked child computes)."""
-    graph = nx.Graph()
-    graph.add_nodes_from(range(n))
-    low, high, saving = savings
-    graph.add_weighted_edges_from(zip(low.tolist(), high.tolist(), saving.tolist(), strict=True))
+def _maximum_matching(instance: Instance, savings: tuple[np.ndarray, np.ndarray, np.ndarray]) -> set[tuple[int, int]]:
+    """``nx.max_weight_matching`` of the whole saving graph (what a forked child computes)."""
+    graph = saving_graph(instance, savings=savings)
+    assert graph is not None  # no deadline: the graph is always complete
     return nx.max_weight_matching(graph)
 
 
@@ -216,22 +214,22 @@ def paired_matching(instance: Instance, deadline: Deadline | None = None) -> tup
     """
     deadline = deadline or Deadline(None)
     savings = pair_savings(instance)
-    matching: set[tuple[int, int]] | None
-    if instance.n <= IN_PROCESS_MATCHING_NODES or deadline.at is None:
-        graph = saving_graph(instance, deadline, savings)
-        matching = None if graph is None else nx.max_weight_matching(graph)
-        greedy = None
-    else:
+    if instance.n > IN_PROCESS_MATCHING_NODES and deadline.at is not None:
         greedy = _greedy_matching(instance.n, *savings)  # the fallback first: after the deadline, only the schedule
-        done, answer = call_within(_maximum_matching, (instance.n, savings), deadline.remaining() or 0.0)
-        matching = answer if done else None
-    optimal = matching is not None
-    if matching is None:
-        matching = greedy if greedy is not None else _greedy_matching(instance.n, *savings)
+        done, matching = call_within(_maximum_matching, (instance, savings), deadline.remaining() or 0.0)
+        return _blocks(instance, matching if done else greedy), done
+    graph = saving_graph(instance, deadline, savings)
+    if graph is None:
+        return _blocks(instance, _greedy_matching(instance.n, *savings)), False
+    return _blocks(instance, nx.max_weight_matching(graph)), True
+
+
+def _blocks(instance: Instance, matching: set[tuple[int, int]]) -> list[tuple[int, ...]]:
+    """The matched pairs and the single kernels, sorted."""
     matched = {k for edge in matching for k in edge}
     blocks = [tuple(sorted(edge)) for edge in matching]
     blocks += [(k,) for k in range(instance.n) if k not in matched]
-    return sorted(blocks), optimal
+    return sorted(blocks)
 
 
 def matching_paired(instance: Instance, /, *, time_limit: float, seed: int, params: None) -> Result:

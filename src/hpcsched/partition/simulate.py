@@ -123,7 +123,7 @@ def checking(
     def hook(task: int, placement: Placement) -> None:
         nonlocal placed
         placed += 1
-        if placed % CHECK_EVERY == 1:  # the first reading after one placement: the engine's setup is O(n + e)
+        if (placed - 1) % CHECK_EVERY == 0:  # read after the first placement: the engine's setup is O(n + e)
             deadline.check(phase)
         if on_place is not None:
             on_place(task, placement)

@@ -124,12 +124,12 @@ def solve_pulp(
         message = f"{backend} failed: {type(error).__name__}: {error}"
         return Outcome(Status.ERROR, None, None, time.perf_counter() - started, version(backend), message=message)
     runtime = time.perf_counter() - started
+    if getattr(solver, "skipped", ""):  # HiGHS never ran (pulp_highs): no point, no bound
+        return Outcome(Status.TIME_LIMIT_NO_SOLUTION, None, None, runtime, version(backend), message=solver.skipped)
     is_mip = any(variable.cat != pulp.LpContinuous for variable in problem.variables())
     status = _pulp_status(problem.status, problem.sol_status)
     message = f"{pulp.LpStatus[problem.status]} / {pulp.LpSolution[problem.sol_status]}"
     highs_model = getattr(problem, "solverModel", None) if backend == "highs" else None
-    if getattr(solver, "skipped", ""):
-        return Outcome(Status.TIME_LIMIT_NO_SOLUTION, None, None, runtime, version(backend), message=solver.skipped)
     if highs_model is not None:
         status, message = _highs_verdict(highs_model, status, is_mip)
     objective = pulp.value(problem.objective) if status.has_solution else None
